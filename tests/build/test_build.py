@@ -1,0 +1,369 @@
+"""Unit tests of build.py: pins, the shipped lock file, the server's MIME types and
+request log, the offline bundle. Fast: the real build runs once in `build.py test`
+before pytest; tests that need it reuse dist/ when present."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import urllib.request
+import zipfile
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _load_build_module():
+    name = "poolgrad_build_script"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, REPO / "build.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+B = _load_build_module()
+
+
+# ----------------------------------------------------------------------------- pins
+
+
+def test_verify_file_accepts_the_pinned_bytes(tmp_path):
+    f = tmp_path / "pyodide.asm.wasm"
+    f.write_bytes(b"\0asm\1\0\0\0")
+    B.verify_file(f, B.sha256_of(f))
+
+
+def test_verify_file_rejects_a_tampered_file(tmp_path):
+    f = tmp_path / "numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl"
+    f.write_bytes(b"not the real wheel")
+    expected = B.PYODIDE_WHEELS["numpy"][1]
+    with pytest.raises(B.BuildError) as err:
+        B.verify_file(f, expected)
+    msg = str(err.value)
+    assert "\n" not in msg
+    assert msg.startswith("pin mismatch for numpy-2.0.2")
+    assert expected in msg and B.sha256_of(f) in msg
+
+
+def test_verify_file_reports_a_missing_file(tmp_path):
+    with pytest.raises(B.BuildError, match="missing file"):
+        B.verify_file(tmp_path / "nope.whl", "0" * 64)
+
+
+def test_a_tampered_cached_download_stops_the_build_with_one_line(tmp_path, monkeypatch, capsys):
+    # A cache whose npm tarball was tampered with: the build stops before using it.
+    cache = tmp_path / "cache"
+    (cache / "downloads").mkdir(parents=True)
+    (cache / "downloads" / B.PYODIDE_TARBALL).write_bytes(b"tampered")
+    monkeypatch.setenv("POOLGRAD_CACHE", str(cache))
+    monkeypatch.setattr(B, "WEB", tmp_path / "no-web")
+    with pytest.raises(B.BuildError, match=r"^pin mismatch for npm package pyodide@0\.27\.7"):
+        B.build(tmp_path / "dist", quiet=True)
+    monkeypatch.setattr(B, "DIST", tmp_path / "dist")
+    assert B.main(["build"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: pin mismatch") and err.count("\n") == 1
+    assert not (tmp_path / "dist" / "pyodide" / "pyodide.asm.wasm").exists()
+
+
+def test_pins_are_well_formed():
+    pins = list(B.PYODIDE_CORE_SHA256.values()) + [h for _, h in B.PYODIDE_WHEELS.values()]
+    pins += [B.PYODIDE_TARBALL_SHA256, B.PYODIDE_LOCK_SHA256, B.CARRIER_WHEEL_SHA256]
+    assert all(re.fullmatch(r"[0-9a-f]{64}", h) for h in pins)
+    assert set(B.PYODIDE_WHEELS) == {"numpy", "micropip", "packaging"}
+    for core in ("pyodide.js", "pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip"):
+        assert core in B.PYODIDE_CORE_SHA256
+
+
+def test_cache_dir_respects_the_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv("POOLGRAD_CACHE", str(tmp_path / "pc"))
+    assert B.cache_dir() == tmp_path / "pc"
+    monkeypatch.delenv("POOLGRAD_CACHE")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert B.cache_dir() == tmp_path / "xdg" / "poolgrad"
+
+
+# ----------------------------------------------------------------------------- lock
+
+
+def _fake_release_lock():
+    pkgs = {}
+    for name, (fname, sha) in B.PYODIDE_WHEELS.items():
+        pkgs[name] = {"name": name, "file_name": fname, "sha256": sha, "imports": [name],
+                      "depends": ["packaging"] if name == "micropip" else [],
+                      "install_dir": "site", "package_type": "package", "unvendored_tests": True}
+    pkgs["scipy"] = {"name": "scipy", "file_name": "scipy.whl", "sha256": "0" * 64, "depends": ["numpy"]}
+    pkgs["numpy-tests"] = {"name": "numpy-tests", "file_name": "numpy-tests.tar", "sha256": "1" * 64}
+    return {"info": {"version": "0.27.7", "arch": "wasm32"}, "packages": pkgs}
+
+
+def test_make_lock_lists_exactly_the_shipped_packages():
+    original = _fake_release_lock()
+    lock = B.make_lock(original)
+    assert lock["info"] == original["info"]
+    assert set(lock["packages"]) == {"numpy", "micropip", "packaging"}
+    for name, entry in lock["packages"].items():
+        fname, sha = B.PYODIDE_WHEELS[name]
+        assert entry["file_name"] == fname and "/" not in entry["file_name"]
+        assert entry["sha256"] == sha
+        assert entry["unvendored_tests"] is False
+        assert all(dep in lock["packages"] for dep in entry["depends"])
+
+
+def test_make_lock_refuses_a_release_entry_that_differs_from_the_pin():
+    original = _fake_release_lock()
+    original["packages"]["numpy"]["sha256"] = "f" * 64
+    with pytest.raises(B.BuildError, match="numpy"):
+        B.make_lock(original)
+
+
+def test_make_lock_refuses_an_unshipped_dependency():
+    original = _fake_release_lock()
+    shipped = {"micropip": B.PYODIDE_WHEELS["micropip"]}
+    with pytest.raises(B.BuildError, match="packaging"):
+        B.make_lock(original, shipped)
+
+
+needs_dist = pytest.mark.skipif(
+    not (B.DIST / "build-info.json").is_file(), reason="dist/ not built (python build.py)")
+
+
+@needs_dist
+def test_built_lock_lists_exactly_the_shipped_wheels():
+    pdir = B.DIST / "pyodide"
+    lock = json.loads((pdir / "pyodide-lock.json").read_text())
+    assert lock["info"]["version"] == B.PYODIDE_VERSION
+    listed = {e["file_name"] for e in lock["packages"].values()}
+    shipped = {p.name for p in pdir.iterdir() if p.suffix in (".whl", ".tar", ".zip") and p.name != "python_stdlib.zip"}
+    assert listed == shipped
+    for entry in lock["packages"].values():
+        assert B.sha256_of(pdir / entry["file_name"]) == entry["sha256"]
+
+
+@needs_dist
+def test_built_site_matches_its_pins_and_build_info():
+    info = json.loads((B.DIST / "build-info.json").read_text())
+    assert info["pyodide"] == "pyodide/"
+    assert info["packages"] == ["numpy", "micropip"]
+    assert re.fullmatch(r"wheels/poolgrad-[^/]+-py3-none-any\.whl", info["poolgrad_wheel"])
+    assert (B.DIST / info["poolgrad_wheel"]).is_file()
+    with zipfile.ZipFile(B.DIST / info["poolgrad_wheel"]) as zf:
+        assert "poolgrad/__init__.py" in zf.namelist()
+    for name, sha in B.PYODIDE_CORE_SHA256.items():
+        B.verify_file(B.DIST / "pyodide" / name, sha)
+
+
+def _cache_is_warm():
+    c = B.cache_dir()
+    return (c / "downloads" / B.PYODIDE_TARBALL).is_file() and (c / "downloads" / B.CARRIER_WHEEL).is_file()
+
+
+@pytest.mark.skipif(not _cache_is_warm() or not (REPO / "py" / "poolgrad" / "__init__.py").is_file(),
+                    reason="needs a warm download cache and py/poolgrad")
+def test_warm_build_into_a_fresh_directory_is_complete_and_prunes_strays(tmp_path):
+    dist = tmp_path / "site"
+    B.build(dist, quiet=True)
+    (dist / "stray.txt").write_text("left over")
+    B.build(dist, quiet=True)
+    assert not (dist / "stray.txt").exists()
+    lock = json.loads((dist / "pyodide" / "pyodide-lock.json").read_text())
+    assert {e["file_name"] for e in lock["packages"].values()} == {f for f, _ in B.PYODIDE_WHEELS.values()}
+    for rel in (p.relative_to(B.WEB) for p in B.WEB.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        assert (dist / rel).read_bytes() == (B.WEB / rel).read_bytes()
+
+
+def test_build_refuses_a_foreign_non_empty_directory(tmp_path):
+    (tmp_path / "precious.txt").write_text("mine")
+    with pytest.raises(B.BuildError, match="not made by build.py"):
+        B.build(tmp_path, quiet=True)
+    assert (tmp_path / "precious.txt").exists()
+
+
+# ---------------------------------------------------------------------------- server
+
+
+@pytest.fixture
+def site(tmp_path):
+    root = tmp_path / "site"
+    (root / "pyodide").mkdir(parents=True)
+    (root / "wheels").mkdir()
+    files = {
+        "index.html": b"<!doctype html><title>t</title>",
+        "app.mjs": b"export const x = 1;",
+        "worker.js": b"self.onmessage = () => {};",
+        "style.css": b"body{}",
+        "build-info.json": b"{}",
+        "icon.svg": b"<svg xmlns='http://www.w3.org/2000/svg'/>",
+        "pyodide/pyodide.asm.wasm": b"\0asm\1\0\0\0",
+        "pyodide/pyodide.mjs": b"export {};",
+        "pyodide/python_stdlib.zip": b"PK\5\6" + b"\0" * 18,
+        "wheels/poolgrad-0.1.0-py3-none-any.whl": b"PK\5\6" + b"\0" * 18,
+    }
+    for rel, data in files.items():
+        (root / rel).write_bytes(data)
+    return root
+
+
+@pytest.fixture
+def server(site):
+    log = []
+    srv = B.make_server(site, request_log=log)
+    t = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+    t.start()
+    host, port = srv.server_address[:2]
+    yield f"http://{host}:{port}", log
+    srv.shutdown()
+    srv.server_close()
+
+
+def _get(url):
+    with urllib.request.urlopen(url, timeout=10) as r:
+        return r.status, r.headers.get("Content-Type"), r.read()
+
+
+@pytest.mark.parametrize("path, ctype", [
+    ("/pyodide/pyodide.asm.wasm", "application/wasm"),
+    ("/pyodide/pyodide.mjs", "text/javascript"),
+    ("/app.mjs", "text/javascript"),
+    ("/worker.js", "text/javascript"),
+    ("/build-info.json", "application/json"),
+    ("/style.css", "text/css"),
+    ("/icon.svg", "image/svg+xml"),
+    ("/pyodide/python_stdlib.zip", "application/zip"),
+    ("/wheels/poolgrad-0.1.0-py3-none-any.whl", "application/zip"),
+    ("/", "text/html"),
+    ("/index.html", "text/html"),
+])
+def test_server_sends_the_right_mime_type(server, path, ctype):
+    base, _ = server
+    status, got, _ = _get(base + path)
+    assert status == 200
+    assert got.split(";")[0].strip() == ctype
+
+
+def test_mime_table_covers_what_the_site_serves():
+    for ext in (".wasm", ".mjs", ".js", ".json", ".whl", ".zip", ".css", ".html", ".svg", ".png"):
+        assert ext in B.MIME_TYPES
+    assert B.MIME_TYPES[".wasm"] == "application/wasm"
+
+
+def test_server_listens_on_loopback_by_default(site):
+    srv = B.make_server(site, request_log=[])
+    try:
+        assert srv.server_address[0] == "127.0.0.1" and srv.server_address[1] > 0
+    finally:
+        srv.server_close()
+
+
+def test_request_log_records_every_request_and_nothing_is_printed(server, capfd):
+    base, log = server
+    _get(base + "/index.html")
+    _get(base + "/pyodide/pyodide.asm.wasm?v=1")
+    with pytest.raises(urllib.error.HTTPError):
+        _get(base + "/missing.js")
+    assert log == ["/index.html", "/pyodide/pyodide.asm.wasm?v=1", "/missing.js"]
+    assert [r.status for r in log] == [200, 200, 404]
+    assert all(r.method == "GET" and r.client == "127.0.0.1" for r in log)
+    assert all(r.host == base.split("//")[1] for r in log)
+    out, err = capfd.readouterr()
+    assert out == "" and err == ""
+
+
+def test_port_in_use_raises_eaddrinuse(site):
+    import errno
+    first = B.make_server(site, request_log=[])
+    try:
+        with pytest.raises(OSError) as e:
+            B.make_server(site, port=first.server_address[1], request_log=[])
+        assert e.value.errno == errno.EADDRINUSE
+    finally:
+        first.server_close()
+
+
+def test_serve_reports_a_port_in_use_in_one_line(site, capsys, monkeypatch):
+    first = B.make_server(site, request_log=[])
+    monkeypatch.setattr(B, "DIST", site)
+    try:
+        rc = B.main(["serve", "--no-build", "--port", str(first.server_address[1])])
+    finally:
+        first.server_close()
+    err = capsys.readouterr().err
+    assert rc == 1
+    assert err.count("\n") == 1 and err.startswith("error: port ") and "--port" in err
+
+
+# ---------------------------------------------------------------------------- bundle
+
+
+def test_bundle_holds_the_site_and_a_working_launcher(site, tmp_path):
+    out = B.bundle(tmp_path / "demo.zip", dist=site, build_first=False, quiet=True)
+    with zipfile.ZipFile(out) as zf:
+        names = set(zf.namelist())
+        assert "poolgrad-offline/serve.py" in names
+        for p in site.rglob("*"):
+            if p.is_file():
+                assert f"poolgrad-offline/site/{p.relative_to(site).as_posix()}" in names
+        zf.extractall(tmp_path / "unzipped")
+    launcher = tmp_path / "unzipped" / "poolgrad-offline" / "serve.py"
+    src = launcher.read_text()
+    assert "import " in src and "build.py" in src  # generated from build.py's server code
+    proc = subprocess.Popen([sys.executable, str(launcher), "--port", "0"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    try:
+        line = proc.stdout.readline()
+        m = re.search(r"http://127\.0\.0\.1:\d+/", line)
+        assert m, line
+        status, ctype, body = _get(m.group(0) + "pyodide/pyodide.asm.wasm")
+        assert status == 200 and ctype == "application/wasm" and body == b"\0asm\1\0\0\0"
+        status, ctype, _ = _get(m.group(0))
+        assert ctype.startswith("text/html")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    assert proc.returncode == 0  # SIGTERM stops it cleanly
+
+
+def test_bundle_refuses_an_unbuilt_site(tmp_path):
+    with pytest.raises(B.BuildError, match="index.html"):
+        B.bundle(tmp_path / "x.zip", dist=tmp_path / "empty", build_first=False, quiet=True)
+
+
+# ------------------------------------------------------------------------- chromium
+
+
+def test_find_chromium_prefers_the_environment(tmp_path, monkeypatch):
+    exe = tmp_path / "my-chromium"
+    exe.write_text("#!/bin/sh\n")
+    exe.chmod(0o755)
+    monkeypatch.setenv("POOLGRAD_CHROMIUM", str(exe))
+    assert B.find_chromium() == str(exe.resolve())
+
+
+def test_find_chromium_without_any(tmp_path, monkeypatch):
+    monkeypatch.delenv("POOLGRAD_CHROMIUM", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert B.find_chromium() is None
+
+
+def test_importing_build_does_no_work():
+    # Module level only defines names: a fresh import in a subprocess prints nothing and
+    # creates no dist/ or cache.
+    env = dict(os.environ, POOLGRAD_CACHE=str(REPO / "nonexistent-cache-dir"))
+    code = ("import importlib.util, sys; s = importlib.util.spec_from_file_location('b', sys.argv[1]); "
+            "m = importlib.util.module_from_spec(s); s.loader.exec_module(m); "
+            "print(sorted(n for n in ('build', 'make_server', 'MIME_TYPES', 'find_chromium', 'DIST', 'ROOT') "
+            "if hasattr(m, n)))")
+    r = subprocess.run([sys.executable, "-c", code, str(REPO / "build.py")], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "['DIST', 'MIME_TYPES', 'ROOT', 'build', 'find_chromium', 'make_server']"
+    assert not (REPO / "nonexistent-cache-dir").exists()
