@@ -26,6 +26,7 @@ import errno
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -751,28 +752,48 @@ def ensure_chromium(quiet: bool = False) -> str:
 
 # ---------------------------------------------------------------------------- test
 
-TEST_DISTS = ["pytest", "hypothesis", "playwright", "axe-playwright-python"]
+def _test_requirements() -> list[str] | None:
+    """Names of poolgrad's runtime and [test] requirements, read from pyproject.toml
+    (None when it cannot be read here, e.g. Python < 3.11 without tomllib)."""
+    try:
+        import tomllib
+    except ImportError:
+        return None
+    try:
+        project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    except (OSError, ValueError, KeyError):
+        return None
+    reqs = list(project.get("dependencies", [])) + list(project.get("optional-dependencies", {}).get("test", []))
+    names = []
+    for req in reqs:
+        m = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", req)
+        if m:
+            names.append(m.group(1))
+    return names
 
 
 def _test_deps_installed() -> bool:
     """True when the [test] extra is present and poolgrad is installed editable from ROOT."""
     from importlib import metadata
+    names = _test_requirements()
+    if names is None:
+        return False
     try:
-        for name in TEST_DISTS:
+        for name in names:
             metadata.distribution(name)
         dist = metadata.distribution("poolgrad")
     except metadata.PackageNotFoundError:
         return False
-    direct = dist.read_text("direct_url.json")
-    if not direct:
-        return False
     try:
-        info = json.loads(direct)
+        info = json.loads(dist.read_text("direct_url.json") or "{}")
     except ValueError:
         return False
     url = info.get("url", "")
     editable = info.get("dir_info", {}).get("editable", False)
-    return editable and url.rstrip("/").endswith(ROOT.as_posix().rstrip("/")) and url.startswith("file://")
+    if not (editable and url.startswith("file://")):
+        return False
+    from urllib.parse import unquote, urlparse
+    return Path(unquote(urlparse(url).path)).resolve() == ROOT
 
 
 def install_test_deps(quiet: bool = False) -> None:
