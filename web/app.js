@@ -1,0 +1,325 @@
+// Wiring: URL hash <-> state, controls, grid interactions, the worker, and #status.
+// Data flows one way: event -> state (written to the hash) -> worker trace -> render.
+// A selection change never goes to the worker: the last trace already holds every
+// window and argmax, so a tap only re-renders.
+//
+// Test hook: window.poolgradWidget.trace(request) sends a raw trace() request (the
+// object built by state.traceRequest) to the same worker and resolves with
+// {trace} or {error}; the browser tests use it for parity with native Python.
+
+import { WorkerBridge } from "./bridge.js";
+import { bindControls, controlElements, fillPresetOptions, syncControls } from "./controls.js";
+import { applyPreview, renderView } from "./render.js";
+import {
+  HashError, defaultState, parseHash, parseNumberToken, requestKey, serialiseState, traceRequest,
+} from "./state.js";
+
+const byId = (id) => document.getElementById(id);
+const regions = {
+  inputGrid: byId("input-grid"),
+  outputGrid: byId("output-grid"),
+  gradOutputGrid: byId("grad-output-grid"),
+  gradInputGrid: byId("grad-input-grid"),
+  gradPanels: [...document.querySelectorAll("[data-gradient-panel]")],
+  explanation: byId("explanation"),
+  formula: byId("formula-box"),
+  shapes: byId("shapes"),
+};
+const stage = byId("stage");
+const statusBox = byId("status");
+const statusText = byId("status-text");
+const progressBar = byId("boot-progress");
+const controls = controlElements();
+
+const app = {
+  state: defaultState(),
+  trace: null,
+  traceKey: null,
+  traceError: null,
+  hashError: null,
+  controlError: null,
+  boot: { ready: false, failure: null, step: 0, steps: 4, message: "Starting the Python worker" },
+  view: { focus: {}, editing: null },
+  timings: { bootMs: null, lastTraceMs: null, lastRoundTripMs: null, lastRenderMs: null },
+};
+const pageStart = performance.now();
+
+const cloneState = (state) => structuredClone(state);
+const isCurrent = () => app.trace !== null && app.traceKey === requestKey(app.state);
+
+function describeParameters(trace) {
+  const pair = ([a, b]) => (a === b ? `${a}` : `${a},${b}`);
+  const [kh, kw] = trace.kernel_size;
+  const parts = [`${trace.mode === "max" ? "max" : "average"} pooling`, `${kh} × ${kw} window`, `stride ${pair(trace.stride)}`];
+  if (trace.padding.some((p) => p > 0)) parts.push(`padding ${pair(trace.padding)}`);
+  if (trace.dilation.some((d) => d > 1)) parts.push(`dilation ${pair(trace.dilation)}`);
+  if (trace.ceil_mode) parts.push("ceil mode");
+  return parts.join(", ");
+}
+
+function updateStatus() {
+  let state;
+  let text;
+  if (app.boot.failure) [state, text] = ["error", app.boot.failure];
+  else if (app.hashError) [state, text] = ["error", `The link's state is not valid: ${app.hashError}. Fix the link or change any control to start from the view shown.`];
+  else if (app.controlError) [state, text] = ["error", app.controlError];
+  else if (app.traceError) [state, text] = ["error", `Not a valid pooling setup: ${app.traceError}`];
+  else if (!app.boot.ready) [state, text] = ["loading", `Loading Python in your browser (step ${app.boot.step} of ${app.boot.steps}: ${app.boot.message}). You can already edit the input; your changes apply when it is ready.`];
+  else if (app.trace) [state, text] = ["ready", `Ready: ${describeParameters(app.trace)}.`];
+  else [state, text] = ["ready", "Ready."];
+  statusBox.dataset.state = state;
+  statusText.textContent = text;
+  progressBar.hidden = app.boot.ready || Boolean(app.boot.failure);
+  progressBar.max = app.boot.steps;
+  progressBar.value = app.boot.step;
+}
+
+function focusedCell() {
+  const active = document.activeElement;
+  if (!active) return null;
+  const cell = active.closest?.("[data-grid]");
+  return cell ? { grid: cell.dataset.grid, row: cell.dataset.row, col: cell.dataset.col } : null;
+}
+
+function render() {
+  const started = performance.now();
+  const focus = focusedCell();
+  // A stale trace (the worker is computing the new state) still shows the output, but
+  // its windows may not fit the new input, so the input grid is drawn without overlays.
+  renderView(regions, app.state, app.trace, { ...app.view, staleInput: !isCurrent(), traceError: app.traceError });
+  stage.querySelector("[data-editor]")?.focus();
+  if (focus && !app.view.editing) {
+    stage.querySelector(`[data-grid="${focus.grid}"][data-row="${focus.row}"][data-col="${focus.col}"]`)?.focus({ preventScroll: true });
+  }
+  regions.outputGrid.setAttribute("aria-busy", String(app.traceKey !== requestKey(app.state) && !app.traceError));
+  syncControls(controls, app.state);
+  updateStatus();
+  app.timings.lastRenderMs = performance.now() - started;
+}
+
+function writeHash() {
+  const canonical = serialiseState(app.state);
+  if (location.hash !== canonical) history.replaceState(null, "", canonical);
+}
+
+async function requestTrace() {
+  const key = requestKey(app.state);
+  const sent = performance.now();
+  let answer;
+  try {
+    answer = await bridge.latest(traceRequest(app.state));
+  } catch {
+    return;
+  }
+  if (answer.superseded) return;
+  app.timings.lastRoundTripMs = performance.now() - sent;
+  app.timings.lastTraceMs = answer.ms ?? null;
+  app.traceKey = key;
+  if (answer.error) {
+    app.trace = null;
+    app.traceError = answer.error;
+  } else {
+    app.trace = answer.trace;
+    app.traceError = null;
+    const [height, width] = app.trace.output_shape;
+    if (app.state.sel && (app.state.sel[0] >= height || app.state.sel[1] >= width)) {
+      app.state.sel = null;
+      writeHash();
+    }
+  }
+  render();
+}
+
+function setState(next) {
+  const needsTrace = requestKey(next) !== requestKey(app.state) || app.traceKey === null;
+  app.state = next;
+  app.hashError = null;
+  writeHash();
+  if (needsTrace) requestTrace();
+  render();
+}
+
+function change(mutator) {
+  const next = cloneState(app.state);
+  mutator(next);
+  app.view.editing = null;
+  setState(next);
+}
+
+function loadHash() {
+  try {
+    const parsed = parseHash(location.hash);
+    app.controlError = null;
+    setState(parsed);
+  } catch (error) {
+    if (!(error instanceof HashError)) throw error;
+    app.hashError = error.message;
+    render();
+  }
+}
+
+// ---- grid interactions: tap, hover preview, keyboard, in-place editing ----
+
+function cellOf(target) {
+  const cell = target.closest?.("[data-grid]");
+  if (!cell || cell.dataset.pad === "true") return null;
+  return { node: cell, grid: cell.dataset.grid, row: Number(cell.dataset.row), col: Number(cell.dataset.col) };
+}
+
+function select(row, col) {
+  app.view.focus.output = [row, col];
+  change((state) => { state.sel = [row, col]; });
+}
+
+function startEditing(cell, draft) {
+  if (cell.grid === "grad-output" && !app.trace) return;
+  app.view.focus[cell.grid] = [cell.row, cell.col];
+  app.view.editing = { grid: cell.grid, row: cell.row, col: cell.col, draft };
+  render();
+  const editor = stage.querySelector("[data-editor]");
+  if (editor && draft === undefined) editor.select();
+}
+
+function commitEdit(editor) {
+  const editing = app.view.editing;
+  if (!editing) return;
+  let value;
+  try {
+    value = parseNumberToken(editor.value, `${editing.grid === "input" ? "Input" : "Upstream gradient"} cell (${editing.row},${editing.col})`);
+  } catch (error) {
+    if (!(error instanceof HashError)) throw error;
+    app.controlError = error.message;
+    updateStatus();
+    editor.setAttribute("aria-invalid", "true");
+    return;
+  }
+  app.controlError = null;
+  const { grid, row, col } = editing;
+  change((state) => {
+    if (grid === "input") {
+      state.x[row][col] = value;
+    } else {
+      const [height, width] = app.trace.output_shape;
+      state.g ??= Array.from({ length: height }, () => Array(width).fill(1));
+      state.g[row][col] = value;
+    }
+  });
+  stage.querySelector(`[data-grid="${grid}"][data-row="${row}"][data-col="${col}"]`)?.focus();
+}
+
+function cancelEdit() {
+  const editing = app.view.editing;
+  app.view.editing = null;
+  app.controlError = null;
+  render();
+  if (editing) stage.querySelector(`[data-grid="${editing.grid}"][data-row="${editing.row}"][data-col="${editing.col}"]`)?.focus();
+}
+
+const ARROWS = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+
+function moveFocus(cell, key) {
+  const table = cell.node.closest("table");
+  const cells = [...table.querySelectorAll(`[data-grid="${cell.grid}"]:not([data-pad])`)];
+  const rows = cells.map((node) => Number(node.dataset.row));
+  const cols = cells.map((node) => Number(node.dataset.col));
+  const [lastRow, lastCol] = [Math.max(...rows), Math.max(...cols)];
+  let [row, col] = [cell.row, cell.col];
+  if (key in ARROWS) {
+    row = Math.min(lastRow, Math.max(0, row + ARROWS[key][0]));
+    col = Math.min(lastCol, Math.max(0, col + ARROWS[key][1]));
+  } else if (key === "Home") col = 0;
+  else if (key === "End") col = lastCol;
+  const target = table.querySelector(`[data-grid="${cell.grid}"][data-row="${row}"][data-col="${col}"]`);
+  cell.node.tabIndex = -1;
+  target.tabIndex = 0;
+  target.focus();
+  app.view.focus[cell.grid] = [row, col];
+  if (cell.grid === "output") applyPreview(stage, app.trace, [row, col], app.state.sel);
+}
+
+stage.addEventListener("click", (event) => {
+  if (event.target.closest("[data-editor]")) return;
+  const cell = cellOf(event.target);
+  if (!cell) return;
+  if (cell.grid === "output") select(cell.row, cell.col);
+  else if (cell.grid === "input" || cell.grid === "grad-output") startEditing(cell);
+});
+
+stage.addEventListener("keydown", (event) => {
+  const editor = event.target.closest("[data-editor]");
+  if (editor) {
+    if (event.key === "Enter") {
+      event.preventDefault();
+      commitEdit(editor);
+    } else if (event.key === "Escape") {
+      event.preventDefault();
+      cancelEdit();
+    }
+    return;
+  }
+  const cell = cellOf(event.target);
+  if (!cell) return;
+  if (event.key in ARROWS || event.key === "Home" || event.key === "End") {
+    event.preventDefault();
+    moveFocus(cell, event.key);
+  } else if (event.key === "Enter" || event.key === " ") {
+    event.preventDefault();
+    if (cell.grid === "output") select(cell.row, cell.col);
+    else if (cell.grid === "input" || cell.grid === "grad-output") startEditing(cell);
+  } else if (event.key === "Escape" && cell.grid === "output") {
+    change((state) => { state.sel = null; });
+  } else if ((cell.grid === "input" || cell.grid === "grad-output") && /^[-+.\d]$/.test(event.key)) {
+    event.preventDefault();
+    startEditing(cell, event.key);
+  }
+});
+
+stage.addEventListener("focusout", (event) => {
+  const editor = event.target.closest?.("[data-editor]");
+  if (editor && app.view.editing && editor.isConnected) commitEdit(editor);
+});
+
+stage.addEventListener("mouseover", (event) => {
+  const cell = cellOf(event.target);
+  const hovered = cell?.grid === "output" ? [cell.row, cell.col] : null;
+  applyPreview(stage, isCurrent() ? app.trace : null, hovered, app.state.sel);
+});
+stage.addEventListener("mouseleave", () => applyPreview(stage, null, null));
+
+// ---- boot ----
+
+fillPresetOptions(controls.preset);
+bindControls(controls, {
+  getState: () => app.state,
+  change,
+  reportControlError(text) {
+    app.controlError = text;
+    updateStatus();
+  },
+  gradientShape: () => (app.trace ? app.trace.output_shape : null),
+});
+
+const bridge = new WorkerBridge({
+  onProgress({ step, steps, message }) {
+    Object.assign(app.boot, { step, steps, message });
+    updateStatus();
+  },
+  onReady() {
+    app.boot.ready = true;
+    app.boot.step = app.boot.steps;
+    app.timings.bootMs = performance.now() - pageStart;
+    updateStatus();
+  },
+  onFailure(text) {
+    app.boot.failure = text;
+    render();
+  },
+});
+
+window.addEventListener("hashchange", loadHash);
+window.poolgradWidget = {
+  trace: (request) => bridge.request(request),
+  timings: app.timings,
+};
+loadHash();
+if (app.hashError) requestTrace();

@@ -1,0 +1,95 @@
+// The page's side of the Pyodide worker: one promise per request, requests held until the
+// worker reports ready, and a boot timeout so a stuck download (e.g. a .wasm served with
+// the wrong MIME type) becomes a visible error instead of an endless spinner.
+
+export const BOOT_TIMEOUT_MS = 90000;
+
+export class WorkerBridge {
+  constructor({ onProgress, onReady, onFailure, timeoutMs = BOOT_TIMEOUT_MS }) {
+    this.pending = new Map();
+    this.waiting = [];
+    this.nextId = 1;
+    this.ready = false;
+    this.failure = null;
+    this.latestTicket = null;
+    this.callbacks = { onProgress, onReady, onFailure };
+    this.worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
+    this.worker.addEventListener("message", (event) => this.receive(event.data));
+    this.worker.addEventListener("error", (event) => {
+      event.preventDefault();
+      this.fail(`the Python worker failed to start: ${event.message || "script error"}`);
+    });
+    this.bootTimer = setTimeout(
+      () => this.fail(`Python did not start within ${Math.round(timeoutMs / 1000)} s; check that the site is served over HTTP with .wasm as application/wasm`),
+      timeoutMs,
+    );
+  }
+
+  receive(message) {
+    if (message.type === "progress") {
+      this.callbacks.onProgress?.(message);
+    } else if (message.type === "ready") {
+      clearTimeout(this.bootTimer);
+      this.ready = true;
+      this.callbacks.onReady?.(message);
+      for (const job of this.waiting.splice(0)) this.post(job);
+    } else if (message.type === "boot-error") {
+      this.fail(message.error);
+    } else if (message.type === "result") {
+      const job = this.pending.get(message.id);
+      if (!job) return;
+      this.pending.delete(message.id);
+      job.resolve(message);
+    }
+  }
+
+  fail(text) {
+    if (this.failure) return;
+    clearTimeout(this.bootTimer);
+    this.failure = text;
+    this.callbacks.onFailure?.(text);
+    const error = new Error(text);
+    for (const job of [...this.waiting.splice(0), ...this.pending.values()]) job.reject(error);
+    this.pending.clear();
+  }
+
+  post(job) {
+    this.pending.set(job.id, job);
+    this.worker.postMessage({ id: job.id, request: job.request });
+  }
+
+  // Resolves with {trace} or {error} (Python's message for a refused state).
+  request(request) {
+    return new Promise((resolve, reject) => {
+      if (this.failure) {
+        reject(new Error(this.failure));
+        return;
+      }
+      const job = { id: this.nextId++, request, resolve, reject };
+      if (this.ready) this.post(job);
+      else this.waiting.push(job);
+    });
+  }
+
+  // Latest wins: while booting, a newer state replaces the queued one; an answer that
+  // arrives after a newer request was made resolves to {superseded: true}.
+  latest(request) {
+    const ticket = {};
+    this.latestTicket = ticket;
+    const queued = this.waiting.findIndex((job) => job.latest);
+    if (queued >= 0) {
+      const [replaced] = this.waiting.splice(queued, 1);
+      replaced.resolve({ superseded: true });
+    }
+    return new Promise((resolve, reject) => {
+      if (this.failure) {
+        reject(new Error(this.failure));
+        return;
+      }
+      const settle = (message) => resolve(this.latestTicket === ticket ? message : { superseded: true });
+      const job = { id: this.nextId++, request, resolve: settle, reject, latest: true };
+      if (this.ready) this.post(job);
+      else this.waiting.push(job);
+    });
+  }
+}

@@ -1,0 +1,182 @@
+// The parameter panel: reads the form controls into state changes and writes the state
+// back into them. Controls stay usable while Python boots; their changes queue.
+
+import { HashError, MAX_SIDE, parseNumberToken, parsePair, quote } from "./state.js";
+import { PRESETS } from "./presets.js";
+
+const PAIR_CONTROLS = { kernel: "k", stride: "s", padding: "p", dilation: "d" };
+
+export function controlElements() {
+  const byId = (id) => document.getElementById(id);
+  return {
+    kernel: byId("kernel"),
+    stride: byId("stride"),
+    padding: byId("padding"),
+    dilation: byId("dilation"),
+    mode: byId("mode"),
+    ceil: byId("ceil"),
+    cip: byId("cip"),
+    gradient: byId("gradient"),
+    preset: byId("preset"),
+    presetApply: byId("preset-apply"),
+    rows: byId("rows"),
+    cols: byId("cols"),
+    paste: byId("paste"),
+    pasteApply: byId("paste-apply"),
+    pasteMessage: byId("paste-message"),
+    gradOnes: byId("grad-ones"),
+    gradCount: byId("grad-count"),
+  };
+}
+
+export function fillPresetOptions(select) {
+  for (const [value, preset] of Object.entries(PRESETS)) {
+    const option = document.createElement("option");
+    option.value = value;
+    option.textContent = preset.label;
+    select.append(option);
+  }
+}
+
+const pairText = ([first, second]) => (first === second ? String(first) : `${first},${second}`);
+
+// Reflect the state in the controls, leaving alone a field the user is typing in whose
+// text already means the current value (so "3," mid-typing is not overwritten).
+export function syncControls(controls, state) {
+  for (const [id, key] of Object.entries(PAIR_CONTROLS)) {
+    const input = controls[id];
+    let typedValue = null;
+    try {
+      typedValue = pairText(parsePair(input.value, key));
+    } catch (error) {
+      if (!(error instanceof HashError)) throw error;
+    }
+    if (document.activeElement === input && (typedValue === pairText(state[key]) || typedValue === null)) continue;
+    input.value = pairText(state[key]);
+  }
+  controls.dilation.disabled = state.mode === "avg";
+  controls.mode.value = state.mode;
+  controls.ceil.checked = state.ceil;
+  controls.cip.checked = state.cip;
+  controls.cip.disabled = state.mode !== "avg";
+  controls.gradient.checked = state.grad;
+  controls.rows.value = String(state.x.length);
+  controls.cols.value = String(state.x[0].length);
+}
+
+function resized(matrix, rows, cols) {
+  return Array.from({ length: rows }, (_, r) => Array.from({ length: cols }, (_, c) => matrix[r]?.[c] ?? 0));
+}
+
+// Rows on lines, numbers separated by spaces or commas (what a spreadsheet or NumPy prints).
+export function parsePastedMatrix(text) {
+  const lines = text.split(/\r?\n/).map((line) => line.replace(/[[\]]/g, " ").trim()).filter((line) => line !== "");
+  if (lines.length === 0) throw new HashError("Paste some numbers first: one row per line, separated by spaces or commas.");
+  if (lines.length > MAX_SIDE) throw new HashError(`The pasted matrix has ${lines.length} rows; the limit is ${MAX_SIDE} x ${MAX_SIDE}.`);
+  const rows = lines.map((line) => line.split(/[\s,]+/).filter((token) => token !== ""));
+  const width = rows[0].length;
+  if (width > MAX_SIDE) throw new HashError(`The pasted matrix has ${width} columns; the limit is ${MAX_SIDE} x ${MAX_SIDE}.`);
+  rows.forEach((row, r) => {
+    if (row.length !== width) throw new HashError(`Row ${r} has ${row.length} numbers but row 0 has ${width}; every row needs the same count.`);
+  });
+  return rows.map((row, r) => row.map((token, c) => parseNumberToken(token, `Row ${r}, col ${c}`)));
+}
+
+// `actions`: change(mutator) applies a state change; reportControlError(text|null).
+export function bindControls(controls, { getState, change, reportControlError, gradientShape }) {
+  for (const [id, key] of Object.entries(PAIR_CONTROLS)) {
+    const input = controls[id];
+    input.addEventListener("input", () => {
+      let value;
+      try {
+        value = parsePair(input.value.trim(), key);
+      } catch (error) {
+        if (!(error instanceof HashError)) throw error;
+        reportControlError(error.message);
+        return;
+      }
+      reportControlError(null);
+      change((state) => {
+        state[key] = value;
+        state.g = null;
+      });
+    });
+    // Arrow keys step a square value, like a number field, without losing pair support.
+    input.addEventListener("keydown", (event) => {
+      if (event.key !== "ArrowUp" && event.key !== "ArrowDown") return;
+      const [first, second] = getState()[key];
+      if (first !== second) return;
+      event.preventDefault();
+      input.value = String(Math.max(0, first + (event.key === "ArrowUp" ? 1 : -1)));
+      input.dispatchEvent(new Event("input"));
+    });
+    input.addEventListener("blur", () => {
+      reportControlError(null);
+      syncControls(controls, getState());
+    });
+  }
+  controls.mode.addEventListener("change", () => change((state) => {
+    state.mode = controls.mode.value;
+    // Average pooling has no dilation (as in PyTorch's avg_pool2d).
+    if (state.mode === "avg") state.d = [1, 1];
+    state.g = null;
+  }));
+  controls.ceil.addEventListener("change", () => change((state) => {
+    state.ceil = controls.ceil.checked;
+    state.g = null;
+  }));
+  controls.cip.addEventListener("change", () => change((state) => { state.cip = controls.cip.checked; }));
+  controls.gradient.addEventListener("change", () => change((state) => { state.grad = controls.gradient.checked; }));
+
+  const loadPreset = () => change((state) => {
+    const shape = [state.x.length, state.x[0].length];
+    state.x = PRESETS[controls.preset.value].make(shape);
+    state.g = null;
+  });
+  controls.preset.addEventListener("change", loadPreset);
+  controls.presetApply.addEventListener("click", loadPreset);
+
+  const resize = () => {
+    const rows = Number(controls.rows.value);
+    const cols = Number(controls.cols.value);
+    const valid = (n) => Number.isInteger(n) && n >= 1 && n <= MAX_SIDE;
+    if (!valid(rows) || !valid(cols)) {
+      reportControlError(`Rows and columns must be whole numbers from 1 to ${MAX_SIDE}; got ${quote(controls.rows.value)} x ${quote(controls.cols.value)}.`);
+      return;
+    }
+    reportControlError(null);
+    change((state) => {
+      state.x = resized(state.x, rows, cols);
+      state.g = null;
+    });
+  };
+  controls.rows.addEventListener("change", resize);
+  controls.cols.addEventListener("change", resize);
+
+  controls.pasteApply.addEventListener("click", () => {
+    let matrix;
+    try {
+      matrix = parsePastedMatrix(controls.paste.value);
+    } catch (error) {
+      if (!(error instanceof HashError)) throw error;
+      controls.pasteMessage.dataset.kind = "error";
+      controls.pasteMessage.textContent = error.message;
+      return;
+    }
+    controls.pasteMessage.dataset.kind = "ok";
+    controls.pasteMessage.textContent = `Loaded a ${matrix.length} × ${matrix[0].length} matrix.`;
+    change((state) => {
+      state.x = matrix;
+      state.g = null;
+    });
+  });
+
+  controls.gradOnes.addEventListener("click", () => change((state) => { state.g = null; }));
+  controls.gradCount.addEventListener("click", () => {
+    const shape = gradientShape();
+    if (!shape) return;
+    change((state) => {
+      state.g = Array.from({ length: shape[0] }, (_, i) => Array.from({ length: shape[1] }, (_, j) => i * shape[1] + j + 1));
+    });
+  });
+}

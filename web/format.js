@@ -1,0 +1,45 @@
+// Number display shared by every grid and sentence.
+// trace() sends non-finite floats as the strings "NaN", "Infinity", "-Infinity"
+// (strict JSON has no literal for them); decodeNumber turns them back into numbers.
+
+const NON_FINITE = new Map([
+  ["NaN", NaN],
+  ["Infinity", Infinity],
+  ["-Infinity", -Infinity],
+]);
+
+export function decodeNumber(value) {
+  if (typeof value === "number") return value;
+  if (NON_FINITE.has(value)) return NON_FINITE.get(value);
+  throw new TypeError(`not a number from trace(): ${String(value).slice(0, 40)}`);
+}
+
+// Up to 4 decimals, trailing zeros dropped, integers exact, "-0" shown as "0".
+export function formatNumber(value) {
+  const number = decodeNumber(value);
+  if (Number.isNaN(number)) return "NaN";
+  if (number === Infinity) return "∞";
+  if (number === -Infinity) return "-∞";
+  if (Number.isInteger(number)) return Object.is(number, -0) ? "0" : String(number);
+  const rounded = number.toFixed(4).replace(/\.?0+$/, "");
+  return rounded === "-0" ? "0" : rounded;
+}
+
+// The hash and the worker request need a lossless spelling (shortest round trip).
+export function encodeNumber(number) {
+  if (Number.isNaN(number)) return "NaN";
+  if (number === Infinity) return "Infinity";
+  if (number === -Infinity) return "-Infinity";
+  return String(number);
+}
+
+// "rows 0–2" for a contiguous run, "rows 0, 2, 4" for a dilated one.
+export function describeSpan(noun, indices) {
+  if (indices.length === 1) return `${noun} ${indices[0]}`;
+  const contiguous = indices.every((value, i) => i === 0 || value === indices[i - 1] + 1);
+  const plural = `${noun}s`;
+  const [first, last] = [indices[0], indices[indices.length - 1]];
+  // An en dash after a minus sign ("-1–1") reads badly, so padded ranges say "to".
+  if (contiguous) return `${plural} ${first}${first < 0 ? " to " : "–"}${last}`;
+  return `${plural} ${indices.join(", ")}`;
+}

@@ -1,0 +1,411 @@
+// Pure rendering: (state, trace, view) -> DOM nodes. No event handling, no worker calls.
+// Every user-derived string goes in through textContent or attribute values, never HTML.
+
+import { decodeNumber, describeSpan, formatNumber } from "./format.js";
+
+const GRID_TITLES = {
+  input: "Input",
+  output: "Output",
+  "grad-output": "Upstream gradient",
+  "grad-input": "Input gradient",
+};
+
+function element(tag, attributes = {}, text) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value !== undefined && value !== null && value !== false) node.setAttribute(name, value === true ? "true" : value);
+  }
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+const cellName = ([row, col]) => `(${row},${col})`;
+const listCells = (cells) => cells.map(cellName).join(", ");
+const range = (start, count) => Array.from({ length: count }, (_, i) => start + i);
+
+// Heat map: blue for negatives, orange for positives, white at zero, scaled by the
+// largest finite magnitude so a grid reads at a glance. Lightness stays high enough
+// for dark text; the darkest shades switch to white text.
+export function heatColours(value, scale, hues = { negative: 215, positive: 24 }) {
+  const number = decodeNumber(value);
+  if (Number.isNaN(number)) return { background: "hsl(280 30% 88%)", color: "#1d1d1f" };
+  const strength = scale > 0 ? Math.min(1, Math.abs(number) / scale) : 0;
+  const clipped = Number.isFinite(number) ? strength : 1;
+  const hue = number < 0 ? hues.negative : hues.positive;
+  const lightness = 98 - clipped * 52;
+  return {
+    background: `hsl(${hue} ${40 + clipped * 45}% ${lightness}%)`,
+    color: lightness < 60 ? "#ffffff" : "#1d1d1f",
+  };
+}
+
+export function magnitudeScale(matrices) {
+  let scale = 0;
+  for (const matrix of matrices) {
+    for (const row of matrix) {
+      for (const value of row) {
+        const number = decodeNumber(value);
+        if (Number.isFinite(number)) scale = Math.max(scale, Math.abs(number));
+      }
+    }
+  }
+  return scale;
+}
+
+// A table with role="grid": column and row headers give the coordinates learners read
+// in the sentences; each cell's accessible name says where it is and what it is.
+function gridTable({ name, rowIndices, colIndices, focus, describe }) {
+  const table = element("table", {
+    role: "grid",
+    class: `grid grid-${name}`,
+    "data-grid-name": name,
+    "aria-label": `${GRID_TITLES[name]}, ${rowIndices.length} by ${colIndices.length}`,
+  });
+  const head = element("tr", { role: "row", class: "grid-head" });
+  head.append(element("th", { role: "columnheader", "aria-hidden": "true" }));
+  for (const col of colIndices) head.append(element("th", { role: "columnheader", scope: "col" }, String(col)));
+  table.append(head);
+  for (const row of rowIndices) {
+    const tr = element("tr", { role: "row" });
+    tr.append(element("th", { role: "rowheader", scope: "row" }, String(row)));
+    for (const col of colIndices) {
+      const spec = describe(row, col);
+      const isFocus = focus && focus[0] === row && focus[1] === col;
+      const td = element(
+        "td",
+        {
+          role: "gridcell",
+          class: "cell",
+          "data-grid": name,
+          "data-row": String(row),
+          "data-col": String(col),
+          tabindex: spec.pad ? undefined : isFocus ? "0" : "-1",
+          ...spec.attributes,
+          "aria-label": spec.label,
+        },
+        spec.text,
+      );
+      if (spec.colours) {
+        td.style.backgroundColor = spec.colours.background;
+        td.style.color = spec.colours.color;
+      }
+      if (spec.editor) td.replaceChildren(spec.editor);
+      tr.append(td);
+    }
+    table.append(tr);
+  }
+  return table;
+}
+
+function editorFor(view, name, row, col, value) {
+  if (!view.editing || view.editing.grid !== name || view.editing.row !== row || view.editing.col !== col) return null;
+  return element("input", {
+    class: "cell-editor",
+    type: "text",
+    inputmode: "decimal",
+    value: view.editing.draft ?? formatNumber(value),
+    "aria-label": `New value for ${GRID_TITLES[name].toLowerCase()} row ${row}, col ${col}`,
+    "data-editor": name,
+  });
+}
+
+// The roving-tabindex cell of each grid: the remembered one, clamped into the grid.
+function focusCell(view, name, rows, cols) {
+  const remembered = view.focus[name] ?? [0, 0];
+  return [Math.min(remembered[0], rows - 1), Math.min(remembered[1], cols - 1)];
+}
+
+// Which input cells the selected output's window covers, and its argmax.
+export function selectionOverlay(trace, selection) {
+  if (!trace || !selection) return null;
+  const [i, j] = selection;
+  if (i >= trace.output_shape[0] || j >= trace.output_shape[1]) return null;
+  return {
+    output: selection,
+    rows: trace.window_rows[i],
+    cols: trace.window_cols[j],
+    argmax: trace.mode === "max" ? trace.argmax[i][j] : null,
+  };
+}
+
+function inputGrid(state, trace, view, overlay) {
+  const height = state.x.length;
+  const width = state.x[0].length;
+  const [padRows, padCols] = trace ? trace.padding : state.p;
+  const padValue = trace ? trace.pad_value : state.mode === "max" ? "-Infinity" : 0;
+  const scale = magnitudeScale(trace ? [state.x, trace.output] : [state.x]);
+  const shared = (r, c) => (trace && trace.mode === "max" ? trace.sources[r][c].length : 0);
+  return gridTable({
+    name: "input",
+    rowIndices: range(-padRows, height + 2 * padRows),
+    colIndices: range(-padCols, width + 2 * padCols),
+    focus: focusCell(view, "input", height, width),
+    describe(r, c) {
+      const pad = r < 0 || c < 0 || r >= height || c >= width;
+      const value = pad ? padValue : state.x[r][c];
+      const inWindow = overlay && overlay.rows.includes(r) && overlay.cols.includes(c);
+      const isArgmax = !pad && overlay?.argmax && overlay.argmax[0] === r && overlay.argmax[1] === c;
+      const roles = [];
+      if (pad) roles.push("padding");
+      if (isArgmax) roles.push(`argmax of output ${cellName(overlay.output)}`);
+      else if (inWindow) roles.push(`in the window of output ${cellName(overlay.output)}`);
+      if (!pad && shared(r, c) > 1) roles.push(`maximum of ${shared(r, c)} outputs`);
+      return {
+        pad,
+        text: formatNumber(value),
+        colours: pad ? null : heatColours(value, scale),
+        attributes: {
+          "data-pad": pad ? "true" : undefined,
+          "data-in-window": inWindow ? "true" : undefined,
+          "data-argmax": isArgmax ? "true" : undefined,
+          "data-shared": !pad && shared(r, c) > 1 ? String(shared(r, c)) : undefined,
+        },
+        label: `Input row ${r}, col ${c}: ${formatNumber(value)}${roles.length ? `; ${roles.join("; ")}` : ""}`,
+        editor: pad ? null : editorFor(view, "input", r, c, value),
+      };
+    },
+  });
+}
+
+function outputGrid(state, trace, view) {
+  const [height, width] = trace.output_shape;
+  const scale = magnitudeScale([state.x, trace.output]);
+  return gridTable({
+    name: "output",
+    rowIndices: range(0, height),
+    colIndices: range(0, width),
+    focus: focusCell(view, "output", height, width),
+    describe(i, j) {
+      const value = trace.output[i][j];
+      const selected = state.sel && state.sel[0] === i && state.sel[1] === j;
+      return {
+        text: formatNumber(value),
+        colours: heatColours(value, scale),
+        attributes: { "aria-selected": selected ? "true" : "false" },
+        label: `Output row ${i}, col ${j}: ${formatNumber(value)}${selected ? "; selected" : ""}`,
+      };
+    },
+  });
+}
+
+const GRADIENT_HUES = { negative: 300, positive: 160 };
+
+function gradOutputGrid(trace, view, overlay) {
+  const [height, width] = trace.output_shape;
+  const values = trace.grad_output ?? trace.output.map((row) => row.map(() => 1));
+  const scale = magnitudeScale([values, trace.grad_input]);
+  return gridTable({
+    name: "grad-output",
+    rowIndices: range(0, height),
+    colIndices: range(0, width),
+    focus: focusCell(view, "grad-output", height, width),
+    describe(i, j) {
+      const value = values[i][j];
+      const matches = overlay && overlay.output[0] === i && overlay.output[1] === j;
+      return {
+        text: formatNumber(value),
+        colours: heatColours(value, scale, GRADIENT_HUES),
+        attributes: { "data-for-selected": matches ? "true" : undefined },
+        label: `Upstream gradient row ${i}, col ${j}: ${formatNumber(value)}`,
+        editor: editorFor(view, "grad-output", i, j, value),
+      };
+    },
+  });
+}
+
+export function sumExpression(terms, total) {
+  return `${terms.map(formatNumber).join(" + ")} = ${formatNumber(total)}`;
+}
+
+function gradInputGrid(trace, view, overlay) {
+  const [height, width] = trace.input_shape;
+  const values = trace.grad_output ?? trace.output.map((row) => row.map(() => 1));
+  const scale = magnitudeScale([values, trace.grad_input]);
+  return gridTable({
+    name: "grad-input",
+    rowIndices: range(0, height),
+    colIndices: range(0, width),
+    focus: focusCell(view, "grad-input", height, width),
+    describe(r, c) {
+      const value = trace.grad_input[r][c];
+      const sources = trace.sources[r][c];
+      const fromSelected = overlay && sources.some(([i, j]) => i === overlay.output[0] && j === overlay.output[1]);
+      let detail = "";
+      if (sources.length > 1) detail = `; ${sumExpression(trace.grad_terms[r][c], value)} from outputs ${listCells(sources)}`;
+      else if (sources.length === 1) detail = `; from output ${cellName(sources[0])}`;
+      return {
+        text: formatNumber(value),
+        colours: heatColours(value, scale, GRADIENT_HUES),
+        attributes: {
+          "data-shared": sources.length > 1 ? String(sources.length) : undefined,
+          "data-zero": sources.length === 0 ? "true" : undefined,
+          "data-from-selected": fromSelected ? "true" : undefined,
+        },
+        label: `Input gradient row ${r}, col ${c}: ${formatNumber(value)}${detail}`,
+      };
+    },
+  });
+}
+
+function windowCells(trace, [i, j]) {
+  const [height, width] = trace.input_shape;
+  const rows = trace.window_rows[i].filter((r) => r >= 0 && r < height);
+  const cols = trace.window_cols[j].filter((c) => c >= 0 && c < width);
+  return rows.flatMap((r) => cols.map((c) => [r, c]));
+}
+
+const MAX_LISTED_TERMS = 12;
+
+function averageSentence(trace, [i, j], windowText) {
+  const cells = windowCells(trace, [i, j]);
+  const kernelCells = trace.window_rows[i].length * trace.window_cols[j].length;
+  const divisor = trace.divisor[i][j];
+  const value = formatNumber(trace.output[i][j]);
+  const terms = cells.map(([r, c]) => formatNumber(trace.input[r][c]));
+  const sum = terms.length <= MAX_LISTED_TERMS ? `(${terms.join(" + ")})` : `(the sum of its ${terms.length} cells)`;
+  let sentence = `Output (${i},${j}) = ${value} is the mean of the window ${windowText}: ${sum} / ${divisor} = ${value}.`;
+  if (cells.length < kernelCells) {
+    sentence += trace.count_include_pad
+      ? ` Padded cells add 0 but count in the divisor ${divisor}.`
+      : ` Padded cells are left out, so the divisor is the ${divisor} cells inside the input.`;
+  }
+  return sentence;
+}
+
+export function explanation(state, trace) {
+  const overlay = selectionOverlay(trace, state.sel);
+  if (!overlay) {
+    return trace
+      ? "Tap an output cell (or reach it with Tab and the arrow keys, then press Enter) to see its window."
+      : "";
+  }
+  const [i, j] = overlay.output;
+  const windowText = `${describeSpan("row", overlay.rows)}, ${describeSpan("col", overlay.cols)}`;
+  const gradient = trace.grad_output ? trace.grad_output[i][j] : 1;
+  if (trace.mode === "avg") {
+    let sentence = averageSentence(trace, overlay.output, windowText);
+    if (state.grad) {
+      const cells = windowCells(trace, overlay.output);
+      const [r, c] = cells[0];
+      const index = trace.sources[r][c].findIndex(([a, b]) => a === i && b === j);
+      sentence += ` Backward, its upstream gradient ${formatNumber(gradient)} is spread as ${formatNumber(gradient)} / ${trace.divisor[i][j]} = ${formatNumber(trace.grad_terms[r][c][index])} to each of those ${cells.length} input cells.`;
+    }
+    return sentence;
+  }
+  const [r, c] = overlay.argmax;
+  let sentence = `Output (${i},${j}) = ${formatNumber(trace.output[i][j])} is the maximum of the window ${windowText}, taken from input cell (${r},${c}).`;
+  if (state.grad) {
+    const sources = trace.sources[r][c];
+    sentence += ` Backward, its upstream gradient ${formatNumber(gradient)} goes to input cell (${r},${c}) alone`;
+    sentence += sources.length > 1
+      ? `, which is also the maximum of ${listCells(sources.filter(([a, b]) => a !== i || b !== j))}: ${sumExpression(trace.grad_terms[r][c], trace.grad_input[r][c])}.`
+      : ".";
+  }
+  return sentence;
+}
+
+const MAX_LISTED_SHARED = 4;
+
+function sharedSums(trace) {
+  const list = element("ul", { class: "shared-sums", id: "shared-sums" });
+  const shared = [];
+  trace.sources.forEach((row, r) => row.forEach((sources, c) => {
+    if (sources.length > 1) shared.push([r, c]);
+  }));
+  if (shared.length === 0) {
+    list.append(element("li", {}, "No input cell receives gradient from more than one output."));
+    return list;
+  }
+  for (const [r, c] of shared.slice(0, MAX_LISTED_SHARED)) {
+    const text = `Cell (${r},${c}) collects from outputs ${listCells(trace.sources[r][c])}: ${sumExpression(trace.grad_terms[r][c], trace.grad_input[r][c])}`;
+    list.append(element("li", { "data-shared-cell": `${r},${c}` }, text));
+  }
+  if (shared.length > MAX_LISTED_SHARED) {
+    list.append(element("li", {}, `… and ${shared.length - MAX_LISTED_SHARED} more cells marked ×n in the grid (each cell's label gives its sum).`));
+  }
+  return list;
+}
+
+function totals(trace) {
+  const upstream = formatNumber(trace.grad_output_sum);
+  const routed = formatNumber(trace.grad_input_sum);
+  let verdict;
+  if (upstream === routed) {
+    verdict = trace.mode === "max"
+      ? "Equal: max pooling hands each gradient to exactly one input cell, so nothing is lost."
+      : "Equal: each gradient is split into shares that add back up to it.";
+  } else {
+    verdict = "Not equal: the shares that fall on padded cells have no input cell to land on.";
+  }
+  return element("p", { id: "totals" }, `Upstream total ${upstream}; input-gradient total ${routed}. ${verdict}`);
+}
+
+function axisFormula(label, axis) {
+  const [open, close] = axis.ceil ? ["⌈", "⌉"] : ["⌊", "⌋"];
+  const filled = `${open}(${axis.n} + 2·${axis.p} − ${axis.d}·(${axis.k} − 1) − 1) / ${axis.s}${close} + 1`;
+  const reduced = `${open}${axis.numerator} / ${axis.s}${close} + 1`;
+  const raw = axis.dropped_last ? axis.size + 1 : axis.size;
+  let text = `${label}: ${filled} = ${reduced} = ${raw}`;
+  if (axis.dropped_last) text += `, minus the last window, which would start in the padding: ${axis.size}`;
+  return element("p", { class: "formula-line", "data-axis": label }, text);
+}
+
+function sizeFormula(trace) {
+  const ceil = trace.size_formula.rows.ceil;
+  const box = element("div", { id: "formula", class: "formula" });
+  box.append(element("h3", {}, "Output size"));
+  box.append(element("p", { class: "formula-general" },
+    `out = ${ceil ? "⌈" : "⌊"}(n + 2p − d·(k − 1) − 1) / s${ceil ? "⌉" : "⌋"} + 1, per axis (n input side, k kernel, s stride, p padding, d dilation)`));
+  box.append(axisFormula("rows", trace.size_formula.rows));
+  box.append(axisFormula("cols", trace.size_formula.cols));
+  return box;
+}
+
+function placeholder(text) {
+  return element("p", { class: "placeholder" }, text);
+}
+
+// Build every region of the view. `trace` is the latest answer, or null (booting, or
+// Python refused the state; `view.traceError` then says why); `view.staleInput` says the
+// trace belongs to an earlier state, so its windows are not drawn on the current input.
+export function renderView(regions, state, trace, view) {
+  const overlay = selectionOverlay(trace, state.sel);
+  const inputTrace = view.staleInput ? null : trace;
+  regions.inputGrid.replaceChildren(inputGrid(state, inputTrace, view, inputTrace ? overlay : null));
+  const waitingText = view.traceError
+    ? "No output: this combination is not valid (see the message above)."
+    : "The output appears when Python is ready.";
+  regions.outputGrid.replaceChildren(trace ? outputGrid(state, trace, view) : placeholder(waitingText));
+  regions.gradPanels.forEach((panel) => { panel.hidden = !state.grad; });
+  if (state.grad && trace) {
+    regions.gradOutputGrid.replaceChildren(gradOutputGrid(trace, view, overlay));
+    regions.gradInputGrid.replaceChildren(gradInputGrid(trace, view, overlay), sharedSums(trace), totals(trace));
+  } else {
+    regions.gradOutputGrid.replaceChildren(placeholder(waitingText));
+    regions.gradInputGrid.replaceChildren(placeholder(waitingText));
+  }
+  regions.explanation.textContent = explanation(state, trace);
+  regions.formula.replaceChildren(trace ? sizeFormula(trace) : placeholder(""));
+  regions.shapes.textContent = trace
+    ? `${trace.input_shape.join(" × ")} → ${trace.output_shape.join(" × ")}`
+    : `${state.x.length} × ${state.x[0].length}`;
+}
+
+// Hover preview: a lighter outline of another output's window, set in place so the
+// pointer never sees its target replaced; it uses data-preview, never the selection's
+// attributes, and stays off when the pointer is on the selected output itself.
+export function applyPreview(root, trace, output, selection) {
+  for (const cell of root.querySelectorAll("[data-preview]")) cell.removeAttribute("data-preview");
+  const isSelected = output && selection && output[0] === selection[0] && output[1] === selection[1];
+  const overlay = isSelected ? null : selectionOverlay(trace, output);
+  if (!overlay) return;
+  root.querySelector(`[data-grid="output"][data-row="${output[0]}"][data-col="${output[1]}"]`)?.setAttribute("data-preview", "true");
+  for (const cell of root.querySelectorAll('[data-grid="input"]')) {
+    const r = Number(cell.dataset.row);
+    const c = Number(cell.dataset.col);
+    if (overlay.rows.includes(r) && overlay.cols.includes(c)) {
+      const isArgmax = overlay.argmax && overlay.argmax[0] === r && overlay.argmax[1] === c;
+      cell.setAttribute("data-preview", isArgmax ? "argmax" : "window");
+    }
+  }
+}

@@ -1,0 +1,79 @@
+// Module worker that runs poolgrad under Pyodide, off the page's main thread.
+// Every path is resolved against this script's URL, so the site works under any
+// sub-path; build-info.json (written by build.py) names the Pyodide folder and the wheel.
+
+const STEPS = 4;
+
+// Python's side of the protocol: JSON in, JSON out. Non-finite inputs arrive as the
+// strings "NaN" / "Infinity" / "-Infinity" because JSON cannot carry them as numbers.
+const PYTHON_GLUE = `
+import json
+import poolgrad
+
+def _decode(value):
+    if isinstance(value, list):
+        return [_decode(item) for item in value]
+    if isinstance(value, str):
+        return float(value)
+    return value
+
+def run_trace(request_json):
+    request = json.loads(request_json)
+    for key in ("x", "grad_output"):
+        if request.get(key) is not None:
+            request[key] = _decode(request[key])
+    try:
+        result = poolgrad.trace(**request)
+    except (ValueError, TypeError) as refused:
+        return json.dumps({"error": str(refused)})
+    return json.dumps({"trace": result}, allow_nan=False)
+`;
+
+const WARM_UP_REQUEST = { x: [[1, 2], [3, 4]], kernel_size: [2, 2], mode: "max" };
+
+function progress(step, message) {
+  postMessage({ type: "progress", step, steps: STEPS, message });
+}
+
+async function boot() {
+  const siteRoot = new URL("./", self.location.href);
+  progress(1, "Reading the build description");
+  const infoResponse = await fetch(new URL("build-info.json", siteRoot));
+  if (!infoResponse.ok) throw new Error(`build-info.json answered HTTP ${infoResponse.status}; serve the built dist/ folder`);
+  const info = await infoResponse.json();
+  const indexURL = new URL(info.pyodide, siteRoot).href;
+
+  progress(2, "Starting Python and loading NumPy");
+  const { loadPyodide } = await import(new URL("pyodide.mjs", indexURL).href);
+  const pyodide = await loadPyodide({ indexURL, packages: info.packages ?? ["numpy", "micropip"] });
+
+  progress(3, "Installing poolgrad");
+  const micropip = pyodide.pyimport("micropip");
+  // An absolute URL (micropip resolves relative ones elsewhere) and deps=False (NumPy is
+  // already loaded; resolving would send micropip to an index, which fails offline).
+  await micropip.install.callKwargs(new URL(info.poolgrad_wheel, siteRoot).href, { deps: false });
+
+  progress(4, "Warming up");
+  pyodide.runPython(PYTHON_GLUE);
+  const runTrace = pyodide.globals.get("run_trace");
+  runTrace(JSON.stringify(WARM_UP_REQUEST));
+  return runTrace;
+}
+
+const booted = boot();
+booted.then(
+  () => postMessage({ type: "ready" }),
+  (error) => postMessage({ type: "boot-error", error: `Python could not start: ${error.message ?? error}` }),
+);
+
+self.addEventListener("message", async (event) => {
+  const { id, request } = event.data;
+  const runTrace = await booted;
+  const started = performance.now();
+  try {
+    const answer = JSON.parse(runTrace(JSON.stringify(request)));
+    postMessage({ type: "result", id, ...answer, ms: performance.now() - started });
+  } catch (error) {
+    postMessage({ type: "result", id, error: `Python failed: ${error.message ?? error}` });
+  }
+});
