@@ -1,0 +1,173 @@
+"""Average pooling and its gradient, with PyTorch's rule for what a window divides by.
+
+A window's sum is divided by the number of its cells that lie inside the *padded* input
+(``count_include_pad=True``, the default: usually ``kh * kw``, fewer only where a
+ceil-mode window hangs past the padding), or by the number of its cells inside the
+unpadded input (``count_include_pad=False``). Padding adds zeros to the sum.
+
+Floating-point inputs keep their dtype (``float16`` is summed in ``float32``, as PyTorch
+does, and rounded at the end); integer inputs give ``float64`` means, where PyTorch
+would refuse most integer dtypes and truncate ``int64``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .validation import as_flag, as_input, check_grad_shape, geometry, input_shape_of
+from .windows import PhaseLayout
+
+
+def divisors(geo, count_include_pad=True):
+    """What each output of an average pooling with :class:`Geometry` ``geo`` divides by.
+
+    Returns an ``(OH, OW)`` int64 array: per axis, the window's extent clipped to the
+    padded input (or, without ``count_include_pad``, to the input itself), multiplied.
+
+    >>> from poolgrad.validation import geometry
+    >>> divisors(geometry((4, 4), 2, stride=1, padding=1))
+    array([[4, 4, 4, 4, 4],
+           [4, 4, 4, 4, 4],
+           [4, 4, 4, 4, 4],
+           [4, 4, 4, 4, 4],
+           [4, 4, 4, 4, 4]])
+    >>> divisors(geometry((4, 4), 2, stride=1, padding=1), count_include_pad=False)
+    array([[1, 2, 2, 2, 1],
+           [2, 4, 4, 4, 2],
+           [2, 4, 4, 4, 2],
+           [2, 4, 4, 4, 2],
+           [1, 2, 2, 2, 1]])
+
+    A ceil-mode window that hangs past the padding counts only what it covers:
+
+    >>> divisors(geometry((5, 5), 2, ceil_mode=True))
+    array([[4, 4, 2],
+           [4, 4, 2],
+           [2, 2, 1]])
+    """
+    include = as_flag(count_include_pad, "count_include_pad")
+    extents = []
+    for size, count, kernel, stride, pad in zip(geo.input, geo.output, geo.kernel,
+                                                geo.stride, geo.padding):
+        starts = np.arange(count, dtype=np.int64) * stride - pad
+        ends = np.minimum(starts + kernel, size + pad)
+        if not include:
+            starts, ends = np.maximum(starts, 0), np.minimum(ends, size)
+        extents.append(ends - starts)
+    return extents[0][:, None] * extents[1][None, :]
+
+
+def _float_dtypes(dtype):
+    """(dtype the sums are computed in, dtype of the result) for an input dtype."""
+    if dtype == np.float16:
+        return np.dtype(np.float32), dtype
+    if dtype.kind == "f":
+        return dtype, dtype
+    return np.dtype(np.float64), np.dtype(np.float64)
+
+
+def _avg_geometry(shape, kernel_size, stride, padding, ceil_mode):
+    return geometry(shape[-2:], kernel_size, stride, padding, 1, ceil_mode)
+
+
+def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True):
+    """Slide a window over the last two axes of ``x`` and keep each window's mean.
+
+    ``x`` is ``(H, W)``, ``(C, H, W)`` or ``(N, C, H, W)``; parameters are an int or an
+    ``(h, w)`` pair and ``stride=None`` means ``stride = kernel_size``. Padding cells hold
+    0; whether they count in the divisor is ``count_include_pad`` (see :func:`divisors`).
+
+    >>> x = np.array([[12, 10, 9, 6],
+    ...               [11, 8, 13, 5],
+    ...               [2, 14, 15, 0],
+    ...               [4, 3, 7, 1]])
+    >>> avg_pool2d(x, 2)
+    array([[10.25,  8.25],
+           [ 5.75,  5.75]])
+
+    With padding the corner windows hold three zeros, and count them unless told not to:
+
+    >>> avg_pool2d([[1.0, 2.0], [3.0, 4.0]], 2, stride=1, padding=1)[0]
+    array([0.25, 0.75, 0.5 ])
+    >>> avg_pool2d([[1.0, 2.0], [3.0, 4.0]], 2, stride=1, padding=1,
+    ...            count_include_pad=False)[0]
+    array([1. , 1.5, 2. ])
+    """
+    array = as_input(x)
+    geo = _avg_geometry(array.shape, kernel_size, stride, padding, ceil_mode)
+    divisor = divisors(geo, count_include_pad)
+    work_dtype, result_dtype = _float_dtypes(array.dtype)
+    planes = array.reshape((-1,) + geo.input)
+    count = planes.shape[0]
+    layout = PhaseLayout(geo, work_dtype, 0, count)
+    out = np.empty((count,) + geo.output, result_dtype)
+    divisor = divisor.astype(work_dtype)
+    total = np.empty(layout.block * layout.plane, work_dtype)
+    for first in range(0, count, layout.block):
+        block = slice(first, min(count, first + layout.block))
+        n = block.stop - block.start
+        flat = layout.load(planes[block])
+        length = layout.length(n)
+        sums = total[:length]
+        start = layout.offsets[0]
+        # Start from +0.0 like PyTorch's accumulator (so -0.0 inputs sum to +0.0), then
+        # add the offsets in the window's row-major order, as its loop does.
+        np.add(flat[start:start + length], 0.0, out=sums)
+        for start in layout.offsets[1:]:
+            np.add(sums, flat[start:start + length], out=sums)
+        np.divide(layout.outputs(total, n), divisor, out=out[block])
+    return out.reshape(array.shape[:-2] + geo.output)
+
+
+def avg_pool2d_backward(grad_output, input_shape, kernel_size, stride=None, padding=0,
+                        ceil_mode=False, count_include_pad=True):
+    """Spread each output's gradient evenly over the input cells of its window.
+
+    Output ``(i, j)`` hands ``grad_output[i, j] / divisor[i, j]`` to every cell of its
+    window inside the input (the share of padding cells is dropped); where windows
+    overlap the shares add up. Parameters are those of the forward call; the result has
+    ``input_shape`` and a floating dtype (that of ``grad_output``, or ``float64``).
+
+    >>> avg_pool2d_backward([[1, 2], [3, 4]], (4, 4), 2)
+    array([[0.25, 0.25, 0.5 , 0.5 ],
+           [0.25, 0.25, 0.5 , 0.5 ],
+           [0.75, 0.75, 1.  , 1.  ],
+           [0.75, 0.75, 1.  , 1.  ]])
+
+    Overlapping 2 x 2 windows with stride 1 on a 3-wide row: the middle cells are in two
+    windows and get two shares.
+
+    >>> avg_pool2d_backward([[4.0, 8.0]], (2, 3), 2, stride=1)
+    array([[1., 3., 2.],
+           [1., 3., 2.]])
+    """
+    grad = as_input(grad_output, "grad_output")
+    shape = input_shape_of(input_shape)
+    geo = _avg_geometry(shape, kernel_size, stride, padding, ceil_mode)
+    check_grad_shape(grad.shape, shape[:-2] + geo.output,
+                     f"avg_pool2d's output for input_shape={shape}")
+    divisor = divisors(geo, count_include_pad)
+    dtype = grad.dtype if grad.dtype.kind == "f" else np.dtype(np.float64)
+    count = int(np.prod(shape[:-2], dtype=np.int64))
+    grad_planes = grad.reshape((count,) + geo.output)
+    layout = PhaseLayout(geo, dtype, 0, count)
+    divisor = divisor.astype(dtype)
+    gathered = layout.allocate(0)
+    # One share per output lane; the wasted lanes stay 0 so they add nothing.
+    shares = np.zeros(layout.block * layout.plane, dtype)
+    grad_input = np.zeros((count,) + geo.input, dtype)
+    for first in range(0, count, layout.block):
+        block = slice(first, min(count, first + layout.block))
+        n = block.stop - block.start
+        length = layout.length(n)
+        gathered.fill(0)
+        np.divide(grad_planes[block], divisor, out=layout.outputs(shares, n))
+        spread = shares[:length]
+        # PyTorch adds output by output in row-major order; for any one cell that is
+        # the kernel offsets in reverse, so the float sums round exactly alike.
+        for start in reversed(layout.offsets):
+            target = gathered[start:start + length]
+            np.add(target, spread, out=target)
+        layout.unload(gathered, grad_input[block])
+    return grad_input.reshape(shape)

@@ -1,0 +1,334 @@
+"""Checking what callers pass in, and the window geometry every pooling shares.
+
+All the rules live here so that every entry point (the functions, the layers, the
+widget's ``trace``) refuses bad input with the same message: a ``ValueError`` (or a
+``TypeError`` for something that is not a number at all) that names the parameter and
+the rule it broke. Nothing is allocated before the request has passed these checks.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import NamedTuple
+
+import numpy as np
+
+#: Largest number of elements an input, output or gradient may have. Requests beyond
+#: this (say a 10**5 x 10**5 plane) are refused before anything is allocated.
+MAX_ELEMENTS = 2**28
+
+#: Largest number of cells one window may hold (kernel height x kernel width): the
+#: pooling loops once per cell of the window, so a kernel of 10**9 is refused up front.
+MAX_WINDOW_CELLS = 2**16
+
+_RANK_RULE = "2-D (H, W), 3-D (C, H, W) or 4-D (N, C, H, W)"
+
+
+def as_input(x, name="x"):
+    """``x`` as a NumPy array of numbers with 2 to 4 dimensions, or a clear error.
+
+    Nested lists become arrays; arrays pass through without a copy. The last two
+    dimensions are the plane (H, W) that pooling slides over; the ones before (channels,
+    batch) are carried along.
+
+    Booleans are refused (PyTorch does not pool them either): convert them on purpose,
+    e.g. ``mask.astype(int)``.
+
+    >>> as_input([[1, 2], [3, 4]])
+    array([[1, 2],
+           [3, 4]])
+    >>> as_input([[1, 2], [3]])
+    Traceback (most recent call last):
+    ...
+    ValueError: x has ragged rows: every row must have the same length
+    >>> as_input([[1, "2"]], name="grad_output")
+    Traceback (most recent call last):
+    ...
+    TypeError: grad_output must hold numbers, got values of type str
+    >>> as_input([1, 2, 3])
+    Traceback (most recent call last):
+    ...
+    ValueError: x must be 2-D (H, W), 3-D (C, H, W) or 4-D (N, C, H, W), got 1-D with shape (3,)
+    """
+    try:
+        array = np.asarray(x)
+    except ValueError as error:
+        if "inhomogeneous" in str(error) or "sequence" in str(error):
+            raise ValueError(
+                f"{name} has ragged rows: every row must have the same length") from None
+        raise
+    kind = array.dtype.kind
+    if kind == "b":
+        raise TypeError(
+            f"{name} holds booleans: pooling needs numbers, convert with .astype(int)")
+    if kind == "O":
+        _refuse_objects(array, name)
+    elif kind not in "iuf":
+        raise TypeError(f"{name} must hold numbers, got values of type {_kind_name(array)}")
+    if not 2 <= array.ndim <= 4:
+        raise ValueError(
+            f"{name} must be {_RANK_RULE}, got {array.ndim}-D with shape {array.shape}")
+    if array.size == 0:
+        raise ValueError(
+            f"{name} is empty (shape {array.shape}): it needs at least one row, one column "
+            "and one plane")
+    return array
+
+
+def _kind_name(array):
+    return {"U": "str", "S": "bytes", "c": "complex", "M": "datetime64",
+            "m": "timedelta64", "V": "void"}.get(array.dtype.kind, str(array.dtype))
+
+
+def _refuse_objects(array, name):
+    """An object array: name the first value that is not a number, or the range rule."""
+    for value in array.flat:
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise TypeError(
+                f"{name} must hold numbers, got a value of type {type(value).__name__}")
+    raise ValueError(f"{name} holds integers outside the 64-bit range")
+
+
+class Geometry(NamedTuple):
+    """Everything about the windows of one pooling, normalised to ``(h, w)`` pairs.
+
+    ``input`` is the plane's ``(H, W)`` and ``output`` the pooled ``(OH, OW)``. Output
+    cell ``(i, j)`` samples input rows ``i * stride[0] - padding[0] + a * dilation[0]``
+    for ``a`` in ``range(kernel[0])``, and likewise for columns (a row outside
+    ``0 .. H - 1`` is padding).
+    """
+
+    kernel: tuple
+    stride: tuple
+    padding: tuple
+    dilation: tuple
+    ceil_mode: bool
+    input: tuple
+    output: tuple
+
+
+def _describe(pair):
+    """A pair as the caller would write it: ``3`` when square, ``(3, 2)`` otherwise."""
+    return str(pair[0]) if pair[0] == pair[1] else f"({pair[0]}, {pair[1]})"
+
+
+def _is_int(value):
+    return isinstance(value, (numbers.Integral, np.integer)) and not isinstance(
+        value, (bool, np.bool_))
+
+
+def _pair(value, name):
+    """An int or an (h, w) pair of ints as a tuple of two Python ints."""
+    if _is_int(value):
+        return int(value), int(value)
+    if isinstance(value, (tuple, list, np.ndarray)) and not isinstance(value, str):
+        items = list(np.asarray(value).ravel()) if isinstance(value, np.ndarray) else list(value)
+        if len(items) != 2:
+            raise ValueError(
+                f"{name} must be an int or an (h, w) pair, got {len(items)} values: {value!r}")
+        for item in items:
+            if not _is_int(item):
+                raise TypeError(
+                    f"{name} must be an int or an (h, w) pair of ints, got {item!r} "
+                    f"of type {type(item).__name__}")
+        return int(items[0]), int(items[1])
+    raise TypeError(
+        f"{name} must be an int or an (h, w) pair of ints, got {value!r} "
+        f"of type {type(value).__name__}")
+
+
+def as_flag(value, name):
+    """``value`` as a bool; only True/False (NumPy's too) are accepted.
+
+    >>> as_flag(np.True_, "ceil_mode")
+    True
+    >>> as_flag(1, "ceil_mode")
+    Traceback (most recent call last):
+    ...
+    TypeError: ceil_mode must be True or False, got 1
+    """
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+class PoolingParameters(NamedTuple):
+    """The size-independent parameters, checked: what a layer can validate up front."""
+
+    kernel: tuple
+    stride: tuple
+    padding: tuple
+    dilation: tuple
+    ceil_mode: bool
+
+
+def pooling_parameters(kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+    """Check the rules that do not depend on the input size; return normalised pairs.
+
+    >>> pooling_parameters(3, padding=1)
+    PoolingParameters(kernel=(3, 3), stride=(3, 3), padding=(1, 1), dilation=(1, 1), ceil_mode=False)
+    >>> pooling_parameters(4, padding=3)
+    Traceback (most recent call last):
+    ...
+    ValueError: padding=3 is too large for kernel_size=4: padding must be at most kernel_size // 2 = 2
+    """
+    kernel = _pair(kernel_size, "kernel_size")
+    strides = kernel if stride is None else _pair(stride, "stride")
+    pads = _pair(padding, "padding")
+    dilations = _pair(dilation, "dilation")
+    ceil = as_flag(ceil_mode, "ceil_mode")
+    for name, pair in (("kernel_size", kernel), ("stride", strides), ("dilation", dilations)):
+        if min(pair) < 1:
+            raise ValueError(f"{name} must be at least 1, got {_describe(pair)}")
+    if min(pads) < 0:
+        raise ValueError(f"padding must be at least 0, got {_describe(pads)}")
+    if kernel[0] * kernel[1] > MAX_WINDOW_CELLS:
+        raise ValueError(
+            f"kernel_size={_describe(kernel)} is too large: a window may hold at most "
+            f"{MAX_WINDOW_CELLS} cells")
+    half = (kernel[0] // 2, kernel[1] // 2)
+    if pads[0] > half[0] or pads[1] > half[1]:
+        # PyTorch also requires pad <= (d*(k-1)+1)//2, which k//2 already implies.
+        raise ValueError(
+            f"padding={_describe(pads)} is too large for kernel_size={_describe(kernel)}: "
+            f"padding must be at most kernel_size // 2 = {_describe(half)}")
+    return PoolingParameters(kernel, strides, pads, dilations, ceil)
+
+
+def _axis_output(size, kernel, stride, pad, dilation, ceil_mode):
+    """PyTorch's pooling_output_shape for one axis (may be < 1; the caller checks)."""
+    numerator = size + 2 * pad - dilation * (kernel - 1) - 1
+    if ceil_mode:
+        count = -(-numerator // stride) + 1
+        # The last window must start inside the input or its left/top padding.
+        if (count - 1) * stride >= size + pad:
+            count -= 1
+    else:
+        count = numerator // stride + 1
+    return count
+
+
+def output_size(size, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+    """The number of windows along one side: ``floor((n + 2p - d*(k-1) - 1) / s) + 1``.
+
+    With ``ceil_mode`` the division rounds up, but a last window that would start in the
+    right (or bottom) padding is dropped, exactly as PyTorch does. ``stride=None`` means
+    ``stride = kernel_size``.
+
+    >>> output_size(4, 2), output_size(4, 3, 1), output_size(4, 3, 2)
+    (2, 2, 1)
+    >>> output_size(5, 2, 2, ceil_mode=True), output_size(5, 2, 2, padding=1, ceil_mode=True)
+    (3, 3)
+    >>> output_size(4, 5)
+    Traceback (most recent call last):
+    ...
+    ValueError: kernel_size=5 does not fit: an input side of 4 (padded by 0 on each end) holds no window of size 5 (dilation 1), the output side would be 0
+    """
+    if not _is_int(size):
+        raise TypeError(f"size must be an int, got {size!r} of type {type(size).__name__}")
+    for name, value in (("kernel_size", kernel_size), ("stride", stride),
+                        ("padding", padding), ("dilation", dilation)):
+        if value is not None and not _is_int(value):
+            raise TypeError(f"{name} must be an int here (one side), got {value!r}")
+    if size < 1:
+        raise ValueError(f"size must be at least 1, got {size}")
+    params = pooling_parameters(kernel_size, stride, padding, dilation, ceil_mode)
+    return _checked_axis(int(size), 0, params)
+
+
+def _checked_axis(size, axis, params):
+    kernel, stride = params.kernel[axis], params.stride[axis]
+    pad, dilation = params.padding[axis], params.dilation[axis]
+    count = _axis_output(size, kernel, stride, pad, dilation, params.ceil_mode)
+    if count < 1:
+        span = dilation * (kernel - 1) + 1
+        raise ValueError(
+            f"kernel_size={_describe(params.kernel)} does not fit: an input side of {size} "
+            f"(padded by {pad} on each end) holds no window of size {span} "
+            f"(dilation {dilation}), the output side would be {count}")
+    starts = np.arange(count) * stride - pad
+    samples = starts[:, None] + np.arange(kernel)[None, :] * dilation
+    blind = ~np.any((samples >= 0) & (samples < size), axis=1)
+    if blind.any():
+        line = int(np.argmax(blind))
+        side = "row" if axis == 0 else "column"
+        raise ValueError(
+            f"dilation={_describe(params.dilation)} with padding={_describe(params.padding)} "
+            f"makes output {side} {line}'s window sample only padding "
+            f"({side}s {samples[line].tolist()} of {size}): every window must cover at "
+            "least one input cell; use less padding or dilation")
+    return count
+
+
+def geometry(input_hw, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+    """Validate every pooling parameter against a plane of ``input_hw`` = ``(H, W)``.
+
+    Returns a :class:`Geometry`. The rules, each with its own message naming the
+    parameter: kernel_size, stride and dilation are ints (or pairs) of at least 1;
+    padding is at least 0 and at most ``kernel_size // 2``; the output has at least one
+    row and one column; every window covers at least one input cell (dilation can make a
+    window sample only padding); sizes stay below :data:`MAX_ELEMENTS` and
+    :data:`MAX_WINDOW_CELLS`.
+
+    >>> g = geometry((4, 4), 3, stride=1)
+    >>> g.kernel, g.stride, g.output
+    ((3, 3), (1, 1), (2, 2))
+    >>> geometry((5, 7), (3, 2), padding=(1, 0), ceil_mode=True).output
+    (2, 4)
+    >>> geometry((2, 2), 2, stride=1, padding=1, dilation=3)
+    Traceback (most recent call last):
+    ...
+    ValueError: dilation=3 with padding=1 makes output row 0's window sample only padding (rows [-1, 2] of 2): every window must cover at least one input cell; use less padding or dilation
+    >>> geometry((4, 4), 2.5)
+    Traceback (most recent call last):
+    ...
+    TypeError: kernel_size must be an int or an (h, w) pair of ints, got 2.5 of type float
+    """
+    height, width = _pair(tuple(input_hw), "input_hw")
+    if height < 1 or width < 1:
+        raise ValueError(f"the input plane must have at least one row and one column, "
+                         f"got {height} x {width}")
+    if height * width > MAX_ELEMENTS:
+        raise ValueError(
+            f"the input plane of {height} x {width} cells is too large: at most "
+            f"{MAX_ELEMENTS} cells")
+    params = pooling_parameters(kernel_size, stride, padding, dilation, ceil_mode)
+    out_h = _checked_axis(height, 0, params)
+    out_w = _checked_axis(width, 1, params)
+    return Geometry(params.kernel, params.stride, params.padding, params.dilation,
+                    params.ceil_mode, (height, width), (out_h, out_w))
+
+
+def input_shape_of(input_shape, name="input_shape"):
+    """``input_shape`` as a tuple of 2 to 4 positive ints, refused if absurdly large.
+
+    >>> input_shape_of([2, 4, 4])
+    (2, 4, 4)
+    >>> input_shape_of((10**5, 10**5))
+    Traceback (most recent call last):
+    ...
+    ValueError: input_shape=(100000, 100000) is too large: at most 268435456 elements
+    """
+    if _is_int(input_shape) or not isinstance(input_shape, (tuple, list, np.ndarray)):
+        raise TypeError(f"{name} must be a tuple of ints like (H, W), got {input_shape!r}")
+    dims = list(np.asarray(input_shape).ravel()) if isinstance(
+        input_shape, np.ndarray) else list(input_shape)
+    for dim in dims:
+        if not _is_int(dim):
+            raise TypeError(f"{name} must be a tuple of ints, got {dim!r} in {input_shape!r}")
+    shape = tuple(int(dim) for dim in dims)
+    if not 2 <= len(shape) <= 4:
+        raise ValueError(f"{name} must be {_RANK_RULE}, got {len(shape)} dimensions: {shape}")
+    if min(shape) < 1:
+        raise ValueError(f"{name} must have sizes of at least 1, got {shape}")
+    if int(np.prod(shape, dtype=object)) > MAX_ELEMENTS:
+        raise ValueError(f"{name}={shape} is too large: at most {MAX_ELEMENTS} elements")
+    return shape
+
+
+def check_grad_shape(grad_shape, expected, what):
+    """A gradient must have exactly the shape of the output it belongs to."""
+    if tuple(grad_shape) != tuple(expected):
+        raise ValueError(
+            f"grad_output has shape {tuple(grad_shape)} but {what} has shape "
+            f"{tuple(expected)}: they must match")
