@@ -367,3 +367,53 @@ def test_importing_build_does_no_work():
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "['DIST', 'MIME_TYPES', 'ROOT', 'build', 'find_chromium', 'make_server']"
     assert not (REPO / "nonexistent-cache-dir").exists()
+
+
+# --------------------------------------------------------------------- clear errors
+
+
+def test_a_failed_download_is_one_clear_line(tmp_path, monkeypatch, capfd):
+    fake_bin = tmp_path / "bin"
+    fake_bin.mkdir()
+    npm = fake_bin / "npm"
+    npm.write_text("#!/bin/sh\necho 'npm error network request failed' >&2\nexit 1\n")
+    npm.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake_bin}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("POOLGRAD_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(B, "WEB", tmp_path / "no-web")
+    monkeypatch.setattr(B, "DIST", tmp_path / "dist")
+    assert B.main(["build"]) == 1
+    err = capfd.readouterr().err.strip().splitlines()
+    assert "network request failed" in err[0]  # the tool's own output, then our line
+    assert err[-1] == "error: downloading pyodide@0.27.7 (npm pack) failed (exit 1); see the output above"
+    assert not list((tmp_path / "cache" / "downloads").glob("*.tgz"))
+
+
+def test_missing_npm_is_one_clear_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(B.shutil, "which", lambda name, *a, **k: None)
+    monkeypatch.setenv("POOLGRAD_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(B, "WEB", tmp_path / "no-web")
+    monkeypatch.setattr(B, "DIST", tmp_path / "dist")
+    assert B.main(["build"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: npm not found: install Node.js with npm") and err.count("\n") == 1
+
+
+def test_a_full_disk_is_one_clear_line(monkeypatch, capsys):
+    import errno
+
+    def full(*a, **k):
+        raise OSError(errno.ENOSPC, "No space left on device", "dist/pyodide/pyodide.asm.wasm")
+
+    monkeypatch.setattr(B, "build", full)
+    assert B.main(["build"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: disk full while writing dist/pyodide/pyodide.asm.wasm") and err.count("\n") == 1
+
+
+def test_an_unexpected_error_is_one_line_without_traceback(monkeypatch, capsys):
+    monkeypatch.delenv("POOLGRAD_DEBUG", raising=False)
+    monkeypatch.setattr(B, "build", lambda *a, **k: 1 / 0)
+    assert B.main(["build"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err and "ZeroDivisionError" in err
