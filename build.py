@@ -699,7 +699,7 @@ def bundle(out: Path | None = None, dist: Path = DIST, build_first: bool = True,
             zf.writestr(f"{BUNDLE_NAME}/serve.py", launcher_source())
             zf.writestr(f"{BUNDLE_NAME}/README.txt", readme)
             for p in sorted(dist.rglob("*")):
-                if not p.is_file():
+                if not p.is_file() or p.name == DIST_MARKER:
                     continue
                 arc = f"{BUNDLE_NAME}/site/{p.relative_to(dist).as_posix()}"
                 stored = p.suffix in (".whl", ".zip", ".png")
@@ -894,7 +894,12 @@ def main(argv: list[str] | None = None) -> int:
             if len(argv) > 1 or (argv and argv[0].startswith("-")):
                 print(USAGE, file=sys.stderr)
                 return 2
-            bundle(Path(argv[0]).resolve() if argv else None)
+            out = None
+            if argv:
+                out = Path(argv[0]).resolve()
+                if argv[0].endswith(("/", os.sep)):
+                    out = out / f"{BUNDLE_NAME}.zip"
+            bundle(out)
             return 0
         print(f"unknown command {cmd!r}\n{USAGE}", file=sys.stderr)
         return 2
