@@ -1,0 +1,217 @@
+"""Everything the widget shows about one pooling of one 2D plane, as JSON-safe data.
+
+The front end never computes pooling: it renders what :func:`trace` returns. So the dict
+carries the values, the geometry of every window, each output's winning cell, the
+reverse map (which outputs reach each input cell) and, when an upstream gradient is
+given, the routed gradient together with the terms that add up on each cell.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .avg_pool import avg_pool2d, avg_pool2d_backward, divisors
+from .max_pool import max_pool2d, max_pool2d_backward
+from .validation import as_input, geometry, output_size
+
+MODES = ("max", "avg")
+
+_NON_FINITE_NAMES = (("NaN", np.isnan), ("Infinity", np.isposinf), ("-Infinity", np.isneginf))
+
+
+def json_values(values):
+    """Nested lists of ``values`` that survive strict JSON: non-finite floats as names.
+
+    JSON has no NaN or infinity, and ``JSON.parse`` rejects Python's ``NaN`` token, so
+    they travel as the strings ``"NaN"``, ``"Infinity"`` and ``"-Infinity"`` -- exactly
+    what JavaScript's ``Number()`` turns back into the numbers. Integer arrays stay
+    integers.
+
+    >>> json_values(np.array([[1.5, np.nan], [-np.inf, 2.0]]))
+    [[1.5, 'NaN'], ['-Infinity', 2.0]]
+    >>> json_values(np.array([3, -1]))
+    [3, -1]
+    >>> json_values(np.float32(np.inf))
+    'Infinity'
+    """
+    values = np.asarray(values)
+    if values.dtype.kind != "f" or np.isfinite(values).all():
+        return values.tolist()
+    boxed = values.astype(object)
+    for name, is_kind in _NON_FINITE_NAMES:
+        boxed[is_kind(values)] = name
+    return boxed.tolist()
+
+
+def _size_formula(n, k, s, p, d, ceil_mode, size):
+    numerator = n + 2 * p - d * (k - 1) - 1
+    windows_by_formula = (-(-numerator // s) if ceil_mode else numerator // s) + 1
+    return {
+        "n": n, "k": k, "s": s, "p": p, "d": d, "ceil": bool(ceil_mode),
+        "numerator": numerator, "size": size, "dropped_last": windows_by_formula > size,
+    }
+
+
+def _sampled_lines(count, kernel, stride, pad, dilation):
+    """For each output line, the input lines its window samples (unpadded coordinates)."""
+    return np.arange(count)[:, None] * stride - pad + np.arange(kernel)[None, :] * dilation
+
+
+def _group_by_input(input_flat, output_flat, input_cells):
+    """Sort (input cell, output cell) pairs by input cell, then output, row-major.
+
+    Returns the output cells in that order and, per input cell, where its run starts
+    and ends (``bounds[cell]:bounds[cell + 1]``).
+    """
+    # Output cells are unique, so one combined key sorts by both at once.
+    order = np.argsort(input_flat * (output_flat.max(initial=0) + 1) + output_flat)
+    bounds = np.searchsorted(input_flat[order], np.arange(input_cells + 1))
+    return output_flat[order], bounds.tolist()
+
+
+def trace(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+          mode="max", grad_output=None, count_include_pad=True):
+    """Pool one 2D plane and describe every step of it for the widget.
+
+    Parameters are those of :func:`poolgrad.max_pool2d` (``mode="max"``) or
+    :func:`poolgrad.avg_pool2d` (``mode="avg"``, where ``dilation`` must be 1 and
+    ``count_include_pad`` applies), validated the same way. ``grad_output``, when given,
+    is the upstream gradient (one value per output cell) routed back to the input.
+
+    The keys, all plain lists, ints, floats, bools and strings (non-finite floats are
+    ``"NaN"``, ``"Infinity"``, ``"-Infinity"``; see :func:`json_values`):
+
+    - ``mode``, ``kernel_size``, ``stride``, ``padding``, ``dilation`` (``[h, w]``),
+      ``ceil_mode``, ``count_include_pad``, ``input_shape`` ``[H, W]``, ``output_shape``
+      ``[OH, OW]``, ``pad_value`` (what a padded cell holds: ``"-Infinity"`` or ``0``).
+    - ``input`` (H x W) and ``output`` (OH x OW) values.
+    - ``size_formula``: per axis (``rows``, ``cols``) the numbers of
+      ``floor((n + 2p - d(k-1) - 1) / s) + 1``: ``n k s p d ceil numerator size`` and
+      ``dropped_last`` (ceil mode dropped a window that would start in the padding).
+    - ``window_rows`` (OH lists of kh rows) and ``window_cols`` (OW lists of kw
+      columns): the input lines each output line samples, in unpadded coordinates (a
+      line < 0 or >= the side is padding). Output (i, j)'s window is their product.
+    - max mode: ``argmax`` (OH x OW ``[r, c]``) and ``indices`` (PyTorch's ``r * W + c``).
+      avg mode: ``divisor`` (OH x OW ints).
+    - ``sources`` (H x W lists of ``[i, j]``, row-major): the outputs whose gradient
+      reaches the cell: in max mode those whose argmax it is, in avg mode those whose
+      window covers it.
+    - with ``grad_output``: ``grad_output``, ``grad_input``, ``grad_terms`` (aligned with
+      ``sources``: each one's contribution, ``g`` in max mode and ``g / divisor`` in avg
+      mode, so they add up to ``grad_input``), ``grad_output_sum``, ``grad_input_sum``.
+
+    The lesson's fixture with 3 x 3 windows, stride 1: two outputs take their 8 from
+    input cell (1, 2), and their gradients add up there.
+
+    >>> fixture = [[1, 2, 5, 6], [3, 4, 8, 7], [0, -1, -3, -2], [-4, 9, -6, -5]]
+    >>> t = trace(fixture, 3, stride=1, grad_output=[[1, 2], [3, 4]])
+    >>> t["output"], t["argmax"][0]
+    ([[8, 8], [9, 9]], [[1, 2], [1, 2]])
+    >>> t["window_rows"], t["window_cols"]
+    ([[0, 1, 2], [1, 2, 3]], [[0, 1, 2], [1, 2, 3]])
+    >>> t["sources"][1][2], t["grad_terms"][1][2], t["grad_input"][1][2]
+    ([[0, 0], [0, 1]], [1.0, 2.0], 3.0)
+    >>> t["grad_output_sum"] == t["grad_input_sum"] == 10.0
+    True
+
+    Average pooling spreads each gradient over its window instead:
+
+    >>> t = trace([[12, 10, 9, 6], [11, 8, 13, 5], [2, 14, 15, 0], [4, 3, 7, 1]], 2,
+    ...           mode="avg", grad_output=[[1, 2], [3, 4]])
+    >>> t["output"], t["divisor"]
+    ([[10.25, 8.25], [5.75, 5.75]], [[4, 4], [4, 4]])
+    >>> t["grad_input"][0]
+    [0.25, 0.25, 0.5, 0.5]
+
+    Padding in max mode is never chosen; the strict-JSON names show up where the
+    values are not finite:
+
+    >>> t = trace([[float("nan"), 1.0], [2.0, 3.0]], 2, stride=1, padding=1)
+    >>> t["pad_value"], t["output"][0], t["argmax"][0][0]
+    ('-Infinity', ['NaN', 'NaN', 1.0], [0, 0])
+    """
+    if mode not in MODES:
+        raise ValueError(f"mode={mode!r} is not a pooling mode: use 'max' or 'avg'")
+    plane = as_input(x, "x")
+    if plane.ndim != 2:
+        raise ValueError(
+            f"x must be one 2D plane (H, W) for trace(), got {plane.ndim} dimensions "
+            f"with shape {plane.shape}")
+    geo = geometry(plane.shape, kernel_size, stride, padding, dilation, ceil_mode)
+    if mode == "avg" and geo.dilation != (1, 1):
+        raise ValueError(
+            f"dilation={dilation!r} is not available for average pooling "
+            "(avg_pool2d has no dilation): use dilation=1 or mode='max'")
+    (height, width), (out_h, out_w) = geo.input, geo.output
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = geo.kernel, geo.stride, geo.padding, geo.dilation
+
+    rows = _sampled_lines(out_h, kh, sh, ph, dh)
+    cols = _sampled_lines(out_w, kw, sw, pw, dw)
+    result = {
+        "mode": mode,
+        "kernel_size": list(geo.kernel), "stride": list(geo.stride),
+        "padding": list(geo.padding), "dilation": list(geo.dilation),
+        "ceil_mode": bool(ceil_mode), "count_include_pad": bool(count_include_pad),
+        "input_shape": [height, width], "output_shape": [out_h, out_w],
+        "pad_value": "-Infinity" if mode == "max" else 0,
+        "input": json_values(plane),
+        "size_formula": {
+            "rows": _size_formula(height, kh, sh, ph, dh, ceil_mode, out_h),
+            "cols": _size_formula(width, kw, sw, pw, dw, ceil_mode, out_w),
+        },
+        "window_rows": rows.tolist(),
+        "window_cols": cols.tolist(),
+    }
+
+    output_cells = np.arange(out_h * out_w).reshape(out_h, out_w)
+    if mode == "max":
+        output, indices = max_pool2d(plane, geo.kernel, geo.stride, geo.padding,
+                                     geo.dilation, ceil_mode, return_indices=True)
+        result["argmax"] = np.stack(np.divmod(indices, width), axis=-1).tolist()
+        result["indices"] = indices.tolist()
+        input_flat, output_flat = indices.ravel(), output_cells.ravel()
+    else:
+        output = avg_pool2d(plane, geo.kernel, geo.stride, geo.padding, ceil_mode,
+                            count_include_pad)
+        divisor = divisors(geo, count_include_pad)
+        result["divisor"] = divisor.tolist()
+        # One (input cell, output cell) pair per kernel offset that lands inside the input.
+        r = np.broadcast_to(rows[:, None, :, None], (out_h, out_w, kh, kw))
+        c = np.broadcast_to(cols[None, :, None, :], (out_h, out_w, kh, kw))
+        inside = (r >= 0) & (r < height) & (c >= 0) & (c < width)
+        input_flat = (r * width + c)[inside]
+        output_flat = np.broadcast_to(output_cells[:, :, None, None], inside.shape)[inside]
+        share = 1.0 / divisor.ravel()
+    result["output"] = json_values(output)
+
+    grouped_outputs, bounds = _group_by_input(input_flat, output_flat, height * width)
+    pairs = np.stack(np.divmod(grouped_outputs, out_w), axis=-1).tolist()
+    result["sources"] = _per_cell(pairs, bounds, width)
+
+    if grad_output is not None:
+        grad = as_input(grad_output, "grad_output")
+        if grad.dtype.kind != "f":
+            grad = grad.astype(np.float64)
+        if grad.shape != (out_h, out_w):
+            raise ValueError(
+                f"grad_output must have the output's shape ({out_h}, {out_w}), "
+                f"got {grad.shape}")
+        if mode == "max":
+            grad_input = max_pool2d_backward(grad, indices, (height, width))
+            terms = grad.ravel()[grouped_outputs]
+        else:
+            grad_input = avg_pool2d_backward(grad, (height, width), geo.kernel, geo.stride,
+                                             geo.padding, ceil_mode, count_include_pad)
+            terms = (grad.ravel() * share)[grouped_outputs]
+        result["grad_output"] = json_values(grad)
+        result["grad_input"] = json_values(grad_input)
+        result["grad_terms"] = _per_cell(json_values(terms), bounds, width)
+        result["grad_output_sum"] = json_values(grad.sum(dtype=np.float64))
+        result["grad_input_sum"] = json_values(np.asarray(grad_input).sum(dtype=np.float64))
+    return result
+
+
+def _per_cell(flat_items, bounds, width):
+    """Cut a list sorted by input cell into one slice per cell, laid out as rows."""
+    cells = [flat_items[start:stop] for start, stop in zip(bounds[:-1], bounds[1:])]
+    return [cells[row:row + width] for row in range(0, len(cells), width)]
