@@ -1,0 +1,178 @@
+"""Generate tests/data/golden.npz: PyTorch's answers on a few hundred pooling cases.
+
+The core tests compare poolgrad with these answers without needing torch. Run with
+torch 2.13 (CPU) installed:
+
+    python scripts/make_golden.py
+
+Cases: random small 2-D/3-D/4-D inputs with random valid parameters (kernel, stride,
+padding, dilation, ceil_mode, count_include_pad, non-square pairs), values drawn to
+produce ties (small integers), NaN and -inf, in float32, float64, float16 and int32
+(max only), plus hand-picked edge cases. Each case stores its input, PyTorch's output
+(and indices for max), an upstream gradient and PyTorch's gradient of the input.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import torch
+
+OUTPUT = Path(__file__).resolve().parent.parent / "tests" / "data" / "golden.npz"
+RANDOM_CASES = 320
+FIXTURE = [[1, 2, 5, 6], [3, 4, 8, 7], [0, -1, -3, -2], [-4, 9, -6, -5]]
+
+
+def torch_output_side(size, kernel, stride, pad, dilation, ceil_mode):
+    numerator = size + 2 * pad - dilation * (kernel - 1) - 1
+    count = (-(-numerator // stride) if ceil_mode else numerator // stride) + 1
+    if ceil_mode and (count - 1) * stride >= size + pad:
+        count -= 1
+    return count
+
+
+def covers_input(size, count, kernel, stride, pad, dilation):
+    """Every window samples at least one input line (poolgrad refuses otherwise)."""
+    for o in range(count):
+        lines = [o * stride - pad + a * dilation for a in range(kernel)]
+        if not any(0 <= line < size for line in lines):
+            return False
+    return True
+
+
+def valid(shape, params):
+    for axis in (0, 1):
+        size = shape[-2 + axis]
+        k, s = params["kernel_size"][axis], params["stride"][axis]
+        p, d = params["padding"][axis], params["dilation"][axis]
+        count = torch_output_side(size, k, s, p, d, params["ceil_mode"])
+        if count < 1 or not covers_input(size, count, k, s, p, d):
+            return False
+    return True
+
+
+def random_case(rng):
+    mode = "max" if rng.random() < 0.6 else "avg"
+    ndim = int(rng.choice([2, 3, 4]))
+    height, width = (int(v) for v in rng.integers(1, 11, 2))
+    leading = tuple(int(v) for v in rng.integers(1, 4, ndim - 2))
+    kernel = [int(v) for v in rng.integers(1, 5, 2)]
+    if rng.random() < 0.5:
+        kernel = [kernel[0], kernel[0]]
+    params = {
+        "mode": mode,
+        "kernel_size": kernel,
+        "stride": [int(v) for v in rng.integers(1, 5, 2)],
+        "padding": [int(rng.integers(0, k // 2 + 1)) for k in kernel],
+        "dilation": [1, 1] if mode == "avg" else [int(v) for v in rng.integers(1, 4, 2)],
+        "ceil_mode": bool(rng.random() < 0.4),
+        "count_include_pad": bool(rng.random() < 0.6),
+    }
+    dtypes = ["float32", "float64", "float16"] + (["int32"] if mode == "max" else [])
+    dtype = str(rng.choice(dtypes))
+    shape = leading + (height, width)
+    style = rng.integers(0, 3)
+    if style == 0:
+        x = rng.integers(-3, 4, shape).astype(np.float64)  # many ties
+    elif style == 1:
+        x = rng.standard_normal(shape) * 10
+    else:
+        x = rng.integers(-3, 4, shape).astype(np.float64)
+        if dtype != "int32":
+            x[rng.random(shape) < 0.15] = np.nan
+            x[rng.random(shape) < 0.15] = -np.inf
+    return params, x.astype(dtype)
+
+
+def edge_cases():
+    nan, inf = np.nan, np.inf
+    base = {"stride": None, "padding": [0, 0], "dilation": [1, 1], "ceil_mode": False,
+            "count_include_pad": True}
+
+    def case(mode, x, kernel, dtype="float32", **changes):
+        params = dict(base, mode=mode, kernel_size=list(kernel), **changes)
+        params["stride"] = params["stride"] or list(kernel)
+        return params, np.asarray(x, dtype=dtype)
+
+    return [
+        case("max", FIXTURE, (2, 2)),
+        case("max", FIXTURE, (3, 3), stride=[1, 1]),
+        case("max", FIXTURE, (2, 2), dtype="int32", stride=[1, 1]),
+        case("avg", [[12, 10, 9, 6], [11, 8, 13, 5], [2, 14, 15, 0], [4, 3, 7, 1]], (2, 2)),
+        case("max", np.full((3, 3), -inf), (3, 3), stride=[1, 1], padding=[1, 1]),
+        case("max", [[1.0, nan, 3.0], [nan, 9.0, nan], [0.0, 0.0, 0.0]], (3, 3)),
+        case("max", [[nan, nan], [nan, nan]], (2, 2), stride=[1, 1], padding=[1, 1]),
+        case("max", np.full((4, 4), 5.0), (2, 2), stride=[1, 1]),
+        case("max", np.arange(25.0).reshape(5, 5), (3, 3), stride=[2, 2], padding=[1, 1],
+             dilation=[2, 2]),
+        case("max", np.arange(25.0).reshape(5, 5), (2, 2), stride=[2, 2], padding=[1, 1],
+             ceil_mode=True),
+        case("avg", np.arange(25.0).reshape(5, 5), (2, 2), stride=[2, 2], padding=[1, 1],
+             ceil_mode=True),
+        case("avg", np.arange(25.0).reshape(5, 5), (3, 3), stride=[2, 2], padding=[1, 1],
+             ceil_mode=True, count_include_pad=False),
+        case("avg", np.arange(1.0, 5.0).reshape(1, 4), (1, 2), stride=[1, 3],
+             ceil_mode=True),
+        case("max", np.arange(35.0).reshape(5, 7), (3, 2), stride=[1, 2], padding=[1, 0],
+             dilation=[1, 3]),
+        case("avg", np.arange(35.0).reshape(5, 7), (4, 2), stride=[3, 1], padding=[2, 1],
+             count_include_pad=False),
+        case("max", np.random.default_rng(5).integers(-2, 3, (2, 3, 6, 6)), (3, 3),
+             dtype="float64", stride=[1, 1], padding=[1, 1]),
+        case("avg", np.random.default_rng(6).standard_normal((2, 3, 7, 6)), (3, 3),
+             dtype="float64", stride=[1, 1], padding=[1, 1]),
+    ]
+
+
+def run_torch(params, x):
+    planes = torch.from_numpy(x.reshape((-1,) + x.shape[-2:]))
+    k, s, p = params["kernel_size"], params["stride"], params["padding"]
+    rng = np.random.default_rng(x.size)
+    arrays = {"x": x}
+    if params["mode"] == "max":
+        out, indices = torch.ops.aten.max_pool2d_with_indices(
+            planes, k, s, p, params["dilation"], params["ceil_mode"])
+        arrays["indices"] = indices.numpy().reshape(x.shape[:-2] + tuple(out.shape[-2:]))
+        if x.dtype.kind == "f":
+            grad = rng.integers(-8, 9, out.shape).astype(x.dtype) / 4
+            grad_input = torch.ops.aten.max_pool2d_with_indices_backward(
+                torch.from_numpy(grad), planes, k, s, p, params["dilation"],
+                params["ceil_mode"], indices)
+    else:
+        args = (k, s, p, params["ceil_mode"], params["count_include_pad"])
+        out = torch.ops.aten.avg_pool2d(planes, *args)
+        grad = rng.standard_normal(out.shape).astype(x.dtype)
+        grad_input = torch.ops.aten.avg_pool2d_backward(torch.from_numpy(grad), planes,
+                                                        *args, None)
+    out_shape = x.shape[:-2] + tuple(out.shape[-2:])
+    arrays["out"] = out.numpy().reshape(out_shape)
+    if x.dtype.kind == "f":
+        arrays["grad"] = grad.reshape(out_shape)
+        arrays["grad_input"] = grad_input.numpy().reshape(x.shape)
+    return arrays
+
+
+def main():
+    torch.set_num_threads(1)
+    rng = np.random.default_rng(2024)
+    cases = edge_cases()
+    while len(cases) < RANDOM_CASES + len(edge_cases()):
+        params, x = random_case(rng)
+        if valid(x.shape, params):
+            cases.append((params, x))
+    stored, descriptions = {}, []
+    for number, (params, x) in enumerate(cases):
+        for name, array in run_torch(params, x).items():
+            stored[f"{number}/{name}"] = array
+        descriptions.append(params)
+    stored["cases"] = np.array(json.dumps(descriptions))
+    stored["torch_version"] = np.array(torch.__version__)
+    OUTPUT.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(OUTPUT, **stored)
+    print(f"{len(cases)} cases, {OUTPUT.stat().st_size} bytes in {OUTPUT.name}")
+
+
+if __name__ == "__main__":
+    main()

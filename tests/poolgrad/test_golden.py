@@ -1,0 +1,67 @@
+"""PyTorch parity without PyTorch: answers recorded by scripts/make_golden.py.
+
+Every case must match bit for bit (NaN where torch has NaN): outputs, dtypes, indices
+and the gradients of the input.
+"""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import poolgrad
+
+GOLDEN = Path(__file__).resolve().parent.parent / "data" / "golden.npz"
+
+
+def _load():
+    with np.load(GOLDEN) as data:
+        cases = json.loads(str(data["cases"]))
+        arrays = {key: data[key] for key in data.files}
+    return [(params, {name.split("/", 1)[1]: array for name, array in arrays.items()
+                      if name.startswith(f"{number}/")})
+            for number, params in enumerate(cases)]
+
+
+CASES = _load()
+
+
+def _describe(case):
+    params, arrays = case
+    return (f"{params['mode']}-{arrays['x'].dtype}-{'x'.join(map(str, arrays['x'].shape))}"
+            f"-k{params['kernel_size']}-s{params['stride']}-p{params['padding']}")
+
+
+def test_the_golden_file_is_varied():
+    modes = {params["mode"] for params, _ in CASES}
+    dtypes = {str(arrays["x"].dtype) for _, arrays in CASES}
+    assert len(CASES) >= 300 and modes == {"max", "avg"}
+    assert {"float16", "float32", "float64", "int32"} <= dtypes
+    assert any(np.isnan(arrays["x"]).any() for _, arrays in CASES
+               if arrays["x"].dtype.kind == "f")
+    assert any(params["ceil_mode"] for params, _ in CASES)
+    assert any(params["dilation"] != [1, 1] for params, _ in CASES)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[_describe(case) for case in CASES])
+def test_matches_the_recorded_torch_answer(case):
+    params, arrays = case
+    x = arrays["x"]
+    common = dict(kernel_size=tuple(params["kernel_size"]), stride=tuple(params["stride"]),
+                  padding=tuple(params["padding"]), ceil_mode=params["ceil_mode"])
+    if params["mode"] == "max":
+        out, indices = poolgrad.max_pool2d(x, dilation=tuple(params["dilation"]),
+                                           return_indices=True, **common)
+        np.testing.assert_array_equal(indices, arrays["indices"])
+        if "grad" in arrays:
+            grad_input = poolgrad.max_pool2d_backward(arrays["grad"], indices, x.shape)
+    else:
+        out = poolgrad.avg_pool2d(x, count_include_pad=params["count_include_pad"], **common)
+        grad_input = poolgrad.avg_pool2d_backward(
+            arrays["grad"], x.shape, count_include_pad=params["count_include_pad"], **common)
+    assert out.dtype == arrays["out"].dtype
+    np.testing.assert_array_equal(out, arrays["out"])
+    if "grad" in arrays:
+        assert grad_input.dtype == arrays["grad_input"].dtype
+        np.testing.assert_array_equal(grad_input, arrays["grad_input"])
