@@ -192,7 +192,7 @@ const GRADIENT_HUES = { negative: 300, positive: 160 };
 
 function gradOutputGrid(trace, view, overlay) {
   const [height, width] = trace.output_shape;
-  const values = trace.grad_output ?? trace.output.map((row) => row.map(() => 1));
+  const values = trace.grad_output;
   const scale = magnitudeScale([values, trace.grad_input]);
   return gridTable({
     name: "grad-output",
@@ -219,8 +219,7 @@ export function sumExpression(terms, total) {
 
 function gradInputGrid(trace, view, overlay) {
   const [height, width] = trace.input_shape;
-  const values = trace.grad_output ?? trace.output.map((row) => row.map(() => 1));
-  const scale = magnitudeScale([values, trace.grad_input]);
+  const scale = magnitudeScale([trace.grad_output, trace.grad_input]);
   return gridTable({
     name: "grad-input",
     rowIndices: range(0, height),
@@ -281,10 +280,11 @@ export function explanation(state, trace) {
   }
   const [i, j] = overlay.output;
   const windowText = `${describeSpan("row", overlay.rows)}, ${describeSpan("col", overlay.cols)}`;
-  const gradient = trace.grad_output ? trace.grad_output[i][j] : 1;
+  const showGradient = state.grad && trace.grad_input !== undefined;
+  const gradient = showGradient ? trace.grad_output[i][j] : null;
   if (trace.mode === "avg") {
     let sentence = averageSentence(trace, overlay.output, windowText);
-    if (state.grad) {
+    if (showGradient) {
       const cells = windowCells(trace, overlay.output);
       const [r, c] = cells[0];
       const index = trace.sources[r][c].findIndex(([a, b]) => a === i && b === j);
@@ -294,7 +294,7 @@ export function explanation(state, trace) {
   }
   const [r, c] = overlay.argmax;
   let sentence = `Output (${i},${j}) = ${formatNumber(trace.output[i][j])} is the maximum of the window ${windowText}, taken from input cell (${r},${c}).`;
-  if (state.grad) {
+  if (showGradient) {
     const sources = trace.sources[r][c];
     sentence += ` Backward, its upstream gradient ${formatNumber(gradient)} goes to input cell (${r},${c}) alone`;
     sentence += sources.length > 1
@@ -377,7 +377,7 @@ export function renderView(regions, state, trace, view) {
     : "The output appears when Python is ready.";
   regions.outputGrid.replaceChildren(trace ? outputGrid(state, trace, view) : placeholder(waitingText));
   regions.gradPanels.forEach((panel) => { panel.hidden = !state.grad; });
-  if (state.grad && trace) {
+  if (state.grad && trace?.grad_input) {
     regions.gradOutputGrid.replaceChildren(gradOutputGrid(trace, view, overlay));
     regions.gradInputGrid.replaceChildren(gradInputGrid(trace, view, overlay), sharedSums(trace), totals(trace));
   } else {

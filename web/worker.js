@@ -6,6 +6,8 @@ const STEPS = 4;
 
 // Python's side of the protocol: JSON in, JSON out. Non-finite inputs arrive as the
 // strings "NaN" / "Infinity" / "-Infinity" because JSON cannot carry them as numbers.
+// grad_output "ones" asks for an all-ones upstream gradient of the output's shape, which
+// only Python knows; trace() returns the gradient fields only when given a gradient.
 const PYTHON_GLUE = `
 import json
 import poolgrad
@@ -17,11 +19,26 @@ def _decode(value):
         return float(value)
     return value
 
+def _unit_gradient(request):
+    """All ones, sized like the output: the widget's default upstream gradient."""
+    sides = (len(request["x"]), len(request["x"][0]))
+    try:
+        rows, cols = (
+            poolgrad.output_size(side, request["kernel_size"][axis], request["stride"][axis],
+                                 request["padding"][axis], request["dilation"][axis], request["ceil_mode"])
+            for axis, side in enumerate(sides)
+        )
+    except (ValueError, TypeError):
+        return None  # trace() itself then explains what is wrong
+    return [[1] * cols for _ in range(rows)] if rows > 0 and cols > 0 else None
+
 def run_trace(request_json):
     request = json.loads(request_json)
     for key in ("x", "grad_output"):
-        if request.get(key) is not None:
+        if isinstance(request.get(key), list):
             request[key] = _decode(request[key])
+    if request.get("grad_output") == "ones":
+        request["grad_output"] = _unit_gradient(request)
     try:
         result = poolgrad.trace(**request)
     except (ValueError, TypeError) as refused:

@@ -1,0 +1,203 @@
+"""Fixtures for the browser tests: the built site, a local server, headless Chromium.
+
+The dist/ folder is built once per session with build.build(); set POOLGRAD_SKIP_BUILD=1
+to reuse an existing dist/ (it must hold build-info.json). Chromium comes from
+POOLGRAD_CHROMIUM or the `chromium` on PATH (Playwright's own browser download does not
+work on these machines); without it the tests skip locally and fail under CI=true.
+"""
+
+import importlib.util
+import os
+import shutil
+import threading
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+LAUNCH_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+BOOT_TIMEOUT_MS = 90_000
+
+# Reports CSP violations to the console, where the page fixture collects them.
+CSP_LISTENER = """
+document.addEventListener("securitypolicyviolation", (event) => {
+  console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI}`);
+});
+"""
+
+
+def _load_build_module():
+    spec = importlib.util.spec_from_file_location("poolgrad_build_script", ROOT / "build.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def build_module():
+    return _load_build_module()
+
+
+@pytest.fixture(scope="session")
+def dist(build_module):
+    existing = Path(build_module.DIST)
+    if os.environ.get("POOLGRAD_SKIP_BUILD") == "1" and (existing / "build-info.json").is_file():
+        return existing
+    return Path(build_module.build(quiet=True))
+
+
+class Site:
+    """A running static server: `url` ends with "/", `requests` is its access log."""
+
+    def __init__(self, server, requests):
+        self.server = server
+        self.requests = requests
+        host, port = server.server_address[:2]
+        self.origin_host = f"{host}:{port}"
+        self.url = f"http://{host}:{port}/"
+
+    def foreign_requests(self):
+        return [r for r in self.requests if r.host and r.host != self.origin_host]
+
+
+def serve(build_module, root):
+    requests = []
+    server = build_module.make_server(root, request_log=requests)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    return Site(server, requests)
+
+
+@pytest.fixture(scope="session")
+def site(build_module, dist):
+    running = serve(build_module, dist)
+    yield running
+    running.server.shutdown()
+    running.server.server_close()
+
+
+def chromium_executable():
+    return os.environ.get("POOLGRAD_CHROMIUM") or shutil.which("chromium")
+
+
+@pytest.fixture(scope="session")
+def browser():
+    executable = chromium_executable()
+    if not executable:
+        message = "no Chromium: set POOLGRAD_CHROMIUM or install Debian's chromium (python build.py test does)"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=executable, args=LAUNCH_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def context(browser):
+    """A fresh context that refuses, and records, any request not aimed at 127.0.0.1."""
+    fresh = browser.new_context(viewport={"width": 1280, "height": 900})
+    foreign = []
+
+    def guard(route):
+        host = urlsplit(route.request.url).hostname
+        if host == "127.0.0.1":
+            route.continue_()
+        else:
+            foreign.append(route.request.url)
+            route.abort()
+
+    fresh.route("**/*", guard)
+    fresh.foreign_requests = foreign
+    yield fresh
+    fresh.close()
+    assert foreign == [], f"requests to other hosts: {foreign}"
+
+
+@pytest.fixture
+def page(context):
+    """A page whose uncaught errors and CSP violations fail the test."""
+    fresh = context.new_page()
+    problems = []
+    fresh.add_init_script(CSP_LISTENER)
+    fresh.on("pageerror", lambda error: problems.append(f"page error: {error}"))
+    fresh.on("console", lambda message: message.text.startswith("CSP violation") and problems.append(message.text))
+    fresh.problems = problems
+    yield fresh
+    assert problems == [], problems
+
+
+class Widget:
+    """Drives the widget through its DOM contract (DESIGN.md, "The widget's DOM")."""
+
+    def __init__(self, page, site):
+        self.page = page
+        self.site = site
+
+    def open(self, hash_="", path="index.html", wait=True):
+        self.page.goto(self.site.url + path + hash_)
+        if wait:
+            self.wait_settled()
+        return self
+
+    def wait_settled(self, state="ready"):
+        """Wait for boot to finish and for the output to match the current state."""
+        from playwright.sync_api import expect
+
+        status = self.page.locator("#status")
+        expect(status).not_to_have_attribute("data-state", "loading", timeout=BOOT_TIMEOUT_MS)
+        expect(self.page.locator("#output-grid")).to_have_attribute("aria-busy", "false")
+        expect(status).to_have_attribute("data-state", state)
+
+    def cell(self, grid, row, col):
+        return self.page.locator(f'[data-grid="{grid}"][data-row="{row}"][data-col="{col}"]')
+
+    def values(self, grid):
+        """The grid's cell texts as a list of rows (padding left out)."""
+        return self.page.evaluate(
+            """grid => {
+                const rows = new Map();
+                for (const cell of document.querySelectorAll(`[data-grid="${grid}"]:not([data-pad])`)) {
+                    const row = Number(cell.dataset.row);
+                    if (!rows.has(row)) rows.set(row, []);
+                    rows.get(row).push(cell.textContent);
+                }
+                return [...rows.keys()].sort((a, b) => a - b).map((row) => rows.get(row));
+            }""",
+            grid,
+        )
+
+    def marked(self, attribute, value="true", grid="input"):
+        """[row, col] of every cell of `grid` whose `attribute` equals `value`."""
+        return self.page.evaluate(
+            """([grid, attribute, value]) => [...document.querySelectorAll(`[data-grid="${grid}"]`)]
+                .filter((cell) => cell.getAttribute(attribute) === value)
+                .map((cell) => [Number(cell.dataset.row), Number(cell.dataset.col)])""",
+            [grid, attribute, value],
+        )
+
+    def set_hash(self, hash_):
+        self.page.evaluate("hash => { location.hash = hash; }", hash_)
+
+    def hash(self):
+        return self.page.evaluate("location.hash")
+
+    def status(self):
+        status = self.page.locator("#status")
+        return status.get_attribute("data-state"), status.inner_text()
+
+
+@pytest.fixture
+def widget(page, site):
+    return Widget(page, site)

@@ -1,0 +1,192 @@
+"""The URL hash as the widget's whole state, the controls that change it, and bad input."""
+
+import pytest
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+
+FIXTURE = "1,2,5,6;3,4,8,7;0,-1,-3,-2;-4,9,-6,-5"
+DESIGN_EXAMPLE = f"#k=3&s=1&p=0&d=1&mode=max&grad=1&sel=0,1&x={FIXTURE}"
+
+
+def test_hash_round_trip_and_canonical_form(widget):
+    page = widget.page
+    widget.open()
+    assert widget.hash() == f"#k=2&s=2&p=0&d=1&mode=max&grad=0&x={FIXTURE}"
+    page.fill("#kernel", "3")
+    page.fill("#stride", "1")
+    page.check("#gradient")
+    widget.wait_settled()
+    widget.cell("output", 0, 1).click()
+    assert widget.hash() == DESIGN_EXAMPLE
+    page.reload()
+    widget.wait_settled()
+    assert widget.hash() == DESIGN_EXAMPLE
+    expect(widget.cell("output", 0, 1)).to_have_attribute("aria-selected", "true")
+    assert widget.marked("data-argmax") == [[1, 2]]
+    assert widget.values("output") == [["8", "8"], ["9", "9"]]
+    assert page.locator("#kernel").input_value() == "3" and page.locator("#gradient").is_checked()
+    # A non-canonical link is rewritten: pairs of equal values collapse, defaults are
+    # spelled out, a missing stride means stride = kernel, flags are written 0/1.
+    widget.set_hash(f"#x={FIXTURE}&k=2,2&mode=avg&cip=0&ceil=1")
+    widget.wait_settled()
+    assert widget.hash() == f"#k=2&s=2&p=0&d=1&mode=avg&ceil=1&cip=0&grad=0&x={FIXTURE}"
+    # A pair stays a pair, and sizes the output per axis.
+    widget.set_hash(f"#k=3,2&s=1&p=0&d=1&mode=max&grad=0&x={FIXTURE}")
+    widget.wait_settled()
+    assert widget.hash() == f"#k=3,2&s=1&p=0&d=1&mode=max&grad=0&x={FIXTURE}"
+    assert widget.values("output") == [["4", "8", "8"], ["9", "9", "8"]]
+    assert page.locator("#kernel").input_value() == "3,2"
+
+
+def test_presets_resize_edit_and_paste(widget):
+    page = widget.page
+    widget.open()
+    assert [o for o in page.locator("#preset option").evaluate_all("options => options.map(o => o.value)")] == [
+        "fixture", "distinct", "ties", "negatives", "random",
+    ]
+    page.select_option("#preset", "distinct")
+    widget.wait_settled()
+    assert widget.values("output") == [["6", "8"], ["14", "16"]]
+    page.select_option("#preset", "ties")
+    widget.cell("output", 0, 0).click()
+    widget.wait_settled()
+    assert widget.marked("data-argmax") == [[0, 0]]  # three 3s tie; the first in row-major order wins
+    page.select_option("#preset", "negatives")
+    widget.wait_settled()
+    assert widget.values("output") == [["-1", "-1"], ["-3", "-3"]]
+    page.select_option("#preset", "random")
+    widget.wait_settled()
+    values = [int(v) for row in widget.values("input") for v in row]
+    assert len(values) == 16 and all(-9 <= v <= 9 for v in values)
+    page.select_option("#preset", "fixture")
+    widget.wait_settled()
+    # Edit a cell in place: click, type, Enter.
+    widget.cell("input", 0, 0).click()
+    editor = page.locator("[data-editor=input]")
+    editor.fill("20")
+    editor.press("Enter")
+    widget.wait_settled()
+    assert widget.values("output")[0][0] == "20"
+    assert "x=20,2,5,6;" in widget.hash()
+    expect(widget.cell("input", 0, 0)).to_be_focused()
+    # Typing a digit on a focused cell starts editing it; a bad value is explained.
+    widget.cell("input", 3, 3).focus()
+    page.keyboard.type("x")
+    page.keyboard.press("Enter")
+    expect(page.locator("#status")).to_have_attribute("data-state", "ready")
+    page.keyboard.press("7")
+    page.keyboard.type("a")
+    page.keyboard.press("Enter")
+    expect(page.locator("#status")).to_have_attribute("data-state", "error")
+    expect(page.locator("#status")).to_contain_text("is not a number")
+    page.keyboard.press("Escape")
+    expect(page.locator("#status")).to_have_attribute("data-state", "ready")
+    # Resize: kept values stay, new cells are 0; the 16 x 16 cap is stated and enforced.
+    expect(page.locator(".controls")).to_contain_text("up to 16 × 16")
+    page.fill("#rows", "5")
+    page.locator("#rows").dispatch_event("change")
+    widget.wait_settled()
+    assert len(widget.values("input")) == 5 and widget.values("input")[4] == ["0", "0", "0", "0"]
+    page.fill("#cols", "17")
+    page.locator("#cols").dispatch_event("change")
+    expect(page.locator("#status")).to_have_attribute("data-state", "error")
+    expect(page.locator("#status")).to_contain_text("from 1 to 16")
+    page.fill("#cols", "6")
+    page.locator("#cols").dispatch_event("change")
+    widget.wait_settled()
+    assert [len(row) for row in widget.values("input")] == [6] * 5
+    # Paste a matrix: rows on lines, spaces or commas between numbers.
+    page.locator(".paste summary").click()
+    page.fill("#paste", "1 5 2\n3, 4, 1\n")
+    page.click("#paste-apply")
+    widget.wait_settled()
+    assert widget.values("input") == [["1", "5", "2"], ["3", "4", "1"]]
+    assert "x=1,5,2;3,4,1" in widget.hash()
+    page.fill("#paste", "1 2\n3")
+    page.click("#paste-apply")
+    expect(page.locator("#paste-message")).to_contain_text("Row 1 has 1 numbers but row 0 has 2")
+    assert widget.values("input") == [["1", "5", "2"], ["3", "4", "1"]]
+
+
+def test_gradient_editing_and_presets(widget):
+    page = widget.page
+    widget.open(f"#k=2&s=1&p=0&d=1&mode=max&grad=1&x=1,5,2;3,4,1")
+    assert widget.values("grad-output") == [["1", "1"]]
+    assert widget.values("grad-input") == [["0", "2", "0"], ["0", "0", "0"]]
+    widget.cell("grad-output", 0, 1).click()
+    editor = page.locator("[data-editor=grad-output]")
+    editor.fill("2")
+    editor.press("Enter")
+    widget.wait_settled()
+    assert widget.values("grad-input") == [["0", "3", "0"], ["0", "0", "0"]]
+    assert widget.hash().endswith("&g=1,2")
+    expect(page.locator("#shared-sums")).to_contain_text("Cell (0,1) collects from outputs (0,0), (0,1): 1 + 2 = 3")
+    page.click("#grad-ones")
+    widget.wait_settled()
+    assert "g=" not in widget.hash()
+    # A parameter change resets a custom gradient, whose shape may no longer fit.
+    page.click("#grad-count")
+    widget.wait_settled()
+    page.fill("#kernel", "1")
+    page.fill("#stride", "1")
+    widget.wait_settled()
+    assert "g=" not in widget.hash()
+    assert widget.values("grad-output") == [["1", "1", "1"], ["1", "1", "1"]]
+
+
+BAD_HASHES = [
+    ("#x=<img src=x onerror=alert(1)>", "is not a number"),
+    ("#k=abc", "kernel (k) must be a whole number"),
+    ("#k=-1", "kernel (k) must be a whole number"),
+    ("#k=99999", "between 1 and 16"),
+    ("#s=0", "between 1 and 16"),
+    ("#mode=min", "mode must be max or avg"),
+    ("#x=1,2;3", "ragged"),
+    ("#x=" + ";".join(["1"] * 17), "the limit is 16 x 16"),
+    ("#grad=yes", "grad must be 0 or 1"),
+    ("#sel=a,b", "sel must be row,col"),
+    ("#foo=1", "unknown setting"),
+    ("#d=2&mode=avg", "dilation applies to max pooling only"),
+    (f"#k=2&p=2&x={FIXTURE}", "padding"),
+    (f"#k=5&x={FIXTURE}", "output"),
+    (f"#k=2&x={FIXTURE}&g=1,2,3", "grad_output"),
+]
+
+
+def test_bad_hashes_are_explained_and_recovered_from(widget):
+    page = widget.page
+    dialogs = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    widget.open(DESIGN_EXAMPLE)
+    for bad, message in BAD_HASHES:
+        widget.set_hash(bad)
+        status = page.locator("#status")
+        expect(status).to_have_attribute("data-state", "error")
+        expect(status).to_contain_text(message, ignore_case=True)
+        expect(page.locator("[data-grid=input]").first).to_be_visible()
+        widget.set_hash(DESIGN_EXAMPLE)
+        widget.wait_settled()
+        expect(widget.cell("output", 0, 1)).to_have_attribute("aria-selected", "true")
+    # A million-cell grid is refused before it is parsed, and the page stays responsive.
+    page.evaluate("() => { location.hash = 'x=' + Array(1000).fill(Array(1000).fill('7').join(',')).join(';'); }")
+    expect(page.locator("#status")).to_have_attribute("data-state", "error")
+    expect(page.locator("#status")).to_contain_text("the largest allowed grid is 16 x 16")
+    assert page.locator("[data-grid=input]").count() == 16
+    # Any control starts again from the view shown, which clears the error.
+    page.fill("#kernel", "2")
+    widget.wait_settled()
+    assert widget.hash().startswith("#k=2&s=1&p=0&d=1&mode=max&grad=1")
+    assert page.locator("img").count() == 0 and dialogs == []
+    # Invalid choices made with the controls are explained and clear once valid.
+    page.fill("#kernel", "abc")
+    expect(page.locator("#status")).to_have_attribute("data-state", "error")
+    expect(page.locator("#status")).to_contain_text("kernel (k) must be a whole number")
+    page.fill("#kernel", "2")
+    widget.wait_settled()
+    page.fill("#padding", "2")
+    expect(page.locator("#status")).to_have_attribute("data-state", "error")
+    expect(page.locator("#output-grid")).to_contain_text("No output")
+    page.fill("#padding", "1")
+    widget.wait_settled()
+    assert widget.marked("data-pad")
