@@ -1,0 +1,219 @@
+"""Benchmark: poolgrad against PyTorch CPU (one thread) and against a naive loop.
+
+Run ``python benchmarks/bench_pool.py``. Every figure is forward plus backward in
+float32: max pooling returns the indices and routes a gradient back with them, average
+pooling spreads a gradient back. The contenders run interleaved in one process (this
+machine's cores are shared, so ratios taken side by side are what count) and each
+figure is the median of several repeats.
+
+Cases A-C are batches; D is one 16 x 16 plane, the size of the lesson widget, where
+the cost is per-call overhead: ``trace()`` (one UI interaction) and max pooling forward
+plus backward against torch's own call. The naive loop (a Python loop over every output
+and window cell, as a learner would write it) is far too slow for whole batches: it runs
+on one plane and the time is scaled to the batch. The "floor" column is the time just
+to stream the bytes once (read the inputs, write the outputs) at the memory bandwidth
+np.copyto reaches; no implementation can beat it.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "py"))
+
+import poolgrad  # noqa: E402
+
+try:
+    import torch
+except ImportError:
+    torch = None
+
+CASES = {
+    "A": dict(shape=(8, 64, 112, 112), k=3, s=2, p=1),
+    "B": dict(shape=(8, 128, 56, 56), k=2, s=2, p=0),
+    "C": dict(shape=(4, 32, 64, 64), k=3, s=1, p=0),
+}
+GOALS = {"max": 0.6, "avg": 0.8}
+REPEATS = 9
+
+
+def median_seconds(functions, repeats=REPEATS):
+    """Run the functions round-robin ``repeats`` times; the median time of each."""
+    times = [[] for _ in functions]
+    for _ in range(repeats):
+        for spent, function in zip(times, functions):
+            start = time.perf_counter()
+            function()
+            spent.append(time.perf_counter() - start)
+    return [statistics.median(spent) for spent in times]
+
+
+def poolgrad_max(x, k, s, p, grad):
+    def run():
+        _, indices = poolgrad.max_pool2d(x, k, s, p, return_indices=True)
+        poolgrad.max_pool2d_backward(grad, indices, x.shape)
+    return run
+
+
+def poolgrad_avg(x, k, s, p, grad):
+    def run():
+        poolgrad.avg_pool2d(x, k, s, p)
+        poolgrad.avg_pool2d_backward(grad, x.shape, k, s, p)
+    return run
+
+
+def torch_max(x, k, s, p, grad):
+    tx, tg = torch.from_numpy(x), torch.from_numpy(grad)
+    args = ([k, k], [s, s], [p, p], [1, 1], False)
+
+    def run():
+        _, indices = torch.ops.aten.max_pool2d_with_indices(tx, *args)
+        torch.ops.aten.max_pool2d_with_indices_backward(tg, tx, *args, indices)
+    return run
+
+
+def torch_avg(x, k, s, p, grad):
+    tx, tg = torch.from_numpy(x), torch.from_numpy(grad)
+    args = ([k, k], [s, s], [p, p], False, True)
+
+    def run():
+        torch.ops.aten.avg_pool2d(tx, *args)
+        torch.ops.aten.avg_pool2d_backward(tg, tx, *args, None)
+    return run
+
+
+def loop_max(plane, k, s, p):
+    """The naive version: every output, every window cell, in Python."""
+    height, width = plane.shape
+    out_h, out_w = (height + 2 * p - k) // s + 1, (width + 2 * p - k) // s + 1
+    out = np.empty((out_h, out_w), plane.dtype)
+    indices = np.empty((out_h, out_w), np.int64)
+    grad_input = np.zeros_like(plane)
+    for i in range(out_h):
+        for j in range(out_w):
+            best, where = -np.inf, -1
+            for a in range(k):
+                for b in range(k):
+                    r, c = i * s - p + a, j * s - p + b
+                    if 0 <= r < height and 0 <= c < width and (
+                            plane[r, c] > best or where < 0):
+                        best, where = plane[r, c], r * width + c
+            out[i, j], indices[i, j] = best, where
+    for i in range(out_h):
+        for j in range(out_w):
+            grad_input.flat[indices[i, j]] += 1.0
+    return out
+
+
+def loop_avg(plane, k, s, p):
+    height, width = plane.shape
+    out_h, out_w = (height + 2 * p - k) // s + 1, (width + 2 * p - k) // s + 1
+    out = np.empty((out_h, out_w), plane.dtype)
+    grad_input = np.zeros_like(plane)
+    for i in range(out_h):
+        for j in range(out_w):
+            cells = [(r, c) for r in range(i * s - p, i * s - p + k)
+                     for c in range(j * s - p, j * s - p + k)
+                     if 0 <= r < height and 0 <= c < width]
+            out[i, j] = sum(plane[r, c] for r, c in cells) / (k * k)
+            for r, c in cells:
+                grad_input[r, c] += 1.0 / (k * k)
+    return out
+
+
+def bandwidth_bytes_per_second():
+    """Bytes moved per second by one big np.copyto (counting the read and the write)."""
+    source = np.ones(1 << 24, np.float32)
+    target = np.empty_like(source)
+    (seconds,) = median_seconds([lambda: np.copyto(target, source)], repeats=7)
+    return 2 * source.nbytes / seconds
+
+
+def floor_seconds(mode, x, grad, bandwidth):
+    """Read the input and the gradient, write the outputs (and the indices), once."""
+    moved = 2 * x.nbytes + 2 * grad.nbytes  # input in, grad_input out; output out, grad in
+    if mode == "max":
+        moved += 2 * grad.size * 8  # indices written, then read back
+    return moved / bandwidth
+
+
+def batch_rows(bandwidth):
+    rows = []
+    rng = np.random.default_rng(0)
+    for name, case in CASES.items():
+        x = rng.standard_normal(case["shape"]).astype(np.float32)
+        k, s, p = case["k"], case["s"], case["p"]
+        for mode, ours, theirs, loop in (("max", poolgrad_max, torch_max, loop_max),
+                                         ("avg", poolgrad_avg, torch_avg, loop_avg)):
+            out = poolgrad.avg_pool2d(x, k, s, p)
+            grad = rng.standard_normal(out.shape).astype(np.float32)
+            contenders = [ours(x, k, s, p, grad)]
+            if torch is not None:
+                contenders.append(theirs(x, k, s, p, grad))
+            seconds = median_seconds(contenders)
+            plane = x[0, 0]
+            (loop_plane,) = median_seconds([lambda: loop(plane, k, s, p)], repeats=3)
+            planes = x.shape[0] * x.shape[1]
+            rows.append(dict(case=name, mode=mode, poolgrad=seconds[0],
+                             torch=seconds[1] if torch is not None else None,
+                             loop=loop_plane * planes,
+                             floor=floor_seconds(mode, x, grad, bandwidth)))
+    return rows
+
+
+def widget_row():
+    rng = np.random.default_rng(1)
+    plane = rng.integers(-9, 10, (16, 16)).astype(np.float32)
+    grad = np.ones((14, 14), np.float32)
+    contenders = [poolgrad_max(plane, 3, 1, 0, grad),
+                  lambda: poolgrad.trace(plane, 3, 1, grad_output=grad)]
+    if torch is not None:
+        contenders.append(torch_max(plane[None], 3, 1, 0, grad[None]))
+    seconds = median_seconds(contenders, repeats=301)
+    return dict(poolgrad=seconds[0], trace=seconds[1],
+                torch=seconds[2] if torch is not None else None)
+
+
+def main():
+    if torch is None:
+        print("torch is not installed: the torch columns are skipped")
+    else:
+        torch.set_num_threads(1)
+        print(f"torch {torch.__version__}, 1 thread; numpy {np.__version__}")
+    bandwidth = bandwidth_bytes_per_second()
+    print(f"memory bandwidth (np.copyto, read + write): {bandwidth / 1e9:.1f} GB/s")
+    print("loop = naive Python loop on one plane, scaled to the batch (it is very slow)")
+    print()
+    header = (f"{'case':<5}{'mode':<5}{'poolgrad ms':>12}{'torch ms':>10}{'ratio':>7}"
+              f"{'goal':>6}{'':>5}{'loop s':>9}{'floor ms':>10}{'x floor':>9}")
+    print(header)
+    print("-" * len(header))
+    for row in batch_rows(bandwidth):
+        ratio = row["poolgrad"] / row["torch"] if row["torch"] else None
+        goal = GOALS[row["mode"]]
+        verdict = "" if ratio is None else ("ok" if ratio <= goal else "MISS")
+        torch_ms = f"{row['torch'] * 1e3:10.1f}" if row["torch"] else f"{'-':>10}"
+        ratio_text = f"{ratio:7.2f}" if ratio is not None else f"{'-':>7}"
+        print(f"{row['case']:<5}{row['mode']:<5}{row['poolgrad'] * 1e3:12.1f}{torch_ms}"
+              f"{ratio_text}{goal:6.1f}{verdict:>5}{row['loop']:9.1f}"
+              f"{row['floor'] * 1e3:10.1f}{row['poolgrad'] / row['floor']:9.1f}")
+    widget = widget_row()
+    print()
+    print("D  one 16 x 16 plane, k=3, s=1 (microseconds)")
+    print(f"   poolgrad max forward + backward: {widget['poolgrad'] * 1e6:8.1f} us")
+    if widget["torch"]:
+        ratio = widget["poolgrad"] / widget["torch"]
+        print(f"   torch's own call:                 {widget['torch'] * 1e6:8.1f} us"
+              f"   ratio {ratio:.1f} (goal <= 10: {'ok' if ratio <= 10 else 'MISS'})")
+    verdict = "ok" if widget["trace"] < 500e-6 else "MISS"
+    print(f"   poolgrad.trace() with gradient:   {widget['trace'] * 1e6:8.1f} us"
+          f"   (goal < 500 us: {verdict})")
+
+
+if __name__ == "__main__":
+    main()
