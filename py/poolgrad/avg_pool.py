@@ -12,6 +12,8 @@ would refuse most integer dtypes and truncate ``int64``.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .validation import as_flag, as_input, check_grad_shape, geometry, input_shape_of
@@ -149,7 +151,7 @@ def avg_pool2d_backward(grad_output, input_shape, kernel_size, stride=None, padd
                      f"avg_pool2d's output for input_shape={shape}")
     divisor = divisors(geo, count_include_pad)
     dtype = grad.dtype if grad.dtype.kind == "f" else np.dtype(np.float64)
-    count = int(np.prod(shape[:-2], dtype=np.int64))
+    count = math.prod(shape[:-2])
     grad_planes = grad.reshape((count,) + geo.output)
     layout = PhaseLayout(geo, dtype, 0, count)
     divisor = divisor.astype(dtype)

@@ -12,6 +12,9 @@ The rules are PyTorch's CPU kernel, scanning each window in row-major order:
 
 from __future__ import annotations
 
+import math
+from functools import lru_cache
+
 import numpy as np
 
 from .validation import (MAX_ELEMENTS, as_input, check_grad_shape, geometry,
@@ -74,6 +77,7 @@ def _lowest(dtype):
     return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
 
 
+@lru_cache(maxsize=64)
 def _offset_codes(geo):
     """What the scan records for each kernel offset, and how to turn it into an index.
 
@@ -92,6 +96,7 @@ def _offset_codes(geo):
     return codes.astype(code_dtype), distances.astype(np.int64), increasing
 
 
+@lru_cache(maxsize=64)
 def _first_inside(geo):
     """Flat index of the first input cell each window samples (all ``(OH, OW)``)."""
     lines = []
@@ -104,6 +109,15 @@ def _first_inside(geo):
     return lines[0][:, None] * geo.input[1] + lines[1][None, :]
 
 
+@lru_cache(maxsize=64)
+def _corners(geo):
+    """Flat index each window's top-left corner would have (negative in the padding)."""
+    (out_h, out_w), (sh, sw), (ph, pw) = geo.output, geo.stride, geo.padding
+    width = geo.input[1]
+    return ((np.arange(out_h) * sh - ph)[:, None] * width
+            + (np.arange(out_w) * sw - pw)[None, :])
+
+
 def _pool_planes(planes, geo):
     """Max pooling of ``(P, H, W)`` planes: ``(P, OH, OW)`` values and int64 indices."""
     count = planes.shape[0]
@@ -111,10 +125,8 @@ def _pool_planes(planes, geo):
     lowest = _lowest(dtype)
     layout = PhaseLayout(geo, dtype, lowest, count)
     codes, distances, increasing = _offset_codes(geo)
+    corners = _corners(geo)
     out_h, out_w = geo.output
-    (sh, sw), (ph, pw), width = geo.stride, geo.padding, geo.input[1]
-    corners = ((np.arange(out_h) * sh - ph)[:, None] * width
-               + (np.arange(out_w) * sw - pw)[None, :])
     out = np.empty((count, out_h, out_w), dtype)
     indices = np.empty((count, out_h, out_w), np.int64)
     lanes = layout.block * layout.plane
@@ -127,7 +139,10 @@ def _pool_planes(planes, geo):
         _scan(flat, layout.offsets, codes, length, work, nan_aware=False)
         out_block = out[block]
         np.copyto(out_block, layout.outputs(work.best, n))
-        if dtype.kind == "f" and np.isnan(out_block).any():
+        # One reduction answers both rare questions: the minimum is NaN when some
+        # window held NaN, and equals `lowest` when nothing beat the padding somewhere.
+        smallest = out_block.min()
+        if smallest != smallest:
             # np.maximum already carried the NaNs; redo the choice with NaN winning.
             _scan(flat, layout.offsets, codes, length, work, nan_aware=True)
         chosen = layout.outputs(work.winner, n)
@@ -137,9 +152,9 @@ def _pool_planes(planes, geo):
         else:
             np.take(distances, chosen, out=index_block)
             index_block += corners
-        stuck = out_block == lowest
-        if stuck.any():
+        if not smallest > lowest:
             # Nothing beat the padding's -inf: PyTorch reports the first inside cell.
+            stuck = out_block == lowest
             np.copyto(index_block, np.broadcast_to(_first_inside(geo), stuck.shape),
                       where=stuck)
     return out, indices
@@ -221,7 +236,7 @@ def max_pool2d_backward(grad_output, indices, input_shape):
             f"be in 0 .. {cells - 1}")
     if grad.size > MAX_ELEMENTS:
         raise ValueError(f"grad_output is too large: at most {MAX_ELEMENTS} elements")
-    count = int(np.prod(shape[:-2], dtype=np.int64))
+    count = math.prod(shape[:-2])
     grad_planes = grad.reshape(count, -1)
     index_planes = chosen.reshape(count, -1)
     grad_input = np.zeros((count, cells), grad.dtype)

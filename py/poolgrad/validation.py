@@ -8,6 +8,7 @@ the rule it broke. Nothing is allocated before the request has passed these chec
 
 from __future__ import annotations
 
+import math
 import numbers
 from typing import NamedTuple
 
@@ -246,6 +247,9 @@ def _checked_axis(size, axis, params):
             f"kernel_size={_describe(params.kernel)} does not fit: an input side of {size} "
             f"(padded by {pad} on each end) holds no window of size {span} "
             f"(dilation {dilation}), the output side would be {count}")
+    if dilation == 1:
+        # A contiguous window with pad <= kernel // 2 always reaches into the input.
+        return count
     starts = np.arange(count) * stride - pad
     samples = starts[:, None] + np.arange(kernel)[None, :] * dilation
     blind = ~np.any((samples >= 0) & (samples < size), axis=1)
@@ -321,7 +325,7 @@ def input_shape_of(input_shape, name="input_shape"):
         raise ValueError(f"{name} must be {_RANK_RULE}, got {len(shape)} dimensions: {shape}")
     if min(shape) < 1:
         raise ValueError(f"{name} must have sizes of at least 1, got {shape}")
-    if int(np.prod(shape, dtype=object)) > MAX_ELEMENTS:
+    if math.prod(shape) > MAX_ELEMENTS:
         raise ValueError(f"{name}={shape} is too large: at most {MAX_ELEMENTS} elements")
     return shape
 
