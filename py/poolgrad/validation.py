@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -237,7 +238,12 @@ def output_size(size, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return _checked_axis(int(size), 0, params)
 
 
+@lru_cache(maxsize=256)
 def _checked_axis(size, axis, params):
+    """The output side along ``axis``, or the error that explains why there is none.
+
+    Cached: the widget asks about the same few geometries over and over.
+    """
     kernel, stride = params.kernel[axis], params.stride[axis]
     pad, dilation = params.padding[axis], params.dilation[axis]
     count = _axis_output(size, kernel, stride, pad, dilation, params.ceil_mode)
