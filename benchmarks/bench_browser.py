@@ -1,0 +1,693 @@
+"""Browser benchmark for the poolgrad widget: the built site in headless Chromium.
+
+Run it with `python benchmarks/bench_browser.py [--runs N] [--samples N]` or through
+`python build.py bench`. It builds dist/ when dist/build-info.json is missing, serves
+dist/ with build.make_server on 127.0.0.1 (in a thread, with a request log), and does N
+cold runs (default 5). Each run opens a fresh Playwright browser context, which starts
+with an empty HTTP cache. The server sends `Cache-Control: no-cache`, so a cached copy
+would come back as a conditional request answered 304. The script checks that the first
+request for every file in every run was answered 200, and that each run fetched the same
+number of files up to ready. Later 304s in the same run are Chromium asking again for
+the favicon after each URL change.
+
+What it measures, and how (all page times come from performance.now() in the page,
+which counts from navigation start):
+
+* First paint of the input grid. An init script (added before any page script runs)
+  watches the document with a MutationObserver. When the first `[data-grid="input"]`
+  cell shows up, it notes the time and gives the cell an `elementtiming` attribute. The
+  Element Timing API then reports when that cell was actually painted. As a fallback,
+  the script also notes a requestAnimationFrame + MessageChannel tick after the
+  insertion, which fires once that frame is done. First contentful paint (from
+  performance.getEntriesByType("paint")) is printed alongside for context.
+* Time to ready: the first time `#status` has `data-state="ready"`, and the first time
+  the output grid shows a trace (`aria-busy="false"` with output cells present). The
+  same observer stamps every change of the `#status` text. app.js shows "step 0" when it
+  runs, and the worker reports its boot steps there ("step N of 4: ..."). That gives the
+  breakdown: page load up to app.js, the worker starting, reading build-info.json,
+  loadPyodide (runtime plus NumPy and micropip), the wheel install, and the warm-up
+  trace. Playwright's request timings add when each
+  large file started and finished downloading, so runtime download and package download
+  can be told apart inside loadPyodide.
+* Tap-to-highlight on a 16 x 16 input (2 x 2 windows, stride 2, so 8 x 8 outputs).
+  Inside one page.evaluate, a click is dispatched on an output cell. The script then
+  waits (a MutationObserver, in case rendering is ever deferred) until that cell has
+  `aria-selected="true"` and a `data-argmax="true"` input cell lies inside its window.
+  It takes performance.now() differences to "highlight in the DOM" (the goal figure), to
+  "style and layout done" (after a forced layout), and to "next frame" (rAF +
+  MessageChannel, which includes waiting for the next vsync).
+* Parameter change on 16 x 16 (stride 1, so outputs of 12 x 12 to 15 x 15): the script
+  sets `#kernel` and dispatches its `input` event, just as typing does. It measures
+  until the output grid has the new shape and `aria-busy="false"`. This includes the
+  round trip to the worker and the Python trace(). The widget's own
+  `window.poolgradWidget.timings` (trace time in the worker, round trip, render) is
+  read after each change for the breakdown.
+* Bytes and requests: every request the server logged during the run. Bytes are the
+  body sizes of the files served (the server sends files as they are, uncompressed).
+  This is cross-checked against Playwright's context-level request events, which also
+  see the Web Worker's requests, and their `sizes()["responseBodySize"]`. Every request
+  must have reached 127.0.0.1 (the server's client address and Host header, and the URL
+  each browser request was made to).
+
+The table prints each figure next to its goal (first paint < 0.5 s, ready < 4 s cold,
+tap < 16 ms, parameter change < 60 ms). A missed goal is reported, not asserted: the
+exit status is 0. If Playwright or Chromium is missing, the script prints one line and
+exits 2; if the page cannot be measured (no ready state within 90 s), it exits 1.
+Only the standard library and Playwright are used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import math
+import os
+import statistics
+import sys
+import threading
+import time
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# The same flags as the browser tests (tests/web/conftest.py): they work in the
+# containers these benchmarks run in, and keep Chromium from making its own requests.
+LAUNCH_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+BOOT_TIMEOUT_MS = 90_000  # as long as the widget's own boot timeout (web/bridge.js)
+STEP_TIMEOUT_MS = 5_000  # one tap or one parameter change; far above any sane latency
+
+GOALS = {  # issue 5, "Speed": the goals on these 2-core machines, in milliseconds
+    "first_paint": 500.0,
+    "ready": 4000.0,
+    "tap": 16.0,
+    "param": 60.0,
+}
+
+SIDE = 16  # the largest input the widget takes: the goals are for 16 x 16
+
+# Runs in the page before its own scripts. It records boot milestones in window.__bench
+# from a MutationObserver on the whole document. The observer is disconnected once the
+# first trace is shown, so it cannot slow down the tap and parameter measurements.
+INIT_SCRIPT = r"""
+(() => {
+  const bench = {
+    inputCellAt: null,        // first input cell inserted into the DOM
+    inputFrameAt: null,       // the frame after that insertion has been produced
+    inputElementPaint: null,  // Element Timing renderTime of that cell
+    status: [],               // every change of #status: {t, state, text}
+    readyAt: null,            // first data-state="ready"
+    outputAt: null,           // first trace shown: output cells and aria-busy="false"
+  };
+  window.__bench = bench;
+
+  // Element Timing only reports elements that carry the attribute when they are
+  // painted; the observer sets it in the microtask after insertion, before any paint.
+  try {
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) {
+        if (entry.identifier === "bench-input-cell" && bench.inputElementPaint === null) {
+          bench.inputElementPaint = entry.renderTime || entry.loadTime;
+        }
+      }
+    }).observe({ type: "element", buffered: true });
+  } catch (error) { /* no Element Timing: the frame tick is the fallback */ }
+
+  let lastStatus = "";
+  const check = () => {
+    const now = performance.now();
+    if (bench.inputCellAt === null) {
+      const cell = document.querySelector('[data-grid="input"]');
+      if (cell) {
+        bench.inputCellAt = now;
+        cell.setAttribute("elementtiming", "bench-input-cell");
+        requestAnimationFrame(() => {
+          const channel = new MessageChannel();
+          channel.port1.onmessage = () => { bench.inputFrameAt = performance.now(); };
+          channel.port2.postMessage(null);
+        });
+      }
+    }
+    const status = document.getElementById("status");
+    if (status) {
+      const state = status.dataset.state || "";
+      const text = (document.getElementById("status-text") || status).textContent.trim();
+      const key = state + "|" + text;
+      if (key !== lastStatus) {
+        lastStatus = key;
+        bench.status.push({ t: now, state, text });
+        if (state === "ready" && bench.readyAt === null) bench.readyAt = now;
+      }
+    }
+    const output = document.getElementById("output-grid");
+    if (bench.readyAt !== null && bench.outputAt === null && output
+        && output.getAttribute("aria-busy") === "false"
+        && output.querySelector('[data-grid="output"]')) {
+      bench.outputAt = now;
+      observer.disconnect();
+    }
+  };
+  const observer = new MutationObserver(check);
+  observer.observe(document, { childList: true, subtree: true, attributes: true, characterData: true });
+})();
+"""
+
+# Shared in-page helpers for the two latency measurements, put before each body.
+PAGE_HELPERS = r"""
+  // Resolves after the frame following now has been produced: rAF runs before style,
+  // layout and paint; a message posted from it is handled after that frame.
+  const nextFrame = () => new Promise((resolve) => requestAnimationFrame(() => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => resolve(performance.now());
+    channel.port2.postMessage(null);
+  }));
+  // Resolves with the time `test()` first holds: now, or on a later DOM mutation.
+  const when = (test, root) => new Promise((resolve, reject) => {
+    if (test()) { resolve(performance.now()); return; }
+    const observer = new MutationObserver(() => {
+      if (test()) { observer.disconnect(); clearTimeout(timer); resolve(performance.now()); }
+    });
+    const timer = setTimeout(() => { observer.disconnect(); reject(new Error("timed out")); }, STEP_TIMEOUT_MS);
+    observer.observe(root, { childList: true, subtree: true, attributes: true, characterData: true });
+  });
+"""
+
+TAP_SCRIPT = r"""
+async ({ cells, kernel, stride, STEP_TIMEOUT_MS }) => {
+""" + PAGE_HELPERS + r"""
+  const stage = document.getElementById("stage");
+  const highlighted = (row, col) => {
+    const cell = document.querySelector(`[data-grid="output"][data-row="${row}"][data-col="${col}"]`);
+    if (!cell || cell.getAttribute("aria-selected") !== "true") return false;
+    // The argmax must belong to this selection, not be left over from the last one:
+    // it has to lie inside this output's window.
+    const argmax = document.querySelector('[data-grid="input"][data-argmax="true"]');
+    if (!argmax) return false;
+    const r = Number(argmax.dataset.row) - row * stride;
+    const c = Number(argmax.dataset.col) - col * stride;
+    return r >= 0 && r < kernel && c >= 0 && c < kernel;
+  };
+  const samples = [];
+  for (const [row, col] of cells) {
+    await nextFrame();  // start from an idle page, after the previous tap's frame
+    const cell = document.querySelector(`[data-grid="output"][data-row="${row}"][data-col="${col}"]`);
+    const started = performance.now();
+    cell.dispatchEvent(new MouseEvent("click", { bubbles: true, cancelable: true, view: window }));
+    const inDom = await when(() => highlighted(row, col), stage);
+    document.body.getBoundingClientRect();  // forces style recalculation and layout now
+    const laidOut = performance.now();
+    const framed = await nextFrame();
+    const renderMs = window.poolgradWidget?.timings?.lastRenderMs ?? null;
+    samples.push({ dom: inDom - started, layout: laidOut - started, frame: framed - started, renderMs });
+  }
+  return samples;
+}
+"""
+
+PARAM_SCRIPT = r"""
+async ({ kernels, side, stride, STEP_TIMEOUT_MS }) => {
+""" + PAGE_HELPERS + r"""
+  const kernelInput = document.getElementById("kernel");
+  const outputGrid = document.getElementById("output-grid");
+  const shows = (rows, cols) => outputGrid.getAttribute("aria-busy") === "false"
+    && outputGrid.querySelectorAll('[data-grid="output"]').length === rows * cols
+    && outputGrid.querySelector(`[data-grid="output"][data-row="${rows - 1}"][data-col="${cols - 1}"]`) !== null;
+  const samples = [];
+  for (const kernel of kernels) {
+    await nextFrame();
+    const outSide = Math.floor((side - kernel) / stride) + 1;
+    const started = performance.now();
+    kernelInput.value = String(kernel);
+    kernelInput.dispatchEvent(new Event("input", { bubbles: true }));  // what typing fires
+    const inDom = await when(() => shows(outSide, outSide), outputGrid);
+    document.body.getBoundingClientRect();
+    const laidOut = performance.now();
+    const framed = await nextFrame();
+    const timings = { ...(window.poolgradWidget?.timings ?? {}) };
+    samples.push({
+      dom: inDom - started, layout: laidOut - started, frame: framed - started,
+      traceMs: timings.lastTraceMs ?? null, roundTripMs: timings.lastRoundTripMs ?? null,
+      renderMs: timings.lastRenderMs ?? null,
+    });
+  }
+  return samples;
+}
+"""
+
+
+def load_build_module():
+    """build.py is a script, not a package: load it by path, as the browser tests do."""
+    spec = importlib.util.spec_from_file_location("poolgrad_build_script", ROOT / "build.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def percentile(values, fraction):
+    """Nearest-rank percentile: a value that was actually measured."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(fraction * len(ordered)) - 1)]
+
+
+def bench_input(side=SIDE):
+    """A side x side grid of distinct integers (37 is invertible mod 257), scrambled so
+    each window's argmax lands in a different place."""
+    return [[(((r * side + c) * 37) % 257) - 128 for c in range(side)] for r in range(side)]
+
+
+def bench_hash(kernel, stride, sel=None):
+    rows = ";".join(",".join(str(v) for v in row) for row in bench_input())
+    selection = f"&sel={sel[0]},{sel[1]}" if sel else ""
+    return f"#k={kernel}&s={stride}&p=0&d=1&mode=max&grad=0{selection}&x={rows}"
+
+
+def tap_cells(count, out_side):
+    """`count` output cells, each one away from the previous one by at least one cell in
+    both directions. With stride 2 and 2 x 2 windows, consecutive windows are then
+    disjoint, and a left-over argmax cannot pass for the new one."""
+    cells = []
+    row, col = 0, 0
+    for _ in range(count):
+        cells.append([row, col])
+        row = (row + 3) % out_side
+        col = (col + 5) % out_side
+    for first, second in zip(cells, cells[1:]):
+        assert first[0] != second[0] and first[1] != second[1]
+    return cells
+
+
+def param_kernels(count):
+    """Kernel sizes to cycle through on 16 x 16 with stride 1. They start at 3, so the
+    first one differs from the 2 x 2 the page was opened with, and no two in a row are
+    equal."""
+    cycle = [3, 2, 4, 5, 3, 4, 2, 5]
+    return [cycle[i % len(cycle)] for i in range(count)]
+
+
+class Missing(Exception):
+    """Playwright or Chromium is not available."""
+
+
+def find_browser(build_module):
+    try:
+        from playwright.sync_api import sync_playwright  # noqa: F401
+    except ImportError:
+        raise Missing("Playwright for Python is not installed (pip install playwright)") from None
+    executable = os.environ.get("POOLGRAD_CHROMIUM") or build_module.find_chromium()
+    if not executable:
+        raise Missing("no Chromium: set POOLGRAD_CHROMIUM or install Debian's chromium")
+    return executable
+
+
+def served_bytes(dist: Path, path: str) -> int:
+    """Body size of a file the static server sent for `path` (a request path)."""
+    local = unquote(urlsplit(path).path).lstrip("/")
+    target = dist / local
+    if target.is_dir():
+        target = target / "index.html"
+    return target.stat().st_size if target.is_file() else 0
+
+
+def one_run(browser, site_url, origin_host, server_log, dist, samples):
+    """One cold run: a fresh context, boot to ready, then taps and parameter changes."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    # Context-level events also see the Web Worker's requests (checked against the
+    # server's log below). The handler only collects objects: querying sizes inside a
+    # handler would slow down the page while it is being timed.
+    seen = []
+    context.on("requestfinished", lambda request: seen.append(request))
+    failed = []
+    context.on("requestfailed", lambda request: failed.append(request))
+    context.add_init_script(INIT_SCRIPT)
+    page = context.new_page()
+    page_errors = []
+    page.on("pageerror", lambda error: page_errors.append(str(error)))
+    log_start = len(server_log)
+    try:
+        page.goto(site_url + "index.html", wait_until="commit")
+        # Polling every 100 ms (not every frame) so the waiting costs the page little CPU.
+        page.wait_for_function(
+            "() => window.__bench && (window.__bench.outputAt !== null"
+            " || document.getElementById('status')?.dataset.state === 'error')",
+            timeout=BOOT_TIMEOUT_MS, polling=100,
+        )
+        boot = page.evaluate(
+            """() => ({
+                bench: window.__bench,
+                fcp: performance.getEntriesByType("paint")
+                    .find((entry) => entry.name === "first-contentful-paint")?.startTime ?? null,
+                timeOrigin: performance.timeOrigin,
+                widgetBootMs: window.poolgradWidget?.timings?.bootMs ?? null,
+                state: document.getElementById("status").dataset.state,
+                text: document.getElementById("status").textContent.trim(),
+            })"""
+        )
+        ready_log_end = len(server_log)  # requests completed by the time the trace was shown
+        if boot["bench"]["outputAt"] is None:
+            raise RuntimeError(f"the page did not become ready: {boot['state']}: {boot['text']}")
+
+        # Tap-to-highlight on 16 x 16: 2 x 2 windows, stride 2, an 8 x 8 output.
+        tap_kernel, tap_stride = 2, 2
+        out_side = (SIDE - tap_kernel) // tap_stride + 1
+        page.evaluate("hash => { location.hash = hash; }", bench_hash(tap_kernel, tap_stride))
+        page.wait_for_function(
+            """side => { const grid = document.getElementById("output-grid");
+                return grid.getAttribute("aria-busy") === "false"
+                  && grid.querySelectorAll('[data-grid="output"]').length === side * side; }""",
+            arg=out_side, timeout=STEP_TIMEOUT_MS, polling=50,
+        )
+        taps = page.evaluate(TAP_SCRIPT, {
+            "cells": tap_cells(samples, out_side), "kernel": tap_kernel, "stride": tap_stride,
+            "STEP_TIMEOUT_MS": STEP_TIMEOUT_MS,
+        })
+
+        # Parameter change on 16 x 16 with stride 1: every kernel change needs a new trace.
+        # The selection stays at a cell that exists for every kernel tried.
+        page.evaluate("hash => { location.hash = hash; }", bench_hash(2, 1, sel=(0, 0)))
+        page.wait_for_function(
+            """side => { const grid = document.getElementById("output-grid");
+                return grid.getAttribute("aria-busy") === "false"
+                  && grid.querySelectorAll('[data-grid="output"]').length === side * side; }""",
+            arg=SIDE - 1, timeout=STEP_TIMEOUT_MS, polling=50,
+        )
+        params = page.evaluate(PARAM_SCRIPT, {
+            "kernels": param_kernels(samples), "side": SIDE, "stride": 1,
+            "STEP_TIMEOUT_MS": STEP_TIMEOUT_MS,
+        })
+
+        # Network: the server's log is the ground truth; the browser's view is checked
+        # against it. Timings are relative to this document's navigation start.
+        server = list(server_log[log_start:])
+        boot_requests = ready_log_end - log_start
+        browser_requests = []
+        for request in seen:
+            timing = request.timing
+            start = timing.get("startTime", -1)
+            end = timing.get("responseEnd", -1)
+            browser_requests.append({
+                "url": request.url,
+                "host": urlsplit(request.url).hostname,
+                "body": request.sizes().get("responseBodySize", 0),
+                "start": start - boot["timeOrigin"] if start > 0 else None,
+                "end": start + end - boot["timeOrigin"] if start > 0 and end >= 0 else None,
+            })
+    finally:
+        context.close()
+    return {
+        "boot": boot,
+        "taps": taps,
+        "params": params,
+        "server": [
+            {"path": str(r), "status": r.status, "host": r.host, "client": r.client,
+             # A 304 (a revalidation within the run) carries no body.
+             "bytes": served_bytes(dist, str(r)) if r.status == 200 else 0}
+            for r in server
+        ],
+        "boot_requests": boot_requests,
+        "browser": browser_requests,
+        "failed": [request.url for request in failed],
+        "page_errors": page_errors,
+        "origin_host": origin_host,
+    }
+
+
+# ------------------------------------------------------------------------- analysis
+
+
+def boot_breakdown(status_log, ready_at, output_at):
+    """Boot phases from the #status changes. The worker posts "step N of 4" as each step
+    starts, so one phase lasts from its step's first mention to the next one's."""
+    starts = {}
+    for entry in status_log:
+        for step in range(1, 5):
+            if f"step {step} of" in entry["text"] and step not in starts:
+                starts[step] = entry["t"]
+    zero = next((entry["t"] for entry in status_log if "step 0 of" in entry["text"]), None)
+    marks = [("page load -> app.js runs (step 0 shown)", 0.0)]
+    if zero is not None:
+        marks.append(("worker script start -> step 1", zero))
+    names = {
+        1: "fetch build-info.json",
+        2: "loadPyodide (runtime + NumPy + micropip)",
+        3: "wheel install (micropip, deps=False)",
+        4: "warm-up trace + glue",
+    }
+    for step in range(1, 5):
+        if step in starts:
+            marks.append((names[step], starts[step]))
+    marks.append(("ready -> first trace shown", ready_at))
+    phases = {}
+    for (name, begin), (_, end) in zip(marks, marks[1:] + [("end", output_at)]):
+        phases[name] = end - begin
+    return phases
+
+
+FILE_LABELS = {  # the big downloads, by file-name fragment
+    "pyodide.mjs": "pyodide.mjs",
+    "pyodide.asm.js": "pyodide.asm.js",
+    "pyodide.asm.wasm": "pyodide.asm.wasm",
+    "python_stdlib.zip": "python_stdlib.zip",
+    "pyodide-lock.json": "pyodide-lock.json",
+    "numpy-": "numpy wheel",
+    "micropip-": "micropip wheel",
+    "packaging-": "packaging wheel",
+    "poolgrad-": "poolgrad wheel",
+}
+
+
+def waterfall(browser_requests):
+    rows = {}
+    for request in browser_requests:
+        name = urlsplit(request["url"]).path.rsplit("/", 1)[-1]
+        for fragment, label in FILE_LABELS.items():
+            if name.startswith(fragment) or name == fragment:
+                rows[label] = (request["start"], request["end"], request["body"])
+    return rows
+
+
+def median_or_none(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def fmt_ms(value):
+    if value is None:
+        return "-"
+    return f"{value / 1000:.2f} s" if value >= 1000 else f"{value:.1f} ms"
+
+
+def fmt_bytes(count):
+    return f"{count / 1e6:.2f} MB" if count >= 1e6 else f"{count / 1e3:.1f} kB"
+
+
+def report(runs, chromium_version, samples):
+    n = len(runs)
+    lines = []
+    add = lines.append
+
+    # Cold-cache evidence. With `Cache-Control: no-cache`, a file the context had cached
+    # would be revalidated and answered 304. So the first request for each path in a run
+    # must be a 200, and every run must fetch the same number of files up to ready.
+    # Later 304s in the same run are revalidations of files this run fetched itself
+    # (Chromium asks for the favicon again after each URL change).
+    def first_statuses(run):
+        firsts = {}
+        for record in run["server"]:
+            firsts.setdefault(record["path"], record["status"])
+        return firsts
+
+    firsts = [first_statuses(run) for run in runs]
+    boot_counts = [run["boot_requests"] for run in runs]
+    not_200 = sorted({status for f in firsts for status in f.values() if status != 200})
+    cold = len(set(boot_counts)) == 1 and not not_200
+    load = f", load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs" if hasattr(os, "getloadavg") else ""
+    add(f"poolgrad browser benchmark: headless Chromium {chromium_version}, {n} cold run(s), "
+        f"{samples} taps and {samples} parameter changes per run{load}")
+    add("cache: a fresh browser context per run; "
+        + ("the first request for every file in every run was answered 200 (none revalidated) and each run fetched "
+           f"the same {boot_counts[0]} files up to ready: the HTTP cache was empty each time"
+           if cold else f"NOT verified cold (requests up to ready per run {boot_counts}, "
+                        f"first-request statuses other than 200: {not_200})"))
+    add("")
+
+    first_paint = [run["boot"]["bench"]["inputElementPaint"] or run["boot"]["bench"]["inputFrameAt"] for run in runs]
+    paint_source = "Element Timing" if all(run["boot"]["bench"]["inputElementPaint"] for run in runs) else "frame after insertion"
+    ready = [run["boot"]["bench"]["readyAt"] for run in runs]
+    taps = [sample for run in runs for sample in run["taps"]]
+    params = [sample for run in runs for sample in run["params"]]
+
+    header = f"{'figure':<44}{'median':>10}{'p90':>10}{'min':>10}{'max':>10}{'n':>5}   {'goal':<11}{'met':<4}"
+    add(header)
+    add("-" * len(header))
+
+    def row(label, values, goal=None):
+        values = [v for v in values if v is not None]
+        if not values:
+            add(f"{label:<44}{'-':>10}")
+            return
+        med = statistics.median(values)
+        p90 = percentile(values, 0.9)
+        goal_text = f"< {fmt_ms(goal)}" if goal else ""
+        # The goal is met when the median is under it; p90 is printed to show the spread.
+        met = ("yes" if med < goal else "NO") if goal else ""
+        add(f"{label:<44}{fmt_ms(med):>10}{fmt_ms(p90):>10}{fmt_ms(min(values)):>10}{fmt_ms(max(values)):>10}"
+            f"{len(values):>5}   {goal_text:<11}{met:<4}")
+
+    row(f"first paint of input grid ({paint_source})", first_paint, GOALS["first_paint"])
+    row("  input cell in DOM", [run["boot"]["bench"]["inputCellAt"] for run in runs])
+    row("  first contentful paint (page)", [run["boot"]["fcp"] for run in runs])
+    row("ready (#status data-state=ready), cold", ready, GOALS["ready"])
+    row("  first trace shown (output aria-busy=false)", [run["boot"]["bench"]["outputAt"] for run in runs])
+    row("tap -> highlight in DOM (16x16, 8x8 out)", [s["dom"] for s in taps], GOALS["tap"])
+    row("  of which render() (widget timings)", [s["renderMs"] for s in taps])
+    row("  tap -> style + layout done", [s["layout"] for s in taps])
+    row("  tap -> next frame (includes vsync wait)", [s["frame"] for s in taps])
+    row("kernel change -> new output (16x16, s=1)", [s["dom"] for s in params], GOALS["param"])
+    row("  of which trace() in the worker", [s["traceMs"] for s in params])
+    row("  of which worker round trip", [s["roundTripMs"] for s in params])
+    row("  of which final render", [s["renderMs"] for s in params])
+    row("  kernel change -> next frame", [s["frame"] for s in params])
+
+    counts = [len(run["server"]) for run in runs]
+    boot_bytes = [sum(r["bytes"] for r in run["server"][:run["boot_requests"]]) for run in runs]
+    server_bytes = [sum(r["bytes"] for r in run["server"]) for run in runs]
+    browser_bytes = [sum(r["body"] for r in run["browser"]) for run in runs]
+    browser_counts = [len(run["browser"]) for run in runs]
+    later = [run["server"][run["boot_requests"]:] for run in runs]
+    later_paths = sorted({f'{r["path"]} ({r["status"]})' for requests in later for r in requests})
+    add("")
+    add(f"bytes transferred up to ready (cold): {fmt_bytes(statistics.median(boot_bytes))} in "
+        f"{statistics.median(boot_counts):.0f} requests (server log; body bytes = file sizes, sent uncompressed)")
+    add(f"bytes transferred in the whole run: {fmt_bytes(statistics.median(server_bytes))} in "
+        f"{statistics.median(counts):.0f} requests; browser's view (context events, worker included): "
+        f"{fmt_bytes(statistics.median(browser_bytes))} in {statistics.median(browser_counts):.0f} requests")
+    if later_paths:
+        add(f"requests after ready (taps, hash and kernel changes): {', '.join(later_paths)}")
+    origin = runs[0]["origin_host"]
+    foreign_server = [r for run in runs for r in run["server"]
+                      if r["client"] != "127.0.0.1" or (r["host"] and r["host"] != origin)]
+    foreign_browser = [r["url"] for run in runs for r in run["browser"] if r["host"] != "127.0.0.1"]
+    failed = [url for run in runs for url in run["failed"]]
+    if not foreign_server and not foreign_browser and not failed:
+        add("hosts: every request went to 127.0.0.1 (server log and browser events agree; none failed)")
+    else:
+        add(f"hosts: NOT all local: server {foreign_server[:3]}, browser {foreign_browser[:3]}, failed {failed[:3]}")
+    # The browser's events and the server's log must name the same files. Repeats can
+    # differ in number: a favicon revalidation still in flight when the context closes
+    # reaches the server but not the event handler.
+    for index, run in enumerate(runs):
+        server_paths = {urlsplit(r["path"]).path for r in run["server"]}
+        browser_paths = {urlsplit(r["url"]).path for r in run["browser"]}
+        if server_paths != browser_paths:
+            add(f"note: run {index + 1}: files seen only by the server {sorted(server_paths - browser_paths)}, "
+                f"only by the browser {sorted(browser_paths - server_paths)}")
+        elif len(run["browser"]) != len(run["server"]):
+            add(f"note: run {index + 1}: same files, but {len(run['server'])} requests logged by the server "
+                f"and {len(run['browser'])} seen by the browser (repeats of the same file)")
+
+    # Where boot time goes: the steps the worker reports, then the download waterfall.
+    add("")
+    add(f"boot breakdown (median over {n} run(s), from #status step changes, ms since navigation start):")
+    phases = [boot_breakdown(run["boot"]["bench"]["status"], run["boot"]["bench"]["readyAt"],
+                             run["boot"]["bench"]["outputAt"]) for run in runs]
+    for name in phases[0]:
+        add(f"  {name:<48}{fmt_ms(median_or_none([p.get(name) for p in phases])):>10}")
+    widget_boot = median_or_none([run["boot"]["widgetBootMs"] for run in runs])
+    if widget_boot is not None:
+        add(f"  {'(widget timings.bootMs: app.js start -> ready)':<48}{fmt_ms(widget_boot):>10}")
+    add("")
+    # responseEnd is when the browser finished reading the body. A body read by a busy
+    # worker (the NumPy wheel, while the runtime boots) ends late even on localhost.
+    add("downloads (median request start -> responseEnd since navigation start, body size;")
+    add("  responseEnd is when the body was read, which waits for a busy worker):")
+    falls = [waterfall(run["browser"]) for run in runs]
+    for label in FILE_LABELS.values():
+        starts = median_or_none([f[label][0] for f in falls if label in f])
+        ends = median_or_none([f[label][1] for f in falls if label in f])
+        sizes = median_or_none([f[label][2] for f in falls if label in f])
+        if starts is not None:
+            add(f"  {label:<22}{fmt_ms(starts):>10} -> {fmt_ms(ends):>10}   {fmt_bytes(sizes or 0):>10}")
+    errors = [error for run in runs for error in run["page_errors"]]
+    if errors:
+        add("")
+        add(f"page errors: {errors[:3]}")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=5, help="cold runs, each in a fresh browser context (default 5)")
+    parser.add_argument("--samples", type=int, default=20,
+                        help="taps and parameter changes per run (default 20)")
+    # `python build.py bench` passes the same arguments to every benchmark script:
+    # leave the other scripts' options alone instead of failing on them.
+    args, _ = parser.parse_known_args(argv)
+    if args.runs < 1 or args.samples < 1:
+        parser.error("--runs and --samples must be at least 1")
+
+    build_module = load_build_module()
+    try:
+        executable = find_browser(build_module)
+    except Missing as missing:
+        print(f"bench_browser: {missing}", file=sys.stderr)
+        return 2
+    from playwright.sync_api import Error as PlaywrightError
+    from playwright.sync_api import sync_playwright
+
+    dist = Path(build_module.DIST)
+    if not (dist / "build-info.json").is_file():
+        print("bench_browser: building dist/ ...", flush=True)
+        try:
+            dist = Path(build_module.build(quiet=True))
+        except build_module.BuildError as error:
+            print(f"bench_browser: build failed: {error}", file=sys.stderr)
+            return 1
+
+    server_log = []
+    server = build_module.make_server(dist, host="127.0.0.1", port=0, request_log=server_log)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    host, port = server.server_address[:2]
+    site_url = f"http://{host}:{port}/"
+
+    runs = []
+    try:
+        with sync_playwright() as playwright:
+            try:
+                browser = playwright.chromium.launch(executable_path=executable, args=LAUNCH_ARGS)
+            except PlaywrightError as error:
+                first_line = str(error).strip().splitlines()[0] if str(error).strip() else "launch failed"
+                print(f"bench_browser: Chromium did not start: {first_line}", file=sys.stderr)
+                return 2
+            try:
+                for index in range(args.runs):
+                    started = time.perf_counter()
+                    run = one_run(browser, site_url, f"{host}:{port}", server_log, dist, args.samples)
+                    runs.append(run)
+                    print(f"bench_browser: run {index + 1}/{args.runs}: ready at "
+                          f"{fmt_ms(run['boot']['bench']['readyAt'])} ({time.perf_counter() - started:.1f} s in all)",
+                          flush=True)
+                version = browser.version
+            finally:
+                browser.close()
+    except (RuntimeError, PlaywrightError) as error:
+        first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        print(f"bench_browser: could not measure: {first_line}", file=sys.stderr)
+        return 1
+    finally:
+        server.shutdown()
+        server.server_close()
+
+    print()
+    print(report(runs, version, args.samples))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
