@@ -77,6 +77,12 @@ async function boot() {
   return runTrace;
 }
 
+// A policy that forbids WebAssembly makes Pyodide's boot hang rather than fail, so say so
+// at once instead of waiting for the page's boot timeout.
+self.addEventListener("securitypolicyviolation", (event) => {
+  postMessage({ type: "boot-error", error: `the Content-Security-Policy blocked ${event.violatedDirective} in the Python worker; it needs script-src 'self' 'wasm-unsafe-eval'` });
+});
+
 const booted = boot();
 booted.then(
   () => postMessage({ type: "ready" }),

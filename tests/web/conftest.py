@@ -76,12 +76,30 @@ def serve(build_module, root):
     return Site(server, requests)
 
 
+def stop(running):
+    running.server.shutdown()
+    running.server.server_close()
+
+
 @pytest.fixture(scope="session")
 def site(build_module, dist):
     running = serve(build_module, dist)
     yield running
-    running.server.shutdown()
-    running.server.server_close()
+    stop(running)
+
+
+@pytest.fixture
+def serve_directory(build_module):
+    """Serve another folder (e.g. one that puts dist/ under a sub-path) for one test."""
+    started = []
+
+    def start(root):
+        started.append(serve(build_module, root))
+        return started[-1]
+
+    yield start
+    for running in started:
+        stop(running)
 
 
 def chromium_executable():
