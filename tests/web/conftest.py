@@ -206,7 +206,15 @@ class Widget:
         )
 
     def set_hash(self, hash_):
-        self.page.evaluate("hash => { location.hash = hash; }", hash_)
+        """Navigate to another hash and return once the widget's hashchange handler ran."""
+        self.page.evaluate(
+            """hash => new Promise((resolve) => {
+                window.addEventListener("hashchange", () => setTimeout(resolve, 0), { once: true });
+                setTimeout(resolve, 2000);
+                location.hash = hash;
+            })""",
+            hash_,
+        )
 
     def hash(self):
         return self.page.evaluate("location.hash")

@@ -32,7 +32,8 @@ def test_two_by_two_stride_two_argmax_and_gradient(widget):
     expect(widget.page.locator("[data-axis=rows]")).to_contain_text("⌊(4 + 2·0 − 1·(2 − 1) − 1) / 2⌋ + 1 = ⌊2 / 2⌋ + 1 = 2")
 
 
-def test_three_by_three_stride_one_shares_a_cell(widget):
+def test_three_by_three_shared_cell_then_average_mode(widget):
+    """One page load: the 3 x 3 overlap, then average pooling through a hash change."""
     widget.open(f"#k=3&s=1&p=0&d=1&mode=max&grad=1&x={FIXTURE}")
     assert widget.values("output") == [["8", "8"], ["9", "9"]]
     widget.cell("output", 0, 1).click()
@@ -54,9 +55,8 @@ def test_three_by_three_stride_one_shares_a_cell(widget):
     expect(widget.page.locator("#explanation")).to_contain_text("1 + 2 = 3")
     assert "g=1,2;3,4" in widget.hash()
 
-
-def test_average_mode_divides_and_spreads(widget):
-    widget.open(f"#k=2&s=2&p=0&d=1&mode=avg&grad=1&x={AVERAGE_EXAMPLE}&g=1,2;3,4")
+    widget.set_hash(f"#k=2&s=2&p=0&d=1&mode=avg&grad=1&x={AVERAGE_EXAMPLE}&g=1,2;3,4")
+    widget.wait_settled()
     assert widget.values("output") == [["10.25", "8.25"], ["5.75", "5.75"]]
     assert widget.values("grad-input") == [
         ["0.25", "0.25", "0.5", "0.5"],
