@@ -9,7 +9,7 @@
 
 import { WorkerBridge } from "./bridge.js";
 import { bindControls, controlElements, fillPresetOptions, syncControls } from "./controls.js";
-import { applyPreview, renderView } from "./render.js";
+import { applyPreview, renderSelection, renderView } from "./render.js";
 import {
   HashError, defaultState, parseHash, parseNumberToken, requestKey, serialiseState, traceRequest,
 } from "./state.js";
@@ -130,20 +130,37 @@ async function requestTrace() {
   render();
 }
 
-function setState(next) {
+const withoutSelection = (state) => serialiseState({ ...state, sel: null });
+
+function setState(next, { wasEditing = false } = {}) {
   const needsTrace = requestKey(next) !== requestKey(app.state) || app.traceKey === null;
+  const selectionOnly = !needsTrace && !wasEditing && withoutSelection(next) === withoutSelection(app.state);
   app.state = next;
   app.hashError = null;
   writeHash();
   if (needsTrace) requestTrace();
-  render();
+  if (selectionOnly) {
+    const started = performance.now();
+    renderSelection(regions, app.state, app.trace, { staleInput: !isCurrent() });
+    updateStatus();
+    app.timings.lastRenderMs = performance.now() - started;
+  } else if (needsTrace && app.boot.ready && !app.boot.failure) {
+    // The answer is milliseconds away and redraws everything; drawing now as well would
+    // double the cost of every parameter change.
+    regions.outputGrid.setAttribute("aria-busy", "true");
+    syncControls(controls, app.state);
+    updateStatus();
+  } else {
+    render();
+  }
 }
 
 function change(mutator) {
   const next = cloneState(app.state);
   mutator(next);
+  const wasEditing = app.view.editing !== null;
   app.view.editing = null;
-  setState(next);
+  setState(next, { wasEditing });
 }
 
 function loadHash() {
@@ -168,6 +185,9 @@ function cellOf(target) {
 
 function select(row, col) {
   app.view.focus.output = [row, col];
+  for (const cell of regions.outputGrid.querySelectorAll('[data-grid="output"][tabindex="0"]')) cell.tabIndex = -1;
+  const target = regions.outputGrid.querySelector(`[data-grid="output"][data-row="${row}"][data-col="${col}"]`);
+  if (target) target.tabIndex = 0;
   change((state) => { state.sel = [row, col]; });
 }
 

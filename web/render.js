@@ -20,6 +20,12 @@ function element(tag, attributes = {}, text) {
 }
 
 const cellName = ([row, col]) => `(${row},${col})`;
+
+// Built cells by grid and "row,col", and each cell's accessible name without selection
+// roles, so a selection change updates a few cells in place instead of rebuilding.
+const cellsByGrid = new Map();
+const baseLabels = new WeakMap();
+const cellKey = (row, col) => `${row},${col}`;
 const listCells = (cells) => cells.map(cellName).join(", ");
 const range = (start, count) => Array.from({ length: count }, (_, i) => start + i);
 
@@ -55,6 +61,8 @@ export function magnitudeScale(matrices) {
 // A table with role="grid": column and row headers give the coordinates learners read
 // in the sentences; each cell's accessible name says where it is and what it is.
 function gridTable({ name, rowIndices, colIndices, focus, describe }) {
+  const index = new Map();
+  cellsByGrid.set(name, index);
   const table = element("table", {
     role: "grid",
     class: `grid grid-${name}`,
@@ -90,6 +98,8 @@ function gridTable({ name, rowIndices, colIndices, focus, describe }) {
         td.style.color = spec.colours.color;
       }
       if (spec.editor) td.replaceChildren(spec.editor);
+      baseLabels.set(td, spec.label);
+      index.set(cellKey(row, col), td);
       tr.append(td);
     }
     table.append(tr);
@@ -128,7 +138,7 @@ export function selectionOverlay(trace, selection) {
   };
 }
 
-function inputGrid(state, trace, view, overlay) {
+function inputGrid(state, trace, view) {
   const height = state.x.length;
   const width = state.x[0].length;
   const [padRows, padCols] = trace ? trace.padding : state.p;
@@ -143,12 +153,8 @@ function inputGrid(state, trace, view, overlay) {
     describe(r, c) {
       const pad = r < 0 || c < 0 || r >= height || c >= width;
       const value = pad ? padValue : state.x[r][c];
-      const inWindow = overlay && overlay.rows.includes(r) && overlay.cols.includes(c);
-      const isArgmax = !pad && overlay?.argmax && overlay.argmax[0] === r && overlay.argmax[1] === c;
       const roles = [];
       if (pad) roles.push("padding");
-      if (isArgmax) roles.push(`argmax of output ${cellName(overlay.output)}`);
-      else if (inWindow) roles.push(`in the window of output ${cellName(overlay.output)}`);
       if (!pad && shared(r, c) > 1) roles.push(`maximum of ${shared(r, c)} outputs`);
       return {
         pad,
@@ -156,8 +162,6 @@ function inputGrid(state, trace, view, overlay) {
         colours: pad ? null : heatColours(value, scale),
         attributes: {
           "data-pad": pad ? "true" : undefined,
-          "data-in-window": inWindow ? "true" : undefined,
-          "data-argmax": isArgmax ? "true" : undefined,
           "data-shared": !pad && shared(r, c) > 1 ? String(shared(r, c)) : undefined,
         },
         label: `Input row ${r}, col ${c}: ${formatNumber(value)}${roles.length ? `; ${roles.join("; ")}` : ""}`,
@@ -177,12 +181,11 @@ function outputGrid(state, trace, view) {
     focus: focusCell(view, "output", height, width),
     describe(i, j) {
       const value = trace.output[i][j];
-      const selected = state.sel && state.sel[0] === i && state.sel[1] === j;
       return {
         text: formatNumber(value),
         colours: heatColours(value, scale),
-        attributes: { "aria-selected": selected ? "true" : "false" },
-        label: `Output row ${i}, col ${j}: ${formatNumber(value)}${selected ? "; selected" : ""}`,
+        attributes: { "aria-selected": "false" },
+        label: `Output row ${i}, col ${j}: ${formatNumber(value)}`,
       };
     },
   });
@@ -190,7 +193,7 @@ function outputGrid(state, trace, view) {
 
 const GRADIENT_HUES = { negative: 300, positive: 160 };
 
-function gradOutputGrid(trace, view, overlay) {
+function gradOutputGrid(trace, view) {
   const [height, width] = trace.output_shape;
   const values = trace.grad_output;
   const scale = magnitudeScale([values, trace.grad_input]);
@@ -201,11 +204,9 @@ function gradOutputGrid(trace, view, overlay) {
     focus: focusCell(view, "grad-output", height, width),
     describe(i, j) {
       const value = values[i][j];
-      const matches = overlay && overlay.output[0] === i && overlay.output[1] === j;
       return {
         text: formatNumber(value),
         colours: heatColours(value, scale, GRADIENT_HUES),
-        attributes: { "data-for-selected": matches ? "true" : undefined },
         label: `Upstream gradient row ${i}, col ${j}: ${formatNumber(value)}`,
         editor: editorFor(view, "grad-output", i, j, value),
       };
@@ -217,7 +218,7 @@ export function sumExpression(terms, total) {
   return `${terms.map(formatNumber).join(" + ")} = ${formatNumber(total)}`;
 }
 
-function gradInputGrid(trace, view, overlay) {
+function gradInputGrid(trace, view) {
   const [height, width] = trace.input_shape;
   const scale = magnitudeScale([trace.grad_output, trace.grad_input]);
   return gridTable({
@@ -228,7 +229,6 @@ function gradInputGrid(trace, view, overlay) {
     describe(r, c) {
       const value = trace.grad_input[r][c];
       const sources = trace.sources[r][c];
-      const fromSelected = overlay && sources.some(([i, j]) => i === overlay.output[0] && j === overlay.output[1]);
       let detail = "";
       if (sources.length > 1) detail = `; ${sumExpression(trace.grad_terms[r][c], value)} from outputs ${listCells(sources)}`;
       else if (sources.length === 1) detail = `; from output ${cellName(sources[0])}`;
@@ -238,7 +238,6 @@ function gradInputGrid(trace, view, overlay) {
         attributes: {
           "data-shared": sources.length > 1 ? String(sources.length) : undefined,
           "data-zero": sources.length === 0 ? "true" : undefined,
-          "data-from-selected": fromSelected ? "true" : undefined,
         },
         label: `Input gradient row ${r}, col ${c}: ${formatNumber(value)}${detail}`,
       };
@@ -369,26 +368,66 @@ function placeholder(text) {
 // Python refused the state; `view.traceError` then says why); `view.staleInput` says the
 // trace belongs to an earlier state, so its windows are not drawn on the current input.
 export function renderView(regions, state, trace, view) {
-  const overlay = selectionOverlay(trace, state.sel);
-  const inputTrace = view.staleInput ? null : trace;
-  regions.inputGrid.replaceChildren(inputGrid(state, inputTrace, view, inputTrace ? overlay : null));
+  cellsByGrid.clear();
+  regions.inputGrid.replaceChildren(inputGrid(state, view.staleInput ? null : trace, view));
   const waitingText = view.traceError
     ? "No output: this combination is not valid (see the message above)."
     : "The output appears when Python is ready.";
   regions.outputGrid.replaceChildren(trace ? outputGrid(state, trace, view) : placeholder(waitingText));
   regions.gradPanels.forEach((panel) => { panel.hidden = !state.grad; });
   if (state.grad && trace?.grad_input) {
-    regions.gradOutputGrid.replaceChildren(gradOutputGrid(trace, view, overlay));
-    regions.gradInputGrid.replaceChildren(gradInputGrid(trace, view, overlay), sharedSums(trace), totals(trace));
+    regions.gradOutputGrid.replaceChildren(gradOutputGrid(trace, view));
+    regions.gradInputGrid.replaceChildren(gradInputGrid(trace, view), sharedSums(trace), totals(trace));
   } else {
     regions.gradOutputGrid.replaceChildren(placeholder(waitingText));
     regions.gradInputGrid.replaceChildren(placeholder(waitingText));
   }
-  regions.explanation.textContent = explanation(state, trace);
   regions.formula.replaceChildren(trace ? sizeFormula(trace) : placeholder(""));
   regions.shapes.textContent = trace
     ? `${trace.input_shape.join(" × ")} → ${trace.output_shape.join(" × ")}`
     : `${state.x.length} × ${state.x[0].length}`;
+  renderSelection(regions, state, trace, view);
+}
+
+const SELECTION_ATTRIBUTES = ["data-in-window", "data-argmax", "data-for-selected", "data-from-selected"];
+let markedCells = [];
+
+function mark(cell, attribute, role) {
+  if (!cell) return;
+  cell.setAttribute(attribute, "true");
+  if (role) cell.setAttribute("aria-label", `${baseLabels.get(cell)}; ${role}`);
+  markedCells.push(cell);
+}
+
+// The selection's marks, applied in place on the built grids: this is all a tap costs.
+export function renderSelection(regions, state, trace, view) {
+  for (const cell of markedCells) {
+    for (const attribute of SELECTION_ATTRIBUTES) cell.removeAttribute(attribute);
+    if (cell.getAttribute("aria-selected") === "true") cell.setAttribute("aria-selected", "false");
+    cell.setAttribute("aria-label", baseLabels.get(cell));
+  }
+  markedCells = [];
+  regions.explanation.textContent = explanation(state, trace);
+  const overlay = selectionOverlay(trace, state.sel);
+  if (!overlay) return;
+  const name = cellName(overlay.output);
+  const selected = cellsByGrid.get("output")?.get(cellKey(...overlay.output));
+  mark(selected, "aria-selected", "selected");
+  mark(cellsByGrid.get("grad-output")?.get(cellKey(...overlay.output)), "data-for-selected", `upstream gradient of output ${name}`);
+  if (view.staleInput) return;
+  const inputCells = cellsByGrid.get("input");
+  for (const r of overlay.rows) {
+    for (const c of overlay.cols) {
+      const isArgmax = overlay.argmax && overlay.argmax[0] === r && overlay.argmax[1] === c;
+      const cell = inputCells.get(cellKey(r, c));
+      mark(cell, "data-in-window", isArgmax ? null : `in the window of output ${name}`);
+      if (isArgmax) mark(cell, "data-argmax", `argmax of output ${name}`);
+    }
+  }
+  const gradInputCells = cellsByGrid.get("grad-input");
+  if (!gradInputCells) return;
+  const receivers = overlay.argmax ? [overlay.argmax] : windowCells(trace, overlay.output);
+  for (const [r, c] of receivers) mark(gradInputCells.get(cellKey(r, c)), "data-from-selected", `receives gradient from output ${name}`);
 }
 
 // Hover preview: a lighter outline of another output's window, set in place so the
