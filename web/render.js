@@ -29,23 +29,41 @@ const cellKey = (row, col) => `${row},${col}`;
 const listCells = (cells) => cells.map(cellName).join(", ");
 const range = (start, count) => Array.from({ length: count }, (_, i) => start + i);
 
+// WCAG relative luminance of an HSL colour (h in degrees, s and l in percent).
+function luminance(hue, saturation, lightness) {
+  const s = saturation / 100;
+  const l = lightness / 100;
+  const channel = (n) => {
+    const k = (n + hue / 30) % 12;
+    const value = l - s * Math.min(l, 1 - l) * Math.max(-1, Math.min(k - 3, 9 - k, 1));
+    return value <= 0.03928 ? value / 12.92 : ((value + 0.055) / 1.055) ** 2.4;
+  };
+  return 0.2126 * channel(0) + 0.7152 * channel(8) + 0.0722 * channel(4);
+}
+
+const DARK_TEXT = { colour: "#1d1d1f", luminance: 0.0122 };
+
 // Heat map: blue for negatives, orange for positives, white at zero, scaled by the
-// largest finite magnitude so a grid reads at a glance. Lightness stays high enough
-// for dark text; the darkest shades switch to white text.
-export function heatColours(value, scale, hues = { negative: 215, positive: 24 }) {
+// largest finite magnitude so a grid reads at a glance. The text is dark or white,
+// whichever contrasts more with the shade.
+function heatColours(value, scale, hues = { negative: 215, positive: 24 }) {
   const number = decodeNumber(value);
-  if (Number.isNaN(number)) return { background: "hsl(280 30% 88%)", color: "#1d1d1f" };
+  if (Number.isNaN(number)) return { background: "hsl(280 30% 88%)", color: DARK_TEXT.colour };
   const strength = scale > 0 ? Math.min(1, Math.abs(number) / scale) : 0;
   const clipped = Number.isFinite(number) ? strength : 1;
   const hue = number < 0 ? hues.negative : hues.positive;
+  const saturation = 40 + clipped * 45;
   const lightness = 98 - clipped * 52;
+  const background = luminance(hue, saturation, lightness);
+  const darkContrast = (background + 0.05) / (DARK_TEXT.luminance + 0.05);
+  const whiteContrast = 1.05 / (background + 0.05);
   return {
-    background: `hsl(${hue} ${40 + clipped * 45}% ${lightness}%)`,
-    color: lightness < 60 ? "#ffffff" : "#1d1d1f",
+    background: `hsl(${hue} ${saturation}% ${lightness}%)`,
+    color: darkContrast >= whiteContrast ? DARK_TEXT.colour : "#ffffff",
   };
 }
 
-export function magnitudeScale(matrices) {
+function magnitudeScale(matrices) {
   let scale = 0;
   for (const matrix of matrices) {
     for (const row of matrix) {
@@ -126,7 +144,7 @@ function focusCell(view, name, rows, cols) {
 }
 
 // Which input cells the selected output's window covers, and its argmax.
-export function selectionOverlay(trace, selection) {
+function selectionOverlay(trace, selection) {
   if (!trace || !selection) return null;
   const [i, j] = selection;
   if (i >= trace.output_shape[0] || j >= trace.output_shape[1]) return null;
@@ -214,7 +232,7 @@ function gradOutputGrid(trace, view) {
   });
 }
 
-export function sumExpression(terms, total) {
+function sumExpression(terms, total) {
   return `${terms.map(formatNumber).join(" + ")} = ${formatNumber(total)}`;
 }
 
