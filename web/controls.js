@@ -39,6 +39,19 @@ export function fillPresetOptions(select) {
 }
 
 const pairText = ([first, second]) => (first === second ? String(first) : `${first},${second}`);
+const matrixText = (matrix) => JSON.stringify(matrix);
+
+// The last random input loaded, so #preset can keep saying "random" until it is edited.
+let lastRandomInput = null;
+
+// The preset whose matrix is on screen, or "" for an input of the learner's own.
+function presetShowing(x) {
+  const text = matrixText(x);
+  if (text === lastRandomInput) return "random";
+  const shape = [x.length, x[0].length];
+  const match = Object.entries(PRESETS).find(([name, preset]) => name !== "random" && matrixText(preset.make(shape)) === text);
+  return match ? match[0] : "";
+}
 
 // Reflect the state in the controls, leaving alone a field the user is typing in whose
 // text already means the current value (so "3," mid-typing is not overwritten).
@@ -60,6 +73,9 @@ export function syncControls(controls, state) {
   controls.cip.checked = state.cip;
   controls.cip.disabled = state.mode !== "avg";
   controls.gradient.checked = state.grad;
+  const preset = presetShowing(state.x);
+  if (preset) controls.preset.value = preset;
+  else controls.preset.selectedIndex = -1;
   controls.rows.value = String(state.x.length);
   controls.cols.value = String(state.x[0].length);
 }
@@ -130,7 +146,9 @@ export function bindControls(controls, { getState, change, reportControlError, g
 
   const loadPreset = () => change((state) => {
     const shape = [state.x.length, state.x[0].length];
-    state.x = PRESETS[controls.preset.value].make(shape);
+    const name = controls.preset.value || "fixture";
+    state.x = PRESETS[name].make(shape);
+    if (name === "random") lastRandomInput = matrixText(state.x);
     state.g = null;
   });
   controls.preset.addEventListener("change", loadPreset);
