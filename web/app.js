@@ -1,11 +1,13 @@
 // Wiring: URL hash <-> state, controls, grid interactions, the worker, and #status.
 // Data flows one way: event -> state (written to the hash) -> worker trace -> render.
 // A selection change never goes to the worker: the last trace already holds every
-// window and argmax, so a tap only re-renders.
+// window and argmax, so a tap only re-marks a few cells.
 //
-// Test hook: window.poolgradWidget.trace(request) sends a raw trace() request (the
-// object built by state.traceRequest) to the same worker and resolves with
-// {trace} or {error}; the browser tests use it for parity with native Python.
+// Test hook: window.poolgradWidget.trace(request) sends a raw trace() request (keyword
+// arguments of poolgrad.trace as JSON, non-finite values as "NaN"/"Infinity"/"-Infinity")
+// to the same worker and resolves with {trace} or {error}; the browser tests use it for
+// parity with native Python. window.poolgradWidget.timings holds the last measured
+// boot, trace, round-trip and render times in milliseconds.
 
 import { WorkerBridge } from "./bridge.js";
 import { bindControls, controlElements, fillPresetOptions, syncControls } from "./controls.js";
@@ -109,7 +111,7 @@ async function requestTrace() {
   try {
     answer = await bridge.latest(traceRequest(app.state));
   } catch {
-    return;
+    return; // the bridge's onFailure has already put the reason in #status
   }
   if (answer.superseded) return;
   app.timings.lastRoundTripMs = performance.now() - sent;

@@ -37,6 +37,12 @@ def test_hash_round_trip_and_canonical_form(widget):
     assert widget.hash() == f"#k=3,2&s=1&p=0&d=1&mode=max&grad=0&x={FIXTURE}"
     assert widget.values("output") == [["4", "8", "8"], ["9", "9", "8"]]
     assert page.locator("#kernel").input_value() == "3,2"
+    # Non-finite values survive the round trip; a selection outside the output is dropped.
+    widget.set_hash("#k=2&s=1&p=0&d=1&mode=max&grad=0&sel=5,5&x=NaN,1,2;3,Infinity,-Infinity")
+    widget.wait_settled()
+    assert widget.values("input") == [["NaN", "1", "2"], ["3", "∞", "-∞"]]
+    assert widget.values("output") == [["NaN", "∞"]]
+    assert widget.hash() == "#k=2&s=1&p=0&d=1&mode=max&grad=0&x=NaN,1,2;3,Infinity,-Infinity"
 
 
 def test_presets_resize_edit_and_paste(widget):
@@ -69,6 +75,7 @@ def test_presets_resize_edit_and_paste(widget):
     widget.wait_settled()
     assert widget.values("output")[0][0] == "20"
     assert "x=20,2,5,6;" in widget.hash()
+    assert page.locator("#preset").input_value() == ""  # no preset shows the learner's own input
     expect(widget.cell("input", 0, 0)).to_be_focused()
     # Typing a digit on a focused cell starts editing it; a bad value is explained.
     widget.cell("input", 3, 3).focus()
