@@ -7,7 +7,7 @@
 // arguments of poolgrad.trace as JSON, non-finite values as "NaN"/"Infinity"/"-Infinity")
 // to the same worker and resolves with {trace} or {error}; the browser tests use it for
 // parity with native Python. window.poolgradWidget.timings holds the last measured
-// boot, trace, round-trip and render times in milliseconds.
+// boot (with the start of each boot step), trace, round-trip and render times in ms.
 
 import { WorkerBridge } from "./bridge.js";
 import { bindControls, controlElements, fillPresetOptions, syncControls } from "./controls.js";
@@ -42,7 +42,7 @@ const app = {
   controlError: null,
   boot: { ready: false, failure: null, step: 0, steps: 4, message: "Starting the Python worker" },
   view: { focus: {}, editing: null },
-  timings: { bootMs: null, lastTraceMs: null, lastRoundTripMs: null, lastRenderMs: null },
+  timings: { bootMs: null, bootSteps: [], lastTraceMs: null, lastRoundTripMs: null, lastRenderMs: null },
 };
 const pageStart = performance.now();
 
@@ -324,6 +324,7 @@ bindControls(controls, {
 const bridge = new WorkerBridge({
   onProgress({ step, steps, message }) {
     Object.assign(app.boot, { step, steps, message });
+    app.timings.bootSteps.push({ step, message, startedMs: performance.now() - pageStart });
     updateStatus();
   },
   onReady() {

@@ -46,7 +46,18 @@ def run_trace(request_json):
     return json.dumps({"trace": result}, allow_nan=False)
 `;
 
-const WARM_UP_REQUEST = { x: [[1, 2], [3, 4]], kernel_size: [2, 2], mode: "max" };
+// Warm every path a real request takes (validation, forward, the default gradient, backward).
+const WARM_UP_REQUEST = {
+  x: [[1, 2], [3, 4]],
+  kernel_size: [2, 2],
+  stride: [1, 1],
+  padding: [1, 1],
+  dilation: [1, 1],
+  ceil_mode: false,
+  count_include_pad: true,
+  mode: "max",
+  grad_output: "ones",
+};
 
 function progress(step, message) {
   postMessage({ type: "progress", step, steps: STEPS, message });
