@@ -2,7 +2,7 @@
 // worker reports ready, and a boot timeout so a stuck download (e.g. a .wasm served with
 // the wrong MIME type) becomes a visible error instead of an endless spinner.
 
-export const BOOT_TIMEOUT_MS = 60000;
+const BOOT_TIMEOUT_MS = 60000;
 
 export class WorkerBridge {
   constructor({ onProgress, onReady, onFailure, timeoutMs = BOOT_TIMEOUT_MS }) {

@@ -85,7 +85,7 @@ function resized(matrix, rows, cols) {
 }
 
 // Rows on lines, numbers separated by spaces or commas (what a spreadsheet or NumPy prints).
-export function parsePastedMatrix(text) {
+function parsePastedMatrix(text) {
   const lines = text.split(/\r?\n/).map((line) => line.replace(/[[\]]/g, " ").trim()).filter((line) => line !== "");
   if (lines.length === 0) throw new HashError("Paste some numbers first: one row per line, separated by spaces or commas.");
   if (lines.length > MAX_SIDE) throw new HashError(`The pasted matrix has ${lines.length} rows; the limit is ${MAX_SIDE} x ${MAX_SIDE}.`);

@@ -288,7 +288,7 @@ function averageSentence(trace, [i, j], windowText) {
   return sentence;
 }
 
-export function explanation(state, trace) {
+function explanation(state, trace) {
   const overlay = selectionOverlay(trace, state.sel);
   if (!overlay) {
     return trace

@@ -62,7 +62,7 @@ export function parseNumberToken(token, where) {
 }
 
 // Parse "r;r;r" with "v,v,v" rows, refusing oversized grids before touching their values.
-export function parseMatrix(text, label) {
+function parseMatrix(text, label) {
   if (text === "") throw new HashError(`${label} is empty; give rows separated by ";" and values by ","`);
   const rows = text.split(";");
   if (rows.length > MAX_SIDE) {

@@ -14,6 +14,7 @@ def test_hash_round_trip_and_canonical_form(widget):
     widget.open()
     assert widget.hash() == f"#k=2&s=2&p=0&d=1&mode=max&grad=0&x={FIXTURE}"
     page.fill("#kernel", "3")
+    page.press("#kernel", "Enter")  # Enter in a field submits nothing and reloads nothing
     page.fill("#stride", "1")
     page.check("#gradient")
     widget.wait_settled()
