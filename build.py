@@ -816,6 +816,8 @@ def run_tests(pytest_args: list[str]) -> int:
     os.environ["POOLGRAD_CHROMIUM"] = chromium
     print(f"test: Chromium {chromium}  ({time.perf_counter() - t0:.1f} s)", flush=True)
     build(DIST)
+    # The browser tests would otherwise build dist/ a second time in their session fixture.
+    os.environ["POOLGRAD_SKIP_BUILD"] = "1"
     print(f"test: python -m pytest {' '.join(pytest_args)}".rstrip(), flush=True)
     return subprocess.call([sys.executable, "-m", "pytest", *pytest_args], cwd=ROOT)
 
