@@ -76,7 +76,8 @@ def trace(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
     Parameters are those of :func:`poolgrad.max_pool2d` (``mode="max"``) or
     :func:`poolgrad.avg_pool2d` (``mode="avg"``, where ``dilation`` must be 1 and
     ``count_include_pad`` applies), validated the same way. ``grad_output``, when given,
-    is the upstream gradient (one value per output cell) routed back to the input.
+    is the upstream gradient (one value per output cell, or one number for all of them)
+    routed back to the input.
 
     The keys, all plain lists, ints, floats, bools and strings (non-finite floats are
     ``"NaN"``, ``"Infinity"``, ``"-Infinity"``; see :func:`json_values`):
@@ -113,6 +114,8 @@ def trace(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
     ([[0, 0], [0, 1]], [1.0, 2.0], 3.0)
     >>> t["grad_output_sum"] == t["grad_input_sum"] == 10.0
     True
+    >>> trace(fixture, 3, stride=1, grad_output=1)["grad_input"][1][2]
+    2.0
 
     Average pooling spreads each gradient over its window instead:
 
@@ -189,6 +192,8 @@ def trace(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
     result["sources"] = _per_cell(pairs, bounds, width)
 
     if grad_output is not None:
+        if np.ndim(grad_output) == 0:
+            grad_output = np.full((out_h, out_w), grad_output)
         grad = as_input(grad_output, "grad_output")
         if grad.dtype.kind != "f":
             grad = grad.astype(np.float64)

@@ -115,6 +115,14 @@ def test_bad_requests_name_what_is_wrong(kwargs, error, message):
         trace(FIXTURE, 2, **kwargs)
 
 
+def test_a_number_as_grad_output_is_every_output_cell_s_gradient():
+    t = trace(FIXTURE, 2, stride=1, grad_output=1)
+    assert t["grad_output"] == [[1.0] * 3] * 3
+    assert t["grad_input_sum"] == 9.0
+    with pytest.raises(TypeError, match="grad_output"):
+        trace(FIXTURE, 2, grad_output="ones")
+
+
 def test_trace_takes_one_plane_only():
     with pytest.raises(ValueError, match="x must be one 2D plane"):
         trace([FIXTURE], 2)
