@@ -28,6 +28,7 @@ const regions = {
   shapes: byId("shapes"),
 };
 const stage = byId("stage");
+const announcer = byId("announcer");
 const statusBox = byId("status");
 const statusText = byId("status-text");
 const progressBar = byId("boot-progress");
@@ -185,12 +186,22 @@ function cellOf(target) {
   return { node: cell, grid: cell.dataset.grid, row: Number(cell.dataset.row), col: Number(cell.dataset.col) };
 }
 
+// A selection change is spoken through a polite live region that holds text only. The
+// explanation itself is not live, so parameter changes do not talk over the learner.
+function announceSelection() {
+  const sel = app.state.sel;
+  if (!sel) announcer.textContent = "No output cell selected.";
+  else announcer.textContent = (isCurrent() && regions.explanation.textContent)
+    || `Output (${sel[0]},${sel[1]}) selected; its window shows once the output is computed.`;
+}
+
 function select(row, col) {
   app.view.focus.output = [row, col];
   for (const cell of regions.outputGrid.querySelectorAll('[data-grid="output"][tabindex="0"]')) cell.tabIndex = -1;
   const target = regions.outputGrid.querySelector(`[data-grid="output"][data-row="${row}"][data-col="${col}"]`);
   if (target) target.tabIndex = 0;
   change((state) => { state.sel = [row, col]; });
+  announceSelection();
 }
 
 function startEditing(cell, draft) {
@@ -290,6 +301,7 @@ stage.addEventListener("keydown", (event) => {
     else if (cell.grid === "input" || cell.grid === "grad-output") startEditing(cell);
   } else if (event.key === "Escape" && cell.grid === "output") {
     change((state) => { state.sel = null; });
+    announceSelection();
   } else if ((cell.grid === "input" || cell.grid === "grad-output") && /^[-+.\d]$/.test(event.key)) {
     event.preventDefault();
     startEditing(cell, event.key);

@@ -1,6 +1,9 @@
 // The page's side of the Pyodide worker: one promise per request, requests held until the
 // worker reports ready, and a boot timeout so a stuck download (e.g. a .wasm served with
-// the wrong MIME type) becomes a visible error instead of an endless spinner.
+// the wrong MIME type) becomes a visible error instead of an endless spinner. The worker
+// itself was started earlier, by early.js.
+
+import { adoptWorker } from "./early.js";
 
 const BOOT_TIMEOUT_MS = 60000;
 
@@ -13,9 +16,11 @@ export class WorkerBridge {
     this.failure = null;
     this.latestTicket = null;
     this.callbacks = { onProgress, onReady, onFailure };
-    this.worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
-    this.worker.addEventListener("message", (event) => this.receive(event.data));
-    this.worker.addEventListener("error", (event) => {
+    this.worker = adoptWorker((event) => {
+      if (event.type === "message") {
+        this.receive(event.data);
+        return;
+      }
       event.preventDefault();
       this.fail(`the Python worker failed to start: ${event.message || "script error"}`);
     });

@@ -1,0 +1,191 @@
+"""Embedding and hosting: ?embed=1 and &lesson=0, the size messages a host page sizes its
+iframes with (web/embed-demo.html), the phone layout at 360 x 640 with touch, and
+relative URLs only (the site works under any sub-path)."""
+
+import re
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from playwright.sync_api import expect
+
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURE = "1,2,5,6;3,4,8,7;0,-1,-3,-2;-4,9,-6,-5"
+AVG_EXAMPLE = "12,10,9,6;11,8,13,5;2,14,15,0;4,3,7,1"
+BIG = ";".join(",".join(str((r * 7 + c * 3) % 19 - 9) for c in range(16)) for r in range(16))
+LESSON_PANELS = ("lesson", "player", "guide")
+
+
+def displayed(page, selector):
+    return page.evaluate("sel => { const el = document.querySelector(sel); return !!el && getComputedStyle(el).display !== 'none'; }", selector)
+
+
+def lesson_panels_hidden(page):
+    """Whether #lesson, #player and #guide are all hidden; a panel the page does not have
+    (yet) is stood in for by an empty element with its id, so the rule itself is tested."""
+    return page.evaluate(
+        """ids => ids.every((id) => {
+            let panel = document.getElementById(id);
+            if (!panel) {
+                panel = document.createElement("section");
+                panel.id = id;
+                panel.dataset.stub = "true";
+                document.querySelector("main").append(panel);
+            }
+            const hidden = getComputedStyle(panel).display === "none";
+            if (panel.dataset.stub) panel.remove();
+            return hidden;
+        })""",
+        list(LESSON_PANELS),
+    )
+
+
+def test_embed_view_is_compact_and_keeps_the_state_in_the_hash(widget):
+    page = widget.page
+    widget.open(f"#k=3&s=1&p=0&d=1&mode=max&grad=0&x={FIXTURE}", path="index.html?embed=1&lesson=0")
+    assert page.evaluate("document.documentElement.dataset.embed") == "1"
+    assert not displayed(page, ".masthead")
+    for control in ("#kernel", "#stride", "#mode", "#gradient", "#preset", "#status"):
+        expect(page.locator(control)).to_be_visible()
+    assert lesson_panels_hidden(page)
+    assert widget.values("output") == [["8", "8"], ["9", "9"]]
+    widget.cell("output", 1, 0).click()
+    assert widget.marked("data-argmax") == [[3, 1]]
+    page.check("#gradient")
+    widget.wait_settled()
+    # Query parameters configure the page; the hash alone carries (and is rewritten to) the state.
+    assert page.evaluate("location.search") == "?embed=1&lesson=0"
+    assert widget.hash() == f"#k=3&s=1&p=0&d=1&mode=max&grad=1&sel=1,0&x={FIXTURE}"
+    # Not framed: nothing to size, and the page says nothing to anyone.
+    assert page.evaluate("window.parent === window")
+
+
+def test_lesson_shows_by_default_and_embed_is_off_without_the_query(widget):
+    page = widget.page
+    widget.open(path="index.html?embed=1")
+    assert not lesson_panels_hidden(page)
+    assert not displayed(page, ".masthead")
+    widget.open(path="index.html?lesson=1")
+    assert page.evaluate("document.documentElement.dataset.embed") is None
+    assert displayed(page, ".masthead")
+
+
+def frame_heights(page):
+    """[(iframe's content-box height, the embedded document's own height)] per widget."""
+    heights = []
+    for handle in page.query_selector_all("iframe.widget-frame"):
+        inner = handle.content_frame().evaluate("Math.ceil(document.documentElement.getBoundingClientRect().height)")
+        heights.append((handle.evaluate("frame => frame.clientHeight"), inner))
+    return heights
+
+
+def test_demo_host_page_sizes_each_frame_from_its_messages(page, site):
+    page.goto(site.url + "embed-demo.html")
+    frames = page.frame_locator("iframe.widget-frame")
+    first, second = frames.nth(0), frames.nth(1)
+    for frame in (first, second):
+        expect(frame.locator("#status")).to_have_attribute("data-state", "ready", timeout=90_000)
+        expect(frame.locator("#output-grid")).to_have_attribute("aria-busy", "false")
+    expect(first.locator('[data-grid="output"]')).to_have_text(["8", "8", "9", "9"])
+    expect(first.locator('[data-argmax="true"]')).to_have_attribute("data-col", "2")
+    expect(second.locator('[data-grid="output"]')).to_have_text(["10.25", "8.25", "5.75", "5.75"])
+    expect(second.locator('[data-grid="grad-input"][data-row="0"][data-col="0"]')).to_have_text("0.25")
+    assert lesson_panels_hidden(page.frames[2]) and not lesson_panels_hidden(page.frames[1])
+
+    def sized():
+        return all(abs(outer - inner) <= 1 for outer, inner in frame_heights(page))
+
+    for _ in range(50):
+        if sized():
+            break
+        page.wait_for_timeout(100)
+    assert sized(), frame_heights(page)
+    # The frame shrinks with its content: gradient off hides two panels.
+    before = frame_heights(page)[0][0]
+    first.locator("#gradient").uncheck()
+    for _ in range(50):
+        if frame_heights(page)[0][0] < before and sized():
+            break
+        page.wait_for_timeout(100)
+    assert frame_heights(page)[0][0] < before and sized(), (before, frame_heights(page))
+    # No frame scrolls inside: the host shows all of each widget.
+    for handle in page.query_selector_all("iframe.widget-frame"):
+        inner = handle.content_frame()
+        assert inner.evaluate("document.scrollingElement.scrollHeight <= innerHeight + 1")
+        assert inner.evaluate("location.search").startswith("?embed=1")
+
+
+def no_horizontal_scroll(page):
+    return page.evaluate("document.scrollingElement.scrollWidth <= innerWidth")
+
+
+@pytest.fixture
+def phone(browser, site, widget):
+    """The Widget driver on a 360 x 640 touch screen (no mouse hover), with requests
+    limited to the local server. The driver class comes from the `widget` fixture, since
+    conftest is not importable under --import-mode=importlib."""
+    context = browser.new_context(viewport={"width": 360, "height": 640}, has_touch=True)
+    foreign = []
+
+    def guard(route):
+        if urlsplit(route.request.url).hostname == "127.0.0.1":
+            route.continue_()
+        else:
+            foreign.append(route.request.url)
+            route.abort()
+
+    context.route("**/*", guard)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    yield type(widget)(page, site)
+    context.close()
+    assert foreign == [] and errors == []
+
+
+def test_phone_tap_selects_and_nothing_scrolls_sideways(phone):
+    widget = phone
+    page = widget.page
+    widget.open()
+    assert no_horizontal_scroll(page), "default view"
+    widget.cell("output", 0, 1).tap()
+    expect(widget.cell("output", 0, 1)).to_have_attribute("aria-selected", "true")
+    assert widget.marked("data-argmax") == [[1, 2]]
+    assert no_horizontal_scroll(page), "selected"
+    states = {
+        "gradient on, 3 x 3 stride 1": f"#k=3&s=1&p=0&d=1&mode=max&grad=1&sel=0,1&x={FIXTURE}",
+        "average": f"#k=2&s=2&p=0&d=1&mode=avg&grad=1&sel=1,1&x={AVG_EXAMPLE}",
+        "16 x 16 with padding and gradient": f"#k=3&s=1&p=1&d=1&mode=max&grad=1&sel=2,3&x={BIG}",
+    }
+    for name, hash_ in states.items():
+        widget.set_hash(hash_)
+        widget.wait_settled()
+        assert no_horizontal_scroll(page), name
+    widget.cell("output", 5, 5).tap()
+    expect(widget.cell("output", 5, 5)).to_have_attribute("aria-selected", "true")
+    widget.set_hash(f"#k=9&s=1&p=0&d=1&mode=max&grad=0&x={FIXTURE}")
+    widget.wait_settled("error")
+    assert no_horizontal_scroll(page), "error"
+    widget.open(f"#k=2&s=1&p=0&d=1&mode=max&grad=1&x={BIG}", path="index.html?embed=1")
+    assert no_horizontal_scroll(page), "embed, 16 x 16"
+
+
+# Absolute paths in markup, CSS and scripts: src="/x", href="/x", url(/x), fetch("/x"),
+# new URL("/x", ...), import("/x"), and any scheme-relative or http(s) URL.
+ABSOLUTE = re.compile(
+    r"""(?:\b(?:src|href|action)\s*=\s*["']?|url\(\s*["']?|(?:fetch|URL|import)\(\s*["'`])(?:/|https?:)"""
+)
+
+
+def test_front_end_uses_relative_urls_only():
+    offenders = []
+    for path in sorted((ROOT / "web").rglob("*")):
+        if path.suffix not in {".html", ".js", ".css"}:
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if ABSOLUTE.search(line):
+                offenders.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert offenders == []
