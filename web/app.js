@@ -11,6 +11,9 @@
 
 import { WorkerBridge } from "./bridge.js";
 import { bindControls, controlElements, fillPresetOptions, syncControls } from "./controls.js";
+import { Guide } from "./guide.js";
+import { lessonBlocks, renderLesson } from "./lesson.js";
+import { Player } from "./player.js";
 import { applyPreview, renderSelection, renderView } from "./render.js";
 import {
   HashError, defaultState, parseHash, parseNumberToken, requestKey, serialiseState, traceRequest,
@@ -42,7 +45,7 @@ const app = {
   hashError: null,
   controlError: null,
   boot: { ready: false, failure: null, step: 0, steps: 4, message: "Starting the Python worker" },
-  view: { focus: {}, editing: null },
+  view: { focus: {}, editing: null, inspected: null },
   timings: { bootMs: null, bootSteps: [], lastTraceMs: null, lastRoundTripMs: null, lastRenderMs: null },
 };
 const pageStart = performance.now();
@@ -97,6 +100,7 @@ function render() {
   regions.outputGrid.setAttribute("aria-busy", String(app.traceKey !== requestKey(app.state) && !app.traceError));
   syncControls(controls, app.state);
   updateStatus();
+  renderTeaching();
   app.timings.lastRenderMs = performance.now() - started;
 }
 
@@ -146,6 +150,7 @@ function setState(next, { wasEditing = false } = {}) {
     const started = performance.now();
     renderSelection(regions, app.state, app.trace, { staleInput: !isCurrent() });
     updateStatus();
+    renderTeaching();
     app.timings.lastRenderMs = performance.now() - started;
   } else if (needsTrace && app.boot.ready && !app.boot.failure) {
     // The answer is milliseconds away and redraws everything; drawing now as well would
@@ -319,6 +324,66 @@ stage.addEventListener("mouseover", (event) => {
   applyPreview(stage, isCurrent() ? app.trace : null, hovered, app.state.sel);
 });
 stage.addEventListener("mouseleave", () => applyPreview(stage, null, null));
+
+// ---- the teaching layer: lesson text, step-through player, "Try it" guide ----
+// All three read the current trace only (null while it is being recomputed or invalid).
+
+// Several announcements in one task (a selection and the guide step it ticks) are spoken
+// together: later ones are appended once the task's own announcements are written.
+let announcementBase = null;
+const pendingAnnouncements = [];
+function announce(text) {
+  if (announcementBase === null) {
+    announcementBase = announcer.textContent;
+    queueMicrotask(() => {
+      const earlier = announcer.textContent === announcementBase ? "" : `${announcer.textContent} `;
+      announcer.textContent = earlier + pendingAnnouncements.splice(0).join(" ");
+      announcementBase = null;
+    });
+  }
+  pendingAnnouncements.push(text);
+}
+
+const lessonText = byId("lesson-text");
+const modeButtons = { max: byId("mode-max"), avg: byId("mode-avg") };
+const player = new Player({
+  box: byId("player"),
+  play: byId("player-play"),
+  back: byId("player-back"),
+  forward: byId("player-forward"),
+  reset: byId("player-reset"),
+  speed: byId("player-speed"),
+  progress: byId("player-progress"),
+  caption: byId("player-caption"),
+  motionNote: byId("player-motion"),
+}, stage, announce);
+const guide = new Guide({ list: byId("guide-steps"), progress: byId("guide-progress"), reset: byId("guide-reset") }, announce);
+
+function renderTeaching() {
+  const trace = isCurrent() ? app.trace : null;
+  renderLesson(lessonText, lessonBlocks(app.state, trace));
+  for (const [mode, button] of Object.entries(modeButtons)) button.setAttribute("aria-pressed", String(app.state.mode === mode));
+  player.sync(trace, app.state.grad);
+  guide.update(app.state, trace, { inspected: app.view.inspected });
+}
+
+// The Max / Average toggle goes through #mode, so it changes exactly what #mode changes;
+// the selection is kept (dropped only if the other mode's output is too small for it).
+for (const [mode, button] of Object.entries(modeButtons)) {
+  button.addEventListener("click", () => {
+    if (app.state.mode === mode) return;
+    controls.mode.value = mode;
+    controls.mode.dispatchEvent(new Event("change"));
+  });
+}
+
+// Focusing (or clicking) an input cell counts as inspecting it, for the guide.
+stage.addEventListener("focusin", (event) => {
+  const cell = cellOf(event.target);
+  if (cell?.grid !== "input") return;
+  app.view.inspected = [cell.row, cell.col];
+  guide.update(app.state, isCurrent() ? app.trace : null, { inspected: app.view.inspected });
+});
 
 // ---- boot ----
 

@@ -1,0 +1,242 @@
+// Step through the windows: the forward pass one output at a time, then (with the
+// gradient on) the backward pass one upstream gradient at a time, all from the last trace
+// (no Python call per step). The position is view state, not part of the URL hash.
+//
+// Positions: null = not stepping (the full view); 0 = nothing computed yet; p in 1..L =
+// steps 1..p done, step p highlighted. The marks use their own attributes (data-pending,
+// data-partial, data-step), never the selection's, and are re-applied after every render.
+
+import { decodeNumber, describeSpan, formatNumber } from "./format.js";
+import { cellName, termFrom, windowCells } from "./lesson.js";
+
+// One step per output in row-major order, forward; then the same order backward.
+export function playerSteps(trace, withGradient) {
+  const [height, width] = trace.output_shape;
+  const outputs = [];
+  for (let i = 0; i < height; i += 1) for (let j = 0; j < width; j += 1) outputs.push([i, j]);
+  const steps = outputs.map((output) => ({ pass: "forward", output }));
+  if (withGradient) steps.push(...outputs.map((output) => ({ pass: "backward", output })));
+  return steps;
+}
+
+// The input cells that output (i, j)'s gradient reaches.
+function receivers(trace, output) {
+  return trace.mode === "max" ? [trace.argmax[output[0]][output[1]]] : windowCells(trace, output);
+}
+
+// What the grids show after `done` backward steps: per input cell, the running sum of the
+// gradients that have arrived (the final value once all have), and whether more will come.
+function partialSums(trace, done) {
+  const width = trace.output_shape[1];
+  const arrived = ([i, j]) => i * width + j < done;
+  return trace.sources.map((row, r) => row.map((sources, c) => {
+    const count = sources.filter(arrived).length;
+    if (count === sources.length) return { value: formatNumber(trace.grad_input[r][c]), partial: false, terms: trace.grad_terms[r][c] };
+    const terms = trace.grad_terms[r][c].slice(0, count);
+    const sum = terms.reduce((total, term) => total + decodeNumber(term), 0);
+    return { value: formatNumber(sum), partial: true, terms };
+  }));
+}
+
+// Pure: the marks and caption for one position. Marks are [grid, row, col, changes].
+export function frame(trace, withGradient, position) {
+  const steps = playerSteps(trace, withGradient);
+  const total = steps.length;
+  const forwardCount = trace.output_shape[0] * trace.output_shape[1];
+  const marks = [];
+  const forwardDone = Math.min(position, forwardCount);
+  steps.slice(forwardDone, forwardCount).forEach(({ output: [i, j] }) => {
+    marks.push(["output", i, j, { pending: true, text: "", note: "not computed yet in the step-through" }]);
+  });
+  if (withGradient) {
+    const backwardDone = Math.max(0, position - forwardCount);
+    const sums = partialSums(trace, backwardDone);
+    sums.forEach((row, r) => row.forEach((cell, c) => {
+      if (position <= forwardCount) {
+        marks.push(["grad-input", r, c, { pending: true, text: "", note: "backward pass not started yet" }]);
+      } else if (cell.partial) {
+        marks.push(["grad-input", r, c, { partial: true, text: cell.value, note: `${cell.value} so far in the step-through` }]);
+      }
+    }));
+  }
+  const counter = `Step ${position} of ${total}`;
+  if (position === 0) return { marks, caption: `${counter}: no output computed yet. Step forward to slide the first window.` };
+  const { pass, output } = steps[position - 1];
+  const [i, j] = output;
+  const name = cellName(output);
+  if (pass === "forward") {
+    marks.push(["output", i, j, { step: "current" }]);
+    for (const r of trace.window_rows[i]) for (const c of trace.window_cols[j]) marks.push(["input", r, c, { step: "window" }]);
+    const where = `${describeSpan("row", trace.window_rows[i])}, ${describeSpan("col", trace.window_cols[j])}`;
+    const value = formatNumber(trace.output[i][j]);
+    let caption;
+    if (trace.mode === "max") {
+      const [r, c] = trace.argmax[i][j];
+      marks.push(["input", r, c, { step: "argmax" }]);
+      caption = `${counter}, forward: the window covers ${where}; its maximum ${value}, from cell (${r},${c}), fills output ${name}.`;
+    } else {
+      caption = `${counter}, forward: the window covers ${where}; its sum divided by ${trace.divisor[i][j]} is ${value}, which fills output ${name}.`;
+    }
+    return { marks, caption };
+  }
+  const backwardDone = position - forwardCount;
+  const sums = partialSums(trace, backwardDone);
+  marks.push(["output", i, j, { step: "current" }]);
+  marks.push(["grad-output", i, j, { step: "source" }]);
+  const targets = receivers(trace, output);
+  for (const [r, c] of targets) marks.push(["grad-input", r, c, { step: "target" }]);
+  const g = formatNumber(trace.grad_output[i][j]);
+  const holding = ([r, c]) => {
+    const { terms, value, partial } = sums[r][c];
+    const text = terms.length > 1 ? `${terms.map(formatNumber).join(" + ")} = ${value}` : value;
+    return partial ? `${text} so far` : text;
+  };
+  let caption;
+  if (trace.mode === "max") {
+    const [r, c] = targets[0];
+    caption = `${counter}, backward: output ${name} sends its upstream gradient ${g} to cell (${r},${c}), its maximum, which now holds ${holding([r, c])}.`;
+  } else {
+    const share = formatNumber(termFrom(trace, targets[0], output));
+    const overlapping = targets.filter(([r, c]) => sums[r][c].terms.length > 1);
+    caption = `${counter}, backward: output ${name} splits its upstream gradient ${g} into ${share} for each of the ${targets.length} cells of its window.`;
+    if (overlapping.length > 0) caption += ` Cell (${overlapping[0].join(",")}) lies in an earlier window too and now holds ${holding(overlapping[0])}.`;
+  }
+  return { marks, caption };
+}
+
+const MARK_ATTRIBUTES = ["data-pending", "data-partial", "data-step"];
+const IDLE_CAPTION = "Press Play, or step forward, to compute the outputs one window at a time; with Gradient routing on, the backward pass follows.";
+
+export class Player {
+  // elements: box, play, back, forward, reset, speed, progress, caption, motionNote;
+  // root: where the grids are; announce(text) speaks a step taken by hand.
+  constructor(elements, root, announce) {
+    this.elements = elements;
+    this.root = root;
+    this.announce = announce;
+    this.trace = null;
+    this.withGradient = false;
+    this.total = 0;
+    this.position = null;
+    this.timer = null;
+    this.touched = [];
+    this.reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
+    this.reducedMotion.addEventListener("change", () => {
+      if (this.reducedMotion.matches) this.pause();
+      this.draw();
+    });
+    elements.play.addEventListener("click", () => (this.timer ? this.pause() : this.play()));
+    elements.back.addEventListener("click", () => this.step(-1));
+    elements.forward.addEventListener("click", () => this.step(1));
+    elements.reset.addEventListener("click", () => {
+      this.pause();
+      this.position = null;
+      this.draw();
+    });
+    elements.speed.addEventListener("change", () => {
+      if (this.timer) this.startTimer();
+    });
+  }
+
+  // Called after every render with the current trace (null if there is none): a new
+  // trace or gradient setting starts over from the full view.
+  sync(trace, withGradient) {
+    const usable = Boolean(trace) && (!withGradient || trace.grad_input !== undefined);
+    if (trace !== this.trace || usable && withGradient !== this.withGradient) {
+      this.pause();
+      this.trace = trace;
+      this.withGradient = usable && withGradient;
+      this.total = trace ? playerSteps(trace, this.withGradient).length : 0;
+      this.position = null;
+    }
+    this.draw();
+  }
+
+  step(delta) {
+    this.pause();
+    this.moveTo(delta);
+    this.announce(this.elements.caption.textContent);
+  }
+
+  moveTo(delta) {
+    if (!this.trace) return;
+    const from = this.position ?? (delta > 0 ? -1 : this.total + 1);
+    this.position = Math.max(0, Math.min(this.total, from + delta));
+    this.draw();
+  }
+
+  play() {
+    if (!this.trace || this.reducedMotion.matches) return;
+    if (this.position === null || this.position === this.total) this.position = 0;
+    this.startTimer();
+    this.draw();
+  }
+
+  startTimer() {
+    clearInterval(this.timer);
+    this.timer = setInterval(() => {
+      this.moveTo(1);
+      if (this.position === this.total) this.pause();
+    }, Number(this.elements.speed.value));
+  }
+
+  pause() {
+    if (!this.timer) return;
+    clearInterval(this.timer);
+    this.timer = null;
+    this.draw();
+  }
+
+  clearMarks() {
+    // In reverse, so a cell changed twice gets its original text and name back.
+    for (const { node, text, label, labelSet } of this.touched.reverse()) {
+      for (const attribute of MARK_ATTRIBUTES) node.removeAttribute(attribute);
+      if (text !== undefined) node.textContent = text;
+      if (labelSet !== undefined && node.getAttribute("aria-label") === labelSet) node.setAttribute("aria-label", label);
+    }
+    this.touched = [];
+  }
+
+  // Re-apply this position's marks on the grids as they are now.
+  draw() {
+    this.clearMarks();
+    const { elements } = this;
+    const stepping = this.trace !== null && this.position !== null;
+    elements.box.dataset.stepping = String(stepping);
+    let caption = this.trace ? IDLE_CAPTION : "The step-through is available when the output is shown.";
+    if (stepping) {
+      const cells = new Map();
+      for (const node of this.root.querySelectorAll("[data-grid]")) cells.set(`${node.dataset.grid}:${node.dataset.row},${node.dataset.col}`, node);
+      const current = frame(this.trace, this.withGradient, this.position);
+      for (const [grid, row, col, change] of current.marks) this.mark(cells.get(`${grid}:${row},${col}`), change);
+      caption = current.caption;
+    }
+    const playing = this.timer !== null;
+    elements.play.setAttribute("aria-pressed", String(playing));
+    elements.play.disabled = !this.trace || this.reducedMotion.matches;
+    elements.back.disabled = !stepping || this.position === 0;
+    elements.forward.disabled = !this.trace || this.position === this.total;
+    elements.reset.disabled = !stepping;
+    elements.motionNote.hidden = !this.reducedMotion.matches;
+    elements.progress.textContent = stepping ? `Step ${this.position} of ${this.total}` : "";
+    if (elements.caption.textContent !== caption) elements.caption.textContent = caption;
+  }
+
+  mark(node, change) {
+    if (!node) return;
+    const record = { node };
+    if (change.pending) node.setAttribute("data-pending", "true");
+    if (change.partial) node.setAttribute("data-partial", "true");
+    if (change.step) node.setAttribute("data-step", change.step);
+    if (change.text !== undefined) {
+      record.text = node.textContent;
+      node.textContent = change.text;
+    }
+    if (change.note) {
+      record.label = node.getAttribute("aria-label");
+      record.labelSet = `${record.label}; ${change.note}`;
+      node.setAttribute("aria-label", record.labelSet);
+    }
+    this.touched.push(record);
+  }
+}
