@@ -1,0 +1,108 @@
+"""Accessibility (WCAG 2.1 AA): axe-core in the browser on the widget's main states, and
+what axe cannot see: each cell's accessible name, the polite live region, visible focus,
+marks that do not rely on colour, and prefers-reduced-motion.
+
+axe-core comes bundled with axe-playwright-python and is injected with page.evaluate
+(DevTools evaluation, which the page's CSP does not govern), so nothing is fetched."""
+
+import pytest
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+
+FIXTURE = "1,2,5,6;3,4,8,7;0,-1,-3,-2;-4,9,-6,-5"
+AVG_EXAMPLE = "12,10,9,6;11,8,13,5;2,14,15,0;4,3,7,1"
+
+
+@pytest.fixture(scope="module")
+def axe():
+    from axe_playwright_python.sync_playwright import Axe
+
+    return Axe()
+
+
+def violations(axe, page):
+    """axe's violations (every rule axe runs by default: WCAG 2.0/2.1 A and AA and best
+    practices), one readable line per failing node."""
+    found = axe.run(page).response["violations"]
+    return [f"{v['id']} ({v['impact']}): {node['target']} {node['failureSummary']}" for v in found for node in v["nodes"]]
+
+
+def test_axe_finds_nothing_in_the_main_states(widget, axe):
+    page = widget.page
+    widget.open(wait=False)
+    expect(page.locator("#status")).to_have_attribute("data-state", "loading")
+    assert violations(axe, page) == [], "loading"
+    widget.wait_settled()
+    assert violations(axe, page) == [], "default"
+    widget.cell("output", 0, 1).click()
+    assert violations(axe, page) == [], "selected"
+    page.check("#gradient")
+    widget.wait_settled()
+    assert violations(axe, page) == [], "gradient on"
+    widget.set_hash(f"#k=3&s=1&p=1&d=1&mode=max&grad=1&sel=1,1&x={FIXTURE}")
+    widget.wait_settled()
+    assert violations(axe, page) == [], "padding, shared maxima"
+    widget.set_hash(f"#k=2&s=2&p=0&d=1&mode=avg&grad=1&sel=0,1&x={AVG_EXAMPLE}")
+    widget.wait_settled()
+    assert violations(axe, page) == [], "average"
+    widget.set_hash(f"#k=9&s=1&p=0&d=1&mode=max&grad=0&x={FIXTURE}")
+    widget.wait_settled("error")
+    assert violations(axe, page) == [], "error"
+    widget.set_hash(f"#k=2&s=2&p=0&d=1&mode=max&grad=1&sel=0,0&x={FIXTURE}")
+    widget.wait_settled()
+    page.set_viewport_size({"width": 360, "height": 640})
+    assert violations(axe, page) == [], "360 px"
+
+
+def test_axe_finds_nothing_embedded(widget, axe):
+    page = widget.page
+    widget.open(f"#k=3&s=1&p=0&d=1&mode=max&grad=1&sel=0,1&x={FIXTURE}", path="index.html?embed=1")
+    assert violations(axe, page) == [], "embed"
+    widget.open(f"#k=2&s=2&p=0&d=1&mode=avg&grad=0&sel=1,1&x={AVG_EXAMPLE}", path="index.html?embed=1&lesson=0")
+    assert violations(axe, page) == [], "embed, lesson=0"
+
+
+def test_names_announcements_focus_marks_and_motion(widget):
+    page = widget.page
+    widget.open(f"#k=3&s=1&p=0&d=1&mode=max&grad=1&x={FIXTURE}")
+    # Grids are tables with role=grid whose rows hold only headers and cells.
+    roles = page.evaluate("""() => [...document.querySelectorAll('table[role="grid"] tr')]
+        .flatMap((row) => [...row.children].map((cell) => cell.getAttribute('role')))""")
+    assert set(roles) == {"columnheader", "rowheader", "gridcell"}
+    assert page.locator('table[role="grid"]:not([aria-label])').count() == 0
+    # A tap: the cell names say where, what value, and what part the cell plays.
+    announcer = page.locator("#announcer")
+    assert announcer.get_attribute("aria-live") == "polite"
+    widget.cell("output", 0, 1).click()
+    expect(announcer).to_contain_text("Output (0,1) = 8")
+    assert announcer.evaluate("node => node.children.length") == 0, "the live region holds text only"
+    expect(widget.cell("output", 0, 1)).to_have_attribute("aria-label", "Output row 0, col 1: 8; selected")
+    expect(widget.cell("input", 1, 2)).to_have_attribute("aria-label", "Input row 1, col 2: 8; maximum of 2 outputs; argmax of output (0,1)")
+    expect(widget.cell("input", 0, 1)).to_have_attribute("aria-label", "Input row 0, col 1: 2; in the window of output (0,1)")
+    expect(widget.cell("grad-input", 1, 2)).to_contain_text("2")
+    assert "receives gradient from output (0,1)" in widget.cell("grad-input", 1, 2).get_attribute("aria-label")
+    # Colour is never the only signal: the argmax, a shared maximum and the selected
+    # output each carry a text mark.
+    after = "node => getComputedStyle(node, '::after').content"
+    assert widget.cell("input", 1, 2).evaluate(after) == '"max"'
+    assert widget.cell("output", 0, 1).evaluate(after) == '"●"'
+    assert widget.cell("grad-input", 1, 2).evaluate(after) == '"×2"'
+    # Escape clears the selection, and says so.
+    widget.cell("output", 0, 1).press("Escape")
+    expect(announcer).to_have_text("No output cell selected.")
+    # Keyboard focus is always visible: a thick outline on the focused cell.
+    widget.cell("output", 0, 1).press("ArrowDown")
+    focused = widget.cell("output", 1, 1)
+    expect(focused).to_be_focused()
+    assert focused.evaluate("node => node.matches(':focus-visible')")
+    style = focused.evaluate("node => { const s = getComputedStyle(node); return [s.outlineStyle, parseFloat(s.outlineWidth)]; }")
+    assert style[0] != "none" and style[1] >= 2
+    # prefers-reduced-motion: no transition or animation anywhere.
+    motion = """() => [...document.querySelectorAll('*')].some((node) => {
+        const s = getComputedStyle(node);
+        return s.transitionDuration.split(',').some((d) => parseFloat(d) > 0)
+            || s.animationName.split(',').some((name) => name.trim() !== 'none');
+    })"""
+    page.emulate_media(reduced_motion="reduce")
+    assert not page.evaluate(motion)
