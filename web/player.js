@@ -126,9 +126,13 @@ export class Player {
       this.draw();
     });
     elements.play.addEventListener("click", () => (this.timer ? this.pause() : this.play()));
-    elements.back.addEventListener("click", () => this.step(-1));
-    elements.forward.addEventListener("click", () => this.step(1));
+    // Back, forward and Show all use aria-disabled, not disabled, so the button keeps
+    // the focus when it reaches an end.
+    const usable = (button) => button.getAttribute("aria-disabled") !== "true";
+    elements.back.addEventListener("click", () => usable(elements.back) && this.step(-1));
+    elements.forward.addEventListener("click", () => usable(elements.forward) && this.step(1));
     elements.reset.addEventListener("click", () => {
+      if (!usable(elements.reset)) return;
       this.pause();
       this.position = null;
       this.draw();
@@ -142,7 +146,7 @@ export class Player {
   // trace or gradient setting starts over from the full view.
   sync(trace, withGradient) {
     const usable = Boolean(trace) && (!withGradient || trace.grad_input !== undefined);
-    if (trace !== this.trace || usable && withGradient !== this.withGradient) {
+    if (trace !== this.trace || (usable && withGradient !== this.withGradient)) {
       this.pause();
       this.trace = trace;
       this.withGradient = usable && withGradient;
@@ -214,9 +218,9 @@ export class Player {
     const playing = this.timer !== null;
     elements.play.setAttribute("aria-pressed", String(playing));
     elements.play.disabled = !this.trace || this.reducedMotion.matches;
-    elements.back.disabled = !stepping || this.position === 0;
-    elements.forward.disabled = !this.trace || this.position === this.total;
-    elements.reset.disabled = !stepping;
+    elements.back.setAttribute("aria-disabled", String(!this.trace || this.position === 0));
+    elements.forward.setAttribute("aria-disabled", String(!this.trace || this.position === this.total));
+    elements.reset.setAttribute("aria-disabled", String(!stepping));
     elements.motionNote.hidden = !this.reducedMotion.matches;
     elements.progress.textContent = stepping ? `Step ${this.position} of ${this.total}` : "";
     if (elements.caption.textContent !== caption) elements.caption.textContent = caption;

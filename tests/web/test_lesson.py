@@ -65,10 +65,11 @@ def test_player_steps_plays_pauses_and_builds_partial_sums(widget):
     widget.open(OVERLAP)
     caption = page.locator("#player-caption")
     back, forward, play = page.locator("#player-back"), page.locator("#player-forward"), page.locator("#player-play")
-    expect(back).to_be_disabled()
+    expect(page.locator("#player-reset")).to_be_disabled()
     assert pending(widget, "output") == []
     # Step 0: nothing computed yet; every output (and, gradient on, every input gradient) pending.
     forward.click()
+    expect(back).to_be_disabled()
     expect(caption).to_have_text("Step 0 of 8: no output computed yet. Step forward to slide the first window.")
     assert pending(widget, "output") == [[0, 0], [0, 1], [1, 0], [1, 1]]
     assert widget.cell("output", 0, 0).inner_text() == ""
@@ -109,10 +110,15 @@ def test_player_steps_plays_pauses_and_builds_partial_sums(widget):
     expect(caption).to_contain_text("Step 8 of 8")
     assert widget.cell("grad-input", 3, 1).inner_text() == "7"
     expect(forward).to_be_disabled()
-    # Show all returns to the full view: every value back, no marks.
+    expect(forward).to_be_focused()  # aria-disabled at the end, so the focus stays
+    # Show all returns to the full view: every value back, no marks; step back from there
+    # goes to the last step.
     page.click("#player-reset")
     assert widget.marked("data-step", "current", grid="output") == []
     assert widget.values("grad-input")[1][2] == "3" and widget.values("output") == [["8", "8"], ["9", "9"]]
+    back.click()
+    expect(caption).to_contain_text("Step 8 of 8")
+    page.click("#player-reset")
     # Play runs to the end on its own; pause stops it.
     page.select_option("#player-speed", "200")
     play.click()
