@@ -171,7 +171,7 @@ def test_phone_tap_selects_and_nothing_scrolls_sideways(phone):
     widget.set_hash(f"#k=9&s=1&p=0&d=1&mode=max&grad=0&x={FIXTURE}")
     widget.wait_settled("error")
     assert no_horizontal_scroll(page), "error"
-    widget.open(f"#k=2&s=1&p=0&d=1&mode=max&grad=1&x={BIG}", path="index.html?embed=1")
+    widget.open(f"#k=2&s=2&p=1&d=1&mode=max&grad=1&sel=2,3&x={BIG}", path="index.html?embed=1")
     assert no_horizontal_scroll(page), "embed, 16 x 16"
 
 
