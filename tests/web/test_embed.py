@@ -87,15 +87,15 @@ def frame_heights(page):
 def test_demo_host_page_sizes_each_frame_from_its_messages(page, site):
     page.goto(site.url + "embed-demo.html")
     frames = page.frame_locator("iframe.widget-frame")
-    first, second = frames.nth(0), frames.nth(1)
-    for frame in (first, second):
+    average, maximum = frames.nth(0), frames.nth(1)
+    for frame in (average, maximum):
         expect(frame.locator("#status")).to_have_attribute("data-state", "ready", timeout=90_000)
         expect(frame.locator("#output-grid")).to_have_attribute("aria-busy", "false")
-    expect(first.locator('[data-grid="output"]')).to_have_text(["8", "8", "9", "9"])
-    expect(first.locator('[data-argmax="true"]')).to_have_attribute("data-col", "2")
-    expect(second.locator('[data-grid="output"]')).to_have_text(["10.25", "8.25", "5.75", "5.75"])
-    expect(second.locator('[data-grid="grad-input"][data-row="0"][data-col="0"]')).to_have_text("0.25")
-    assert lesson_panels_hidden(page.frames[2]) and not lesson_panels_hidden(page.frames[1])
+    expect(average.locator('[data-grid="output"]')).to_have_text(["10.25", "8.25", "5.75", "5.75"])
+    expect(average.locator('[data-grid="grad-input"][data-row="0"][data-col="0"]')).to_have_text("0.25")
+    expect(maximum.locator('[data-grid="output"]')).to_have_text(["8", "8", "9", "9"])
+    expect(maximum.locator('[data-argmax="true"]')).to_have_attribute("data-col", "2")
+    assert lesson_panels_hidden(page.frames[1]) and not lesson_panels_hidden(page.frames[2])
 
     def sized():
         return all(abs(outer - inner) <= 1 for outer, inner in frame_heights(page))
@@ -107,7 +107,7 @@ def test_demo_host_page_sizes_each_frame_from_its_messages(page, site):
     assert sized(), frame_heights(page)
     # The frame shrinks with its content: gradient off hides two panels.
     before = frame_heights(page)[0][0]
-    first.locator("#gradient").uncheck()
+    average.locator("#gradient").uncheck()
     for _ in range(50):
         if frame_heights(page)[0][0] < before and sized():
             break
@@ -191,3 +191,22 @@ def test_front_end_uses_relative_urls_only():
             if ABSOLUTE.search(line):
                 offenders.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
     assert offenders == []
+
+
+def test_every_module_app_js_imports_is_preloaded():
+    """index.html preloads app.js's whole import graph, so the modules load in parallel
+    rather than one import level at a time; a module added to the graph needs a line too."""
+    web = ROOT / "web"
+    imports = re.compile(r"""^\s*(?:import|export)\b[^"']*?from\s+["']\./([\w-]+\.js)["']|^\s*import\s+["']\./([\w-]+\.js)["']""", re.M)
+    graph, pending = set(), ["app.js"]
+    while pending:
+        module = pending.pop()
+        for match in imports.finditer((web / module).read_text(encoding="utf-8")):
+            name = match.group(1) or match.group(2)
+            if name not in graph:
+                graph.add(name)
+                pending.append(name)
+    html = (web / "index.html").read_text(encoding="utf-8")
+    preloaded = set(re.findall(r'<link rel="modulepreload" href="\./([\w-]+\.js)">', html))
+    started = set(re.findall(r'<script type="module"[^>]*src="\./([\w-]+\.js)"', html))
+    assert graph - started == preloaded
