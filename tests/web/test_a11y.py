@@ -1,9 +1,12 @@
-"""Accessibility (WCAG 2.1 AA): axe-core in the browser on the widget's main states, and
+"""Accessibility (WCAG 2.1 AA): axe-core in the browser on the widget's main states (the
+lesson, step-through and "Try it" panels included), and
 what axe cannot see: each cell's accessible name, the polite live region, visible focus,
 marks that do not rely on colour, and prefers-reduced-motion.
 
 axe-core comes bundled with axe-playwright-python and is injected with page.evaluate
 (DevTools evaluation, which the page's CSP does not govern), so nothing is fetched."""
+
+import re
 
 import pytest
 from playwright.sync_api import expect
@@ -40,6 +43,10 @@ def test_axe_finds_nothing_in_the_main_states(widget, axe):
     page.check("#gradient")
     widget.wait_settled()
     assert violations(axe, page) == [], "gradient on"
+    for _ in range(3):
+        page.click("#player-forward")
+    assert violations(axe, page) == [], "stepping through the windows"
+    page.click("#player-reset")
     widget.set_hash(f"#k=3&s=1&p=1&d=1&mode=max&grad=1&sel=1,1&x={FIXTURE}")
     widget.wait_settled()
     assert violations(axe, page) == [], "padding, shared maxima"
@@ -91,13 +98,27 @@ def test_names_announcements_focus_marks_and_motion(widget):
     # Escape clears the selection, and says so.
     widget.cell("output", 0, 1).press("Escape")
     expect(announcer).to_have_text("No output cell selected.")
-    # Keyboard focus is always visible: a thick outline on the focused cell.
+    # Keyboard focus is always visible: the focus outline wins over the hover preview the
+    # arrow keys also show, and over the step-through marks.
+    # (to_have_css retries: the outline colour eases in unless motion is reduced).
+    def has_focus_ring(cell):
+        assert cell.evaluate("node => node.matches(':focus-visible')")
+        for name, value in {"outline-style": "solid", "outline-width": "3px", "outline-color": "rgb(124, 58, 237)"}.items():
+            expect(cell).to_have_css(name, value)
+
     widget.cell("output", 0, 1).press("ArrowDown")
     focused = widget.cell("output", 1, 1)
     expect(focused).to_be_focused()
-    assert focused.evaluate("node => node.matches(':focus-visible')")
-    style = focused.evaluate("node => { const s = getComputedStyle(node); return [s.outlineStyle, parseFloat(s.outlineWidth)]; }")
-    assert style[0] != "none" and style[1] >= 2
+    assert focused.get_attribute("data-preview") == "true"
+    has_focus_ring(focused)
+    page.click("#player-forward")  # position 0: nothing computed yet
+    page.click("#player-forward")  # step 1: output (0,0) and its window
+    page.locator('[data-grid="output"][data-step]').first.focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowLeft")
+    stepped = page.locator('[data-grid="output"]:focus')
+    expect(stepped).to_have_attribute("data-step", re.compile("."))
+    has_focus_ring(stepped)
     # prefers-reduced-motion: no transition or animation anywhere.
     motion = """() => [...document.querySelectorAll('*')].some((node) => {
         const s = getComputedStyle(node);
