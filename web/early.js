@@ -10,7 +10,7 @@
 // whenever its height changes); lesson=0 hides the lesson panels (#lesson, #player, #guide).
 
 const params = new URLSearchParams(location.search);
-export const config = {
+const config = {
   embed: params.get("embed") === "1",
   lesson: params.get("lesson") !== "0",
 };

@@ -66,11 +66,12 @@ def test_embed_view_is_compact_and_keeps_the_state_in_the_hash(widget):
 
 
 def test_lesson_shows_by_default_and_embed_is_off_without_the_query(widget):
+    """Layout only: no need to wait for Python."""
     page = widget.page
-    widget.open(path="index.html?embed=1")
+    widget.open(path="index.html?embed=1", wait=False)
     assert not lesson_panels_hidden(page)
     assert not chrome_shown(page)
-    widget.open(path="index.html?lesson=1")
+    widget.open(path="index.html?lesson=1", wait=False)
     assert page.evaluate("document.documentElement.dataset.embed") is None
     assert chrome_shown(page)
 
