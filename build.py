@@ -718,6 +718,19 @@ def bundle(out: Path | None = None, dist: Path = DIST, build_first: bool = True,
 # ------------------------------------------------------------------------- chromium
 
 
+#: Chromium flags that work on these machines, for the browser tests and benchmarks: the
+#: sandbox needs privileges a container lacks, and the background services would make
+#: requests to hosts other than the site's.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
 def find_chromium() -> str | None:
     """$POOLGRAD_CHROMIUM if set and executable, else `chromium` (or `chromium-browser`) on PATH."""
     env = os.environ.get("POOLGRAD_CHROMIUM")

@@ -71,16 +71,6 @@ from urllib.parse import unquote, urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# The same flags as the browser tests (tests/web/conftest.py): they work in the
-# containers these benchmarks run in, and keep Chromium from making its own requests.
-LAUNCH_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 BOOT_TIMEOUT_MS = 90_000  # as long as the widget's own boot timeout (web/bridge.js)
 STEP_TIMEOUT_MS = 5_000  # one tap or one parameter change; far above any sane latency
 
@@ -660,7 +650,7 @@ def main(argv=None):
     try:
         with sync_playwright() as playwright:
             try:
-                browser = playwright.chromium.launch(executable_path=executable, args=LAUNCH_ARGS)
+                browser = playwright.chromium.launch(executable_path=executable, args=build_module.CHROMIUM_ARGS)
             except PlaywrightError as error:
                 first_line = str(error).strip().splitlines()[0] if str(error).strip() else "launch failed"
                 print(f"bench_browser: Chromium did not start: {first_line}", file=sys.stderr)

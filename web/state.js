@@ -203,7 +203,7 @@ export function traceRequest(state) {
     ceil_mode: state.ceil,
     count_include_pad: state.cip,
     mode: state.mode,
-    grad_output: state.g ? encodeMatrix(state.g) : "ones",
+    grad_output: state.g ? encodeMatrix(state.g) : 1,
   };
 }
 

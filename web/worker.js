@@ -6,8 +6,8 @@ const STEPS = 4;
 
 // Python's side of the protocol: JSON in, JSON out. Non-finite inputs arrive as the
 // strings "NaN" / "Infinity" / "-Infinity" because JSON cannot carry them as numbers.
-// grad_output "ones" asks for an all-ones upstream gradient of the output's shape, which
-// only Python knows; trace() returns the gradient fields only when given a gradient.
+// grad_output 1 is the default all-ones upstream gradient (trace() broadcasts a number to
+// the output's shape, which only Python knows); the gradient fields need a gradient.
 const PYTHON_GLUE = `
 import json
 import poolgrad
@@ -19,26 +19,11 @@ def _decode(value):
         return float(value)
     return value
 
-def _unit_gradient(request):
-    """All ones, sized like the output: the widget's default upstream gradient."""
-    sides = (len(request["x"]), len(request["x"][0]))
-    try:
-        rows, cols = (
-            poolgrad.output_size(side, request["kernel_size"][axis], request["stride"][axis],
-                                 request["padding"][axis], request["dilation"][axis], request["ceil_mode"])
-            for axis, side in enumerate(sides)
-        )
-    except (ValueError, TypeError):
-        return None  # trace() itself then explains what is wrong
-    return [[1] * cols for _ in range(rows)] if rows > 0 and cols > 0 else None
-
 def run_trace(request_json):
     request = json.loads(request_json)
     for key in ("x", "grad_output"):
         if isinstance(request.get(key), list):
             request[key] = _decode(request[key])
-    if request.get("grad_output") == "ones":
-        request["grad_output"] = _unit_gradient(request)
     try:
         result = poolgrad.trace(**request)
     except (ValueError, TypeError) as refused:
@@ -56,7 +41,7 @@ const WARM_UP_REQUEST = {
   ceil_mode: false,
   count_include_pad: true,
   mode: "max",
-  grad_output: "ones",
+  grad_output: 1,
 };
 
 function progress(step, message) {
@@ -70,24 +55,17 @@ async function boot() {
   if (!infoResponse.ok) throw new Error(`build-info.json answered HTTP ${infoResponse.status}; serve the built dist/ folder`);
   const info = await infoResponse.json();
   const indexURL = new URL(info.pyodide, siteRoot).href;
-  // poolgrad's wheel downloads while the runtime boots. The no-op catch keeps an early
-  // network failure from being reported as unhandled; awaiting the promise still throws.
-  const wheelURL = new URL(info.poolgrad_wheel, siteRoot);
-  const wheelResponse = fetch(wheelURL);
-  wheelResponse.catch(() => {});
 
   progress(2, "Starting Python and loading NumPy");
   const { loadPyodide } = await import(new URL("pyodide.mjs", indexURL).href);
-  const pyodide = await loadPyodide({ indexURL, packages: info.packages ?? ["numpy"] });
+  const pyodide = await loadPyodide({ indexURL, packages: info.packages });
 
   progress(3, "Installing poolgrad");
-  const wheel = await wheelResponse;
-  if (!wheel.ok) throw new Error(`${info.poolgrad_wheel} answered HTTP ${wheel.status}`);
-  // The wheel is pure Python and NumPy, its one dependency, is loaded: unpacking it into
-  // site-packages is the whole install. Going through micropip did the same but cost
-  // 0.6-0.8 s more on a 2-core machine, mostly importing micropip and packaging.
-  const sitePackages = pyodide.runPython("import sysconfig; sysconfig.get_paths()['purelib']");
-  pyodide.unpackArchive(await wheel.arrayBuffer(), "wheel", { extractDir: sitePackages });
+  const micropip = pyodide.pyimport("micropip");
+  // An absolute URL (micropip resolves relative ones against an index, not this site) and
+  // deps=False (NumPy, the one dependency, is loaded; resolving would ask an index, which
+  // fails offline).
+  await micropip.install.callKwargs(new URL(info.poolgrad_wheel, siteRoot).href, { deps: false });
 
   progress(4, "Warming up");
   pyodide.runPython(PYTHON_GLUE);

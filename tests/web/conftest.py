@@ -8,7 +8,6 @@ work on these machines); without it the tests skip locally and fail under CI=tru
 
 import importlib.util
 import os
-import shutil
 import threading
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -16,14 +15,6 @@ from urllib.parse import urlsplit
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-LAUNCH_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 BOOT_TIMEOUT_MS = 90_000
 
 # Reports CSP violations to the console, where the page fixture collects them.
@@ -102,13 +93,9 @@ def serve_directory(build_module):
         stop(running)
 
 
-def chromium_executable():
-    return os.environ.get("POOLGRAD_CHROMIUM") or shutil.which("chromium")
-
-
 @pytest.fixture(scope="session")
-def browser():
-    executable = chromium_executable()
+def browser(build_module):
+    executable = build_module.find_chromium()
     if not executable:
         message = "no Chromium: set POOLGRAD_CHROMIUM or install Debian's chromium (python build.py test does)"
         if os.environ.get("CI", "").lower() == "true":
@@ -117,7 +104,7 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, args=LAUNCH_ARGS)
+        launched = playwright.chromium.launch(executable_path=executable, args=build_module.CHROMIUM_ARGS)
         yield launched
         launched.close()
 
