@@ -8,11 +8,13 @@ given, the routed gradient together with the terms that add up on each cell.
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import numpy as np
 
 from .avg_pool import avg_pool2d, avg_pool2d_backward, divisors
 from .max_pool import max_pool2d, max_pool2d_backward
-from .validation import as_input, geometry, output_size
+from .validation import as_input, geometry
 
 MODES = ("max", "avg")
 
@@ -60,13 +62,22 @@ def _sampled_lines(count, kernel, stride, pad, dilation):
 def _group_by_input(input_flat, output_flat, input_cells):
     """Sort (input cell, output cell) pairs by input cell, then output, row-major.
 
-    Returns the output cells in that order and, per input cell, where its run starts
-    and ends (``bounds[cell]:bounds[cell + 1]``).
+    ``output_flat`` must already be in row-major output order, so a stable sort by input
+    cell keeps each cell's outputs in that order. Returns the output cells in the new
+    order and, per input cell, where its run starts and ends
+    (``bounds[cell]:bounds[cell + 1]``).
     """
-    # Output cells are unique, so one combined key sorts by both at once.
-    order = np.argsort(input_flat * (output_flat.max(initial=0) + 1) + output_flat)
+    order = np.argsort(input_flat, kind="stable")
     bounds = np.searchsorted(input_flat[order], np.arange(input_cells + 1))
     return output_flat[order], bounds.tolist()
+
+
+def _coordinates(flat, width):
+    """``[row, col]`` lists of flat positions in a plane ``width`` cells wide."""
+    flat = np.asarray(flat)
+    pairs = np.empty(flat.shape + (2,), np.int64)
+    np.divmod(flat, width, out=(pairs[..., 0], pairs[..., 1]))
+    return pairs.tolist()
 
 
 def trace(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
@@ -170,7 +181,7 @@ def trace(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
     if mode == "max":
         output, indices = max_pool2d(plane, geo.kernel, geo.stride, geo.padding,
                                      geo.dilation, ceil_mode, return_indices=True)
-        result["argmax"] = np.stack(np.divmod(indices, width), axis=-1).tolist()
+        result["argmax"] = _coordinates(indices, width)
         result["indices"] = indices.tolist()
         input_flat, output_flat = indices.ravel(), output_cells.ravel()
     else:
@@ -188,8 +199,7 @@ def trace(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
     result["output"] = json_values(output)
 
     grouped_outputs, bounds = _group_by_input(input_flat, output_flat, height * width)
-    pairs = np.stack(np.divmod(grouped_outputs, out_w), axis=-1).tolist()
-    result["sources"] = _per_cell(pairs, bounds, width)
+    result["sources"] = _per_cell(_coordinates(grouped_outputs, out_w), bounds, width)
 
     if grad_output is not None:
         if np.ndim(grad_output) == 0:
@@ -218,5 +228,5 @@ def trace(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
 
 def _per_cell(flat_items, bounds, width):
     """Cut a list sorted by input cell into one slice per cell, laid out as rows."""
-    cells = [flat_items[start:stop] for start, stop in zip(bounds[:-1], bounds[1:])]
+    cells = [flat_items[start:stop] for start, stop in pairwise(bounds)]
     return [cells[row:row + width] for row in range(0, len(cells), width)]
