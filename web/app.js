@@ -27,6 +27,7 @@ const regions = {
   gradInputGrid: byId("grad-input-grid"),
   gradPanels: [...document.querySelectorAll("[data-gradient-panel]")],
   explanation: byId("explanation"),
+  legend: byId("legend"),
   formula: byId("formula-box"),
   shapes: byId("shapes"),
 };

@@ -400,6 +400,7 @@ export function renderView(regions, state, trace, view) {
     regions.gradOutputGrid.replaceChildren(placeholder(waitingText));
     regions.gradInputGrid.replaceChildren(placeholder(waitingText));
   }
+  regions.legend.dataset.mode = state.mode;
   regions.formula.replaceChildren(trace ? sizeFormula(trace) : placeholder(""));
   regions.shapes.textContent = trace
     ? `${trace.input_shape.join(" × ")} → ${trace.output_shape.join(" × ")}`

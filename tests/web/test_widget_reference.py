@@ -54,6 +54,10 @@ def test_three_by_three_shared_cell_then_average_mode(widget):
     expect(shared).to_contain_text("1 + 2 = 3")
     expect(widget.page.locator("#explanation")).to_contain_text("1 + 2 = 3")
     assert "g=1,2;3,4" in widget.hash()
+    legend = widget.page.locator("#legend")
+    # inner_text, not text content: what is hidden for the other mode is not read.
+    assert "its maximum (argmax)" in legend.inner_text()
+    assert legend.locator(".swatch-pad").inner_text() == "-∞"
 
     widget.set_hash(f"#k=2&s=2&p=0&d=1&mode=avg&grad=1&x={AVERAGE_EXAMPLE}&g=1,2;3,4")
     widget.wait_settled()
@@ -71,6 +75,10 @@ def test_three_by_three_shared_cell_then_average_mode(widget):
     assert widget.marked("data-argmax") == []
     assert len(widget.marked("data-in-window")) == 4
     assert widget.page.locator("#dilation").is_disabled()
+    # The legend speaks of average pooling: no argmax, padding counted as 0.
+    assert "argmax" not in legend.inner_text()
+    assert "in several outputs' windows (×n)" in legend.inner_text()
+    assert legend.locator(".swatch-pad").inner_text() == "0"
 
 
 def test_keyboard_padding_dilation_and_preview(widget):
