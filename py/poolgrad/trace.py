@@ -14,7 +14,7 @@ import numpy as np
 
 from .avg_pool import avg_pool2d, avg_pool2d_backward, divisors
 from .max_pool import max_pool2d, max_pool2d_backward
-from .validation import as_input, geometry
+from .validation import as_input, axis_formula, geometry, sampled_lines
 
 MODES = ("max", "avg")
 
@@ -45,18 +45,12 @@ def json_values(values):
     return boxed.tolist()
 
 
-def _size_formula(n, k, s, p, d, ceil_mode, size):
-    numerator = n + 2 * p - d * (k - 1) - 1
-    windows_by_formula = (-(-numerator // s) if ceil_mode else numerator // s) + 1
+def _size_formula(n, k, s, p, d, ceil_mode):
+    numerator, by_formula, size = axis_formula(n, k, s, p, d, ceil_mode)
     return {
         "n": n, "k": k, "s": s, "p": p, "d": d, "ceil": bool(ceil_mode),
-        "numerator": numerator, "size": size, "dropped_last": windows_by_formula > size,
+        "numerator": numerator, "size": size, "dropped_last": by_formula > size,
     }
-
-
-def _sampled_lines(count, kernel, stride, pad, dilation):
-    """For each output line, the input lines its window samples (unpadded coordinates)."""
-    return np.arange(count)[:, None] * stride - pad + np.arange(kernel)[None, :] * dilation
 
 
 def _group_by_input(input_flat, output_flat, input_cells):
@@ -159,8 +153,8 @@ def trace(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
     (height, width), (out_h, out_w) = geo.input, geo.output
     (kh, kw), (sh, sw), (ph, pw), (dh, dw) = geo.kernel, geo.stride, geo.padding, geo.dilation
 
-    rows = _sampled_lines(out_h, kh, sh, ph, dh)
-    cols = _sampled_lines(out_w, kw, sw, pw, dw)
+    rows = sampled_lines(out_h, kh, sh, ph, dh)
+    cols = sampled_lines(out_w, kw, sw, pw, dw)
     result = {
         "mode": mode,
         "kernel_size": list(geo.kernel), "stride": list(geo.stride),
@@ -170,8 +164,8 @@ def trace(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
         "pad_value": "-Infinity" if mode == "max" else 0,
         "input": json_values(plane),
         "size_formula": {
-            "rows": _size_formula(height, kh, sh, ph, dh, ceil_mode, out_h),
-            "cols": _size_formula(width, kw, sw, pw, dw, ceil_mode, out_w),
+            "rows": _size_formula(height, kh, sh, ph, dh, ceil_mode),
+            "cols": _size_formula(width, kw, sw, pw, dw, ceil_mode),
         },
         "window_rows": rows.tolist(),
         "window_cols": cols.tolist(),

@@ -197,17 +197,35 @@ def pooling_parameters(kernel_size, stride=None, padding=0, dilation=1, ceil_mod
     return PoolingParameters(kernel, strides, pads, dilations, ceil)
 
 
-def _axis_output(size, kernel, stride, pad, dilation, ceil_mode):
-    """PyTorch's pooling_output_shape for one axis (may be < 1; the caller checks)."""
+def axis_formula(size, kernel, stride, pad, dilation, ceil_mode):
+    """PyTorch's pooling_output_shape for one axis, with its working shown.
+
+    Returns ``(numerator, by_formula, count)``: ``numerator = n + 2p - d(k-1) - 1``, the
+    window count the formula gives (``numerator / s`` rounded down, or up in ceil mode,
+    plus one) and the count kept, which drops a ceil-mode window that would start in the
+    right/bottom padding. The count may be < 1; callers check.
+
+    >>> axis_formula(5, 2, 2, 1, 1, True)
+    (5, 4, 3)
+    """
     numerator = size + 2 * pad - dilation * (kernel - 1) - 1
-    if ceil_mode:
-        count = -(-numerator // stride) + 1
-        # The last window must start inside the input or its left/top padding.
-        if (count - 1) * stride >= size + pad:
-            count -= 1
-    else:
-        count = numerator // stride + 1
-    return count
+    by_formula = (-(-numerator // stride) if ceil_mode else numerator // stride) + 1
+    count = by_formula
+    # The last window must start inside the input or its left/top padding.
+    if ceil_mode and (count - 1) * stride >= size + pad:
+        count -= 1
+    return numerator, by_formula, count
+
+
+def sampled_lines(count, kernel, stride, pad, dilation):
+    """For each of ``count`` output lines, the input lines its window samples.
+
+    Unpadded coordinates: a line < 0 or >= the input side is padding.
+
+    >>> sampled_lines(2, 3, 2, 1, 2).tolist()
+    [[-1, 1, 3], [1, 3, 5]]
+    """
+    return np.arange(count)[:, None] * stride - pad + np.arange(kernel)[None, :] * dilation
 
 
 def output_size(size, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
@@ -246,7 +264,7 @@ def _checked_axis(size, axis, params):
     """
     kernel, stride = params.kernel[axis], params.stride[axis]
     pad, dilation = params.padding[axis], params.dilation[axis]
-    count = _axis_output(size, kernel, stride, pad, dilation, params.ceil_mode)
+    count = axis_formula(size, kernel, stride, pad, dilation, params.ceil_mode)[2]
     if count < 1:
         span = dilation * (kernel - 1) + 1
         raise ValueError(
@@ -256,8 +274,7 @@ def _checked_axis(size, axis, params):
     if dilation == 1:
         # A contiguous window with pad <= kernel // 2 always reaches into the input.
         return count
-    starts = np.arange(count) * stride - pad
-    samples = starts[:, None] + np.arange(kernel)[None, :] * dilation
+    samples = sampled_lines(count, kernel, stride, pad, dilation)
     blind = ~np.any((samples >= 0) & (samples < size), axis=1)
     if blind.any():
         line = int(np.argmax(blind))
