@@ -25,6 +25,14 @@ export function formatNumber(value) {
   return rounded === "-0" ? "0" : rounded;
 }
 
+// "(1,2)": how every sentence names a cell.
+export const cellName = ([row, col]) => `(${row},${col})`;
+
+// "1 + 2 = 3": the terms trace() lists for a cell and the total they add up to.
+export function formatSum(terms, total) {
+  return `${terms.map(formatNumber).join(" + ")} = ${formatNumber(total)}`;
+}
+
 // The hash and the worker request need a lossless spelling (shortest round trip).
 export function encodeNumber(number) {
   if (Number.isNaN(number)) return "NaN";

@@ -3,9 +3,7 @@
 // current trace, so the text and the grids never disagree; without a trace (booting, or
 // an invalid setup) the blocks say the same things without numbers.
 
-import { decodeNumber, describeSpan, formatNumber } from "./format.js";
-
-export const cellName = ([row, col]) => `(${row},${col})`;
+import { cellName, decodeNumber, describeSpan, formatNumber, formatSum } from "./format.js";
 
 const listCells = (cells) => {
   const names = cells.map(cellName);
@@ -42,8 +40,6 @@ export function termFrom(trace, [r, c], [i, j]) {
   const index = trace.sources[r][c].findIndex(([a, b]) => a === i && b === j);
   return index < 0 ? null : trace.grad_terms[r][c][index];
 }
-
-const sumText = (terms, total) => `${terms.map(formatNumber).join(" + ")} = ${formatNumber(total)}`;
 
 function windowText(trace, [i, j]) {
   return `${describeSpan("row", trace.window_rows[i])}, ${describeSpan("col", trace.window_cols[j])}`;
@@ -182,7 +178,7 @@ function overlap(state, trace, selected) {
   const relation = trace.mode === "max" ? "the maximum of" : "in the windows of";
   let sentence = `With ${setting} the windows overlap: cell (${r},${c}) is ${relation} outputs ${listCells(sources)}`;
   if (state.grad && trace.grad_input !== undefined) {
-    sentence += `, so it collects ${sumText(trace.grad_terms[r][c], trace.grad_input[r][c])}.`;
+    sentence += `, so it collects ${formatSum(trace.grad_terms[r][c], trace.grad_input[r][c])}.`;
   } else {
     sentence += ", so with Gradient routing on it collects the sum of their gradients.";
   }

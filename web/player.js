@@ -6,8 +6,8 @@
 // steps 1..p done, step p highlighted. The marks use their own attributes (data-pending,
 // data-partial, data-step), never the selection's, and are re-applied after every render.
 
-import { decodeNumber, describeSpan, formatNumber } from "./format.js";
-import { cellName, termFrom, windowCells } from "./lesson.js";
+import { cellName, decodeNumber, describeSpan, formatNumber } from "./format.js";
+import { termFrom, windowCells } from "./lesson.js";
 
 // One step per output in row-major order, forward; then the same order backward.
 export function playerSteps(trace, withGradient) {

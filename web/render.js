@@ -1,7 +1,7 @@
 // Pure rendering: (state, trace, view) -> DOM nodes. No event handling, no worker calls.
 // Every user-derived string goes in through textContent or attribute values, never HTML.
 
-import { decodeNumber, describeSpan, formatNumber } from "./format.js";
+import { cellName, decodeNumber, describeSpan, formatNumber, formatSum } from "./format.js";
 
 const GRID_TITLES = {
   input: "Input",
@@ -18,8 +18,6 @@ function element(tag, attributes = {}, text) {
   if (text !== undefined) node.textContent = text;
   return node;
 }
-
-const cellName = ([row, col]) => `(${row},${col})`;
 
 // Built cells by grid and "row,col", and each cell's accessible name without selection
 // roles, so a selection change updates a few cells in place instead of rebuilding.
@@ -232,10 +230,6 @@ function gradOutputGrid(trace, view) {
   });
 }
 
-function sumExpression(terms, total) {
-  return `${terms.map(formatNumber).join(" + ")} = ${formatNumber(total)}`;
-}
-
 function gradInputGrid(trace, view) {
   const [height, width] = trace.input_shape;
   const scale = magnitudeScale([trace.grad_output, trace.grad_input]);
@@ -248,7 +242,7 @@ function gradInputGrid(trace, view) {
       const value = trace.grad_input[r][c];
       const sources = trace.sources[r][c];
       let detail = "";
-      if (sources.length > 1) detail = `; ${sumExpression(trace.grad_terms[r][c], value)} from outputs ${listCells(sources)}`;
+      if (sources.length > 1) detail = `; ${formatSum(trace.grad_terms[r][c], value)} from outputs ${listCells(sources)}`;
       else if (sources.length === 1) detail = `; from output ${cellName(sources[0])}`;
       return {
         text: formatNumber(value),
@@ -315,7 +309,7 @@ function explanation(state, trace) {
     const sources = trace.sources[r][c];
     sentence += ` Backward, its upstream gradient ${formatNumber(gradient)} goes to input cell (${r},${c}) alone`;
     sentence += sources.length > 1
-      ? `, which is also the maximum of ${listCells(sources.filter(([a, b]) => a !== i || b !== j))}: ${sumExpression(trace.grad_terms[r][c], trace.grad_input[r][c])}.`
+      ? `, which is also the maximum of ${listCells(sources.filter(([a, b]) => a !== i || b !== j))}: ${formatSum(trace.grad_terms[r][c], trace.grad_input[r][c])}.`
       : ".";
   }
   return sentence;
@@ -334,7 +328,7 @@ function sharedSums(trace) {
     return list;
   }
   for (const [r, c] of shared.slice(0, MAX_LISTED_SHARED)) {
-    const text = `Cell (${r},${c}) collects from outputs ${listCells(trace.sources[r][c])}: ${sumExpression(trace.grad_terms[r][c], trace.grad_input[r][c])}`;
+    const text = `Cell (${r},${c}) collects from outputs ${listCells(trace.sources[r][c])}: ${formatSum(trace.grad_terms[r][c], trace.grad_input[r][c])}`;
     list.append(element("li", { "data-shared-cell": `${r},${c}` }, text));
   }
   if (shared.length > MAX_LISTED_SHARED) {
