@@ -12,12 +12,10 @@ const PYTHON_GLUE = `
 import json
 import poolgrad
 
-def _decode(value):
-    if isinstance(value, list):
-        return [_decode(item) for item in value]
-    if isinstance(value, str):
-        return float(value)
-    return value
+def _decode(rows):
+    # One flat pass over the page's 2D grid: a recursive walk costs more than the trace.
+    return [[float(v) if type(v) is str else v for v in row] if type(row) is list else row
+            for row in rows]
 
 def run_trace(request_json):
     request = json.loads(request_json)
