@@ -1,13 +1,16 @@
-"""Unit tests of build.py: pins, the shipped lock file, the server's MIME types and
-request log, the offline bundle. Fast: the real build runs once in `build.py test`
+"""Unit tests of build.py: pins, the shipped lock file, Python's start-up snapshot, the
+server's MIME types and request log, the offline bundle. Fast: the real build runs once in `build.py test`
 before pytest; tests that need it reuse dist/ when present."""
 
 from __future__ import annotations
 
+import gzip
 import importlib.util
 import json
 import os
 import re
+import shutil
+import struct
 import subprocess
 import sys
 import threading
@@ -161,6 +164,13 @@ def test_built_site_matches_its_pins_and_build_info():
         assert "poolgrad/__init__.py" in zf.namelist()
     for name, sha in B.PYODIDE_CORE_SHA256.items():
         B.verify_file(B.DIST / "pyodide" / name, sha)
+    if info["snapshot"] is None:
+        assert info["snapshot_bytes"] is None and not (B.DIST / "pyodide" / B.SNAPSHOT_FILE).exists()
+    else:
+        assert info["snapshot"] == f"pyodide/{B.SNAPSHOT_FILE}"
+        raw = gzip.decompress((B.DIST / info["snapshot"]).read_bytes())
+        assert len(raw) == info["snapshot_bytes"]
+        B.check_snapshot(raw, B.pyodide_build_id(B.DIST / "pyodide"))
 
 
 def _cache_is_warm():
@@ -189,6 +199,116 @@ def test_build_refuses_a_foreign_non_empty_directory(tmp_path):
     assert (tmp_path / "precious.txt").exists()
 
 
+# ------------------------------------------------------------ start-up snapshot
+
+
+@pytest.fixture
+def scratch_cache(tmp_path, monkeypatch):
+    """A cache that shares the warm downloads, Pyodide core, wheels and poolgrad wheels of
+    the real one (symlinks) but holds no start-up snapshot yet."""
+    real = B.cache_dir()
+    if not _cache_is_warm() or not (real / f"pyodide-{B.PYODIDE_VERSION}").is_dir():
+        pytest.skip("needs a warm download cache (python build.py)")
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    for name in ("downloads", f"pyodide-{B.PYODIDE_VERSION}", f"pyodide-{B.PYODIDE_VERSION}-wheels", "poolgrad-wheels"):
+        if (real / name).is_dir():
+            (cache / name).symlink_to(real / name, target_is_directory=True)
+    monkeypatch.setenv("POOLGRAD_CACHE", str(cache))
+    return cache
+
+
+def _info(dist):
+    return json.loads((dist / "build-info.json").read_text())
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs node to make a snapshot")
+def test_the_snapshot_is_made_with_node_once_then_taken_from_the_cache(scratch_cache, tmp_path, monkeypatch):
+    runs = []
+    make = B.make_snapshot
+    monkeypatch.setattr(B, "make_snapshot", lambda *a: (runs.append(a), make(*a)))
+    first = B.build(tmp_path / "first", quiet=True)
+    assert len(runs) == 1
+    info = _info(first)
+    assert info["snapshot"] == "pyodide/snapshot.bin.gz"
+    packed = (first / info["snapshot"]).read_bytes()
+    raw = gzip.decompress(packed)  # a valid gzip (its CRC checked)
+    assert struct.unpack_from("<I", raw)[0] == B.SNAPSHOT_MAGIC == 1886286592
+    assert 8 << 20 <= len(raw) <= 256 << 20 and len(packed) < len(raw) // 2
+    assert info["snapshot_bytes"] == len(raw)
+    build_id = B.pyodide_build_id(first / "pyodide")
+    assert build_id and raw[16:48] == struct.pack("<8I", *(int(build_id[i:i + 8], 16) for i in range(0, 64, 8)))
+    B.check_snapshot(raw, build_id)
+    # Start-up state is frozen into the file: none of this machine's paths may be in it.
+    for private in (str(tmp_path), str(REPO), str(B.cache_dir()), str(Path.home() / ".cache")):
+        assert private.encode() not in raw
+    cached = next(scratch_cache.glob(f"pyodide-{B.PYODIDE_VERSION}-snapshots/*/{B.SNAPSHOT_FILE}"))
+    made_at = cached.stat().st_mtime_ns
+
+    # A second build takes it from the cache: Node is not run, and not even needed.
+    monkeypatch.setenv("PATH", str(tmp_path / "no-programs-here"))
+    second = B.build(tmp_path / "second", quiet=True)
+    assert len(runs) == 1
+    assert cached.stat().st_mtime_ns == made_at
+    assert (second / "pyodide" / B.SNAPSHOT_FILE).read_bytes() == packed
+    assert _info(second)["snapshot"] == info["snapshot"]
+
+
+def _fake_node(folder, version, script_exit=1):
+    folder.mkdir()
+    node = folder / "node"
+    node.write_text(f'#!/bin/sh\nif [ "$1" = --version ]; then echo {version}; exit 0; fi\n'
+                    f'echo "RuntimeError: boom" >&2\nexit {script_exit}\n')
+    node.chmod(0o755)
+    return folder
+
+
+@pytest.mark.parametrize("node, why", [
+    ("missing", "node not found on PATH"),
+    ("v16.20.2", "node v16.20.2 is too old (Pyodide 0.27.7 needs Node 18+)"),
+    ("v20.11.0", "pyodide_snapshot.mjs failed (exit 1): RuntimeError: boom"),
+])
+def test_without_a_usable_node_the_build_succeeds_without_a_snapshot(scratch_cache, tmp_path, monkeypatch,
+                                                                     capsys, node, why):
+    bin_dir = tmp_path / "bin"
+    if node == "missing":
+        bin_dir.mkdir()
+    else:
+        _fake_node(bin_dir, node)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    dist = tmp_path / "site"
+    # A snapshot left by an earlier build must not outlive a build that could not make one.
+    B.build(dist, quiet=True)
+    (dist / "pyodide" / B.SNAPSHOT_FILE).write_bytes(b"stale")
+    capsys.readouterr()
+    assert B.build(dist) == dist
+    out = capsys.readouterr().out.splitlines()
+    said = [line for line in out if "snapshot" in line and "(node)" not in line]
+    assert said == [f"  no start-up snapshot: {why}; the site works, but Python starts about 2 s slower "
+                    f"in the browser (install Node.js 18+ and rebuild to get it)"]
+    assert re.fullmatch(r"  python start-up snapshot \(node\) +\d+\.\d\d s", next(l for l in out if "(node)" in l))
+    info = _info(dist)
+    assert info["snapshot"] is None and info["snapshot_bytes"] is None
+    assert not (dist / "pyodide" / B.SNAPSHOT_FILE).exists()
+    assert (dist / "pyodide" / "pyodide.asm.wasm").is_file() and (dist / info["poolgrad_wheel"]).is_file()
+    assert not list(scratch_cache.glob(f"pyodide-{B.PYODIDE_VERSION}-snapshots/*/*"))
+
+
+def test_check_snapshot_refuses_what_would_hang_or_mismatch():
+    header = struct.pack("<4I", B.SNAPSHOT_MAGIC, 64, 0, 0) + struct.pack("<8I", *range(8)) + bytes(16)
+    good = header + bytes(32 * 65536)
+    build_id = "".join(f"{w:08x}" for w in range(8))
+    B.check_snapshot(good, build_id)
+    with pytest.raises(B.SnapshotUnavailable, match="BUILD_ID"):
+        B.check_snapshot(good, "f" * 64)
+    with pytest.raises(B.SnapshotUnavailable, match="magic"):
+        B.check_snapshot(b"\0" * 4 + good[4:], build_id)
+    with pytest.raises(B.SnapshotUnavailable, match="wasm pages"):
+        B.check_snapshot(good + b"\0" * 16, build_id)
+    with pytest.raises(B.SnapshotUnavailable, match="only"):
+        B.check_snapshot(good[:1000], build_id)
+
+
 # ---------------------------------------------------------------------------- server
 
 
@@ -207,6 +327,7 @@ def site(tmp_path):
         "pyodide/pyodide.asm.wasm": b"\0asm\1\0\0\0",
         "pyodide/pyodide.mjs": b"export {};",
         "pyodide/python_stdlib.zip": b"PK\5\6" + b"\0" * 18,
+        "pyodide/snapshot.bin.gz": gzip.compress(b"snapshot", mtime=0),
         "wheels/poolgrad-0.1.0-py3-none-any.whl": b"PK\5\6" + b"\0" * 18,
     }
     for rel, data in files.items():
@@ -241,12 +362,16 @@ def _get(url):
     ("/icon.svg", "image/svg+xml"),
     ("/pyodide/python_stdlib.zip", "application/zip"),
     ("/wheels/poolgrad-0.1.0-py3-none-any.whl", "application/zip"),
+    ("/pyodide/snapshot.bin.gz", "application/gzip"),
     ("/", "text/html"),
     ("/index.html", "text/html"),
 ])
 def test_server_sends_the_right_mime_type(server, path, ctype):
     base, _ = server
-    status, got, _ = _get(base + path)
+    with urllib.request.urlopen(base + path, timeout=10) as r:
+        status, got = r.status, r.headers.get("Content-Type")
+        # The worker gunzips the snapshot itself: the server must not label it gzip-encoded.
+        assert r.headers.get("Content-Encoding") is None
     assert status == 200
     assert got.split(";")[0].strip() == ctype
 
@@ -310,6 +435,8 @@ def test_bundle_holds_the_site_and_a_working_launcher(site, tmp_path):
     with zipfile.ZipFile(out) as zf:
         names = set(zf.namelist())
         assert "poolgrad-offline/serve.py" in names
+        # Already compressed: stored as it is.
+        assert zf.getinfo("poolgrad-offline/site/pyodide/snapshot.bin.gz").compress_type == zipfile.ZIP_STORED
         for p in site.rglob("*"):
             if p.is_file():
                 assert f"poolgrad-offline/site/{p.relative_to(site).as_posix()}" in names
