@@ -74,11 +74,15 @@ function updateStatus() {
   else if (!app.boot.ready) [state, text] = ["loading", `Loading Python in your browser (step ${app.boot.step} of ${app.boot.steps}: ${app.boot.message}). You can already edit the input; your changes apply when it is ready.`];
   else if (app.trace) [state, text] = ["ready", `Ready: ${describeParameters(app.trace)}.`];
   else [state, text] = ["ready", "Ready."];
-  statusBox.dataset.state = state;
-  statusText.textContent = text;
-  progressBar.hidden = app.boot.ready || Boolean(app.boot.failure);
-  progressBar.max = app.boot.steps;
-  progressBar.value = app.boot.step;
+  // Written only when they change: a rewrite would cost the next frame a relayout.
+  if (statusBox.dataset.state !== state) statusBox.dataset.state = state;
+  if (statusText.textContent !== text) statusText.textContent = text;
+  const bootOver = app.boot.ready || Boolean(app.boot.failure);
+  if (progressBar.hidden !== bootOver) progressBar.hidden = bootOver;
+  if (!bootOver) {
+    progressBar.max = app.boot.steps;
+    progressBar.value = app.boot.step;
+  }
 }
 
 function focusedCell() {
@@ -145,8 +149,9 @@ function setState(next, { wasEditing = false } = {}) {
   const selectionOnly = !needsTrace && !wasEditing && withoutSelection(next) === withoutSelection(app.state);
   app.state = next;
   app.hashError = null;
-  writeHash();
+  // The worker starts computing before the main thread does anything else with the change.
   if (needsTrace) requestTrace();
+  writeHash();
   if (selectionOnly) {
     const started = performance.now();
     renderSelection(regions, app.state, app.trace, { staleInput: !isCurrent() });

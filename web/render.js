@@ -10,11 +10,18 @@ const GRID_TITLES = {
   "grad-input": "Input gradient",
 };
 
+// The attributes a node gets from a spec: absent when undefined, null or false.
+function presentAttributes(attributes) {
+  const present = new Map();
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value !== undefined && value !== null && value !== false) present.set(name, value === true ? "true" : String(value));
+  }
+  return present;
+}
+
 function element(tag, attributes = {}, text) {
   const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) {
-    if (value !== undefined && value !== null && value !== false) node.setAttribute(name, value === true ? "true" : value);
-  }
+  for (const [name, value] of presentAttributes(attributes)) node.setAttribute(name, value);
   if (text !== undefined) node.textContent = text;
   return node;
 }
@@ -74,11 +81,59 @@ function magnitudeScale(matrices) {
   return scale;
 }
 
+// Each built grid's shape and cells in row-major order, so the next render can reuse it.
+const builtGrids = new WeakMap();
+const writtenColours = new WeakMap();
+// Marks the step-through player puts on cells and takes off again itself.
+const PLAYER_MARKS = "[data-step], [data-pending], [data-partial]";
+
+// Brings a reused cell to exactly what a new one built from `spec` would be, writing only
+// what differs: unchanged cells then cost the browser no restyle and no relayout.
+function updateCell(td, attributes, spec) {
+  for (const name of td.getAttributeNames()) {
+    if (name !== "style" && !attributes.has(name)) td.removeAttribute(name);
+  }
+  for (const [name, value] of attributes) {
+    if (td.getAttribute(name) !== value) td.setAttribute(name, value);
+  }
+  // Compared with what was written: the browser reads colours back in another notation.
+  const colours = spec.colours ? `${spec.colours.background}|${spec.colours.color}` : null;
+  if (writtenColours.get(td) !== colours) {
+    writtenColours.set(td, colours);
+    if (spec.colours) {
+      td.style.backgroundColor = spec.colours.background;
+      td.style.color = spec.colours.color;
+    } else {
+      td.removeAttribute("style");
+    }
+  }
+  if (spec.editor) td.replaceChildren(spec.editor);
+  else if (td.firstElementChild || td.textContent !== spec.text) td.textContent = spec.text;
+}
+
 // A table with role="grid": column and row headers give the coordinates learners read
 // in the sentences; each cell's accessible name says where it is and what it is.
-function gridTable({ name, rowIndices, colIndices, focus, describe }) {
+// `previous` is the grid of this name now on the page: when it has the same rows and
+// columns (a kernel change keeps the input's), its cells are updated in place.
+function gridTable({ name, rowIndices, colIndices, focus, describe }, previous) {
   const index = new Map();
   cellsByGrid.set(name, index);
+  const shape = `${rowIndices[0]}:${rowIndices.length},${colIndices[0]}:${colIndices.length}`;
+  const built = previous && builtGrids.get(previous);
+  if (built && built.shape === shape && !previous.querySelector(PLAYER_MARKS)) {
+    let next = 0;
+    for (const row of rowIndices) {
+      for (const col of colIndices) {
+        const td = built.cells[next++];
+        const spec = describe(row, col);
+        updateCell(td, cellAttributes(name, row, col, spec, focus), spec);
+        baseLabels.set(td, spec.label);
+        index.set(cellKey(row, col), td);
+      }
+    }
+    return previous;
+  }
+  const cells = [];
   const table = element("table", {
     role: "grid",
     class: `grid grid-${name}`,
@@ -94,33 +149,31 @@ function gridTable({ name, rowIndices, colIndices, focus, describe }) {
     tr.append(element("th", { role: "rowheader", scope: "row" }, String(row)));
     for (const col of colIndices) {
       const spec = describe(row, col);
-      const isFocus = focus && focus[0] === row && focus[1] === col;
-      const td = element(
-        "td",
-        {
-          role: "gridcell",
-          class: "cell",
-          "data-grid": name,
-          "data-row": String(row),
-          "data-col": String(col),
-          tabindex: spec.pad ? undefined : isFocus ? "0" : "-1",
-          ...spec.attributes,
-          "aria-label": spec.label,
-        },
-        spec.text,
-      );
-      if (spec.colours) {
-        td.style.backgroundColor = spec.colours.background;
-        td.style.color = spec.colours.color;
-      }
-      if (spec.editor) td.replaceChildren(spec.editor);
+      const td = document.createElement("td");
+      updateCell(td, cellAttributes(name, row, col, spec, focus), spec);
       baseLabels.set(td, spec.label);
       index.set(cellKey(row, col), td);
+      cells.push(td);
       tr.append(td);
     }
     table.append(tr);
   }
+  builtGrids.set(table, { shape, cells });
   return table;
+}
+
+function cellAttributes(name, row, col, spec, focus) {
+  const isFocus = focus && focus[0] === row && focus[1] === col;
+  return presentAttributes({
+    role: "gridcell",
+    class: "cell",
+    "data-grid": name,
+    "data-row": String(row),
+    "data-col": String(col),
+    tabindex: spec.pad ? undefined : isFocus ? "0" : "-1",
+    ...spec.attributes,
+    "aria-label": spec.label,
+  });
 }
 
 function editorFor(view, name, row, col, value) {
@@ -154,7 +207,7 @@ function selectionOverlay(trace, selection) {
   };
 }
 
-function inputGrid(state, trace, view) {
+function inputGrid(state, trace, view, previous) {
   const height = state.x.length;
   const width = state.x[0].length;
   const [padRows, padCols] = trace ? trace.padding : state.p;
@@ -184,10 +237,10 @@ function inputGrid(state, trace, view) {
         editor: pad ? null : editorFor(view, "input", r, c, value),
       };
     },
-  });
+  }, previous);
 }
 
-function outputGrid(state, trace, view) {
+function outputGrid(state, trace, view, previous) {
   const [height, width] = trace.output_shape;
   const scale = magnitudeScale([state.x, trace.output]);
   return gridTable({
@@ -204,12 +257,12 @@ function outputGrid(state, trace, view) {
         label: `Output row ${i}, col ${j}: ${formatNumber(value)}`,
       };
     },
-  });
+  }, previous);
 }
 
 const GRADIENT_HUES = { negative: 300, positive: 160 };
 
-function gradOutputGrid(trace, view) {
+function gradOutputGrid(trace, view, previous) {
   const [height, width] = trace.output_shape;
   const values = trace.grad_output;
   const scale = magnitudeScale([values, trace.grad_input]);
@@ -227,10 +280,10 @@ function gradOutputGrid(trace, view) {
         editor: editorFor(view, "grad-output", i, j, value),
       };
     },
-  });
+  }, previous);
 }
 
-function gradInputGrid(trace, view) {
+function gradInputGrid(trace, view, previous) {
   const [height, width] = trace.input_shape;
   const scale = magnitudeScale([trace.grad_output, trace.grad_input]);
   return gridTable({
@@ -254,7 +307,7 @@ function gradInputGrid(trace, view) {
         label: `Input gradient row ${r}, col ${c}: ${formatNumber(value)}${detail}`,
       };
     },
-  });
+  }, previous);
 }
 
 function windowCells(trace, [i, j]) {
@@ -372,6 +425,18 @@ function sizeFormula(trace) {
   return box;
 }
 
+// Puts `nodes` in `region`, leaving a reused first node where it is: taking it out and
+// back in would make the browser lay the whole grid out again.
+function show(region, ...nodes) {
+  const current = [...region.childNodes];
+  if (current[0] !== nodes[0]) {
+    region.replaceChildren(...nodes);
+    return;
+  }
+  for (const node of current.slice(1)) node.remove();
+  region.append(...nodes.slice(1));
+}
+
 function placeholder(text) {
   return element("p", { class: "placeholder" }, text);
 }
@@ -381,18 +446,19 @@ function placeholder(text) {
 // trace belongs to an earlier state, so its windows are not drawn on the current input.
 export function renderView(regions, state, trace, view) {
   cellsByGrid.clear();
-  regions.inputGrid.replaceChildren(inputGrid(state, view.staleInput ? null : trace, view));
+  const shown = (region) => region.querySelector(":scope > table.grid");
+  show(regions.inputGrid, inputGrid(state, view.staleInput ? null : trace, view, shown(regions.inputGrid)));
   const waitingText = view.traceError
     ? "No output: this combination is not valid (see the message above)."
     : "The output appears when Python is ready.";
-  regions.outputGrid.replaceChildren(trace ? outputGrid(state, trace, view) : placeholder(waitingText));
+  show(regions.outputGrid, trace ? outputGrid(state, trace, view, shown(regions.outputGrid)) : placeholder(waitingText));
   regions.gradPanels.forEach((panel) => { panel.hidden = !state.grad; });
   if (state.grad && trace?.grad_input) {
-    regions.gradOutputGrid.replaceChildren(gradOutputGrid(trace, view));
-    regions.gradInputGrid.replaceChildren(gradInputGrid(trace, view), sharedSums(trace), totals(trace));
+    show(regions.gradOutputGrid, gradOutputGrid(trace, view, shown(regions.gradOutputGrid)));
+    show(regions.gradInputGrid, gradInputGrid(trace, view, shown(regions.gradInputGrid)), sharedSums(trace), totals(trace));
   } else {
-    regions.gradOutputGrid.replaceChildren(placeholder(waitingText));
-    regions.gradInputGrid.replaceChildren(placeholder(waitingText));
+    show(regions.gradOutputGrid, placeholder(waitingText));
+    show(regions.gradInputGrid, placeholder(waitingText));
   }
   regions.legend.dataset.mode = state.mode;
   regions.formula.replaceChildren(trace ? sizeFormula(trace) : placeholder(""));
