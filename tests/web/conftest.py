@@ -46,6 +46,34 @@ def dist(build_module):
     return Path(build_module.build(quiet=True))
 
 
+@pytest.fixture(scope="session")
+def page_policy(dist):
+    """The Content-Security-Policy that the built index.html sets in its meta tag."""
+    html = (dist / "index.html").read_text(encoding="utf-8")
+    return html.split('http-equiv="Content-Security-Policy" content="')[1].split('"')[0]
+
+
+@pytest.fixture
+def route_with_policy():
+    """route_with_policy(context, pattern, policy) serves the responses matching `pattern`
+    with `policy` as their CSP header, as a host that sets the page's policy on every file
+    would (a worker takes its CSP from its own response, not from the page), and returns
+    the list of URLs served this way."""
+
+    def route(context, pattern, policy):
+        served = []
+
+        def fulfil(request_route):
+            served.append(request_route.request.url)
+            response = request_route.fetch()
+            request_route.fulfill(response=response, headers={**response.headers, "content-security-policy": policy})
+
+        context.route(pattern, fulfil)
+        return served
+
+    return route
+
+
 class Site:
     """A running static server: `url` ends with "/", `requests` is its access log."""
 

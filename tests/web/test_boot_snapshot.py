@@ -78,19 +78,11 @@ def served(site, path, since=0):
     return [request.status for request in site.requests[since:] if request == path]
 
 
-def test_boots_from_the_snapshot_under_the_pages_csp(widget, context, dist, site):
+def test_boots_from_the_snapshot_under_the_pages_csp(widget, context, dist, site, page_policy, route_with_policy):
     """The worker served with the page's own CSP: fetching and gunzipping the snapshot
     needs nothing beyond script-src 'self' 'wasm-unsafe-eval' and connect-src 'self'."""
     snapshot = snapshot_path(dist)
-    policy = (dist / "index.html").read_text(encoding="utf-8").split('http-equiv="Content-Security-Policy" content="')[1].split('"')[0]
-    with_csp = []
-
-    def serve_worker_with_csp(route):
-        with_csp.append(route.request.url)
-        response = route.fetch()
-        route.fulfill(response=response, headers={**response.headers, "content-security-policy": policy})
-
-    context.route("**/worker.js", serve_worker_with_csp)
+    with_csp = route_with_policy(context, "**/worker.js", page_policy)
     before = len(site.requests)
     startup = boot(widget)
     assert with_csp, "the worker script was not served with the CSP"

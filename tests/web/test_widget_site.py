@@ -47,7 +47,7 @@ def test_boot_draws_first_queues_changes_then_works_offline(widget, context, sit
     assert timings["bootMs"] > 0 and timings["lastRenderMs"] is not None
 
 
-def test_sub_path_iframe_and_worker_under_the_same_csp(serve_directory, browser, dist, tmp_path):
+def test_sub_path_iframe_and_worker_under_the_same_csp(serve_directory, browser, dist, tmp_path, page_policy, route_with_policy):
     """Hosted under /course/pooling/ inside an iframe, with the worker script served with
     the page's own CSP as a header: Pyodide must boot with 'wasm-unsafe-eval' alone."""
     (tmp_path / "course").mkdir()
@@ -58,17 +58,10 @@ def test_sub_path_iframe_and_worker_under_the_same_csp(serve_directory, browser,
         encoding="utf-8",
     )
     host_site = serve_directory(tmp_path)
-    policy = (dist / "index.html").read_text(encoding="utf-8").split('http-equiv="Content-Security-Policy" content="')[1].split('"')[0]
+    policy = page_policy
     assert "'unsafe-eval'" not in policy and "'unsafe-inline'" not in policy
     context = browser.new_context()
-    worker_requests = []
-
-    def serve_worker_with_csp(route):
-        worker_requests.append(route.request.url)
-        response = route.fetch()
-        route.fulfill(response=response, headers={**response.headers, "content-security-policy": policy})
-
-    context.route("**/course/pooling/worker.js", serve_worker_with_csp)
+    worker_requests = route_with_policy(context, "**/course/pooling/worker.js", policy)
     try:
         page = context.new_page()
         page.goto(host_site.url + "host.html")
