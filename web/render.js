@@ -1,4 +1,6 @@
 // Pure rendering: (state, trace, view) -> DOM nodes. No event handling, no worker calls.
+// A grid whose rows and columns are unchanged is updated in place, writing only what
+// differs; the result is the DOM a fresh build would give (tests/web/test_render_reuse.py).
 // Every user-derived string goes in through textContent or attribute values, never HTML.
 
 import { cellName, decodeNumber, describeSpan, formatNumber, formatSum } from "./format.js";
