@@ -875,17 +875,23 @@ def find_chromium() -> str | None:
     return None
 
 
+def _apt_install(package: str, why: str, quiet: bool) -> bool:
+    """Install a Debian package with apt-get when running as root; False if that cannot be tried."""
+    is_root = hasattr(os, "geteuid") and os.geteuid() == 0
+    if not (is_root and shutil.which("apt-get")):
+        return False
+    _say(f"{why}: installing Debian's {package} with apt-get ...", quiet)
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    _run(["apt-get", "update"], "apt-get update", quiet, env=env)
+    _run(["apt-get", "install", "-y", "--no-install-recommends", package], f"apt-get install {package}", quiet, env=env)
+    return True
+
+
 def ensure_chromium(quiet: bool = False) -> str:
     found = find_chromium()
     if found:
         return found
-    is_root = hasattr(os, "geteuid") and os.geteuid() == 0
-    if is_root and shutil.which("apt-get"):
-        _say("no Chromium found: installing Debian's chromium with apt-get ...", quiet)
-        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-        _run(["apt-get", "update"], "apt-get update", quiet, env=env)
-        _run(["apt-get", "install", "-y", "--no-install-recommends", "chromium"],
-             "apt-get install chromium", quiet, env=env)
+    if _apt_install("chromium", "no Chromium found", quiet):
         found = find_chromium()
         if found:
             return found
@@ -893,6 +899,23 @@ def ensure_chromium(quiet: bool = False) -> str:
         "no Chromium found for the browser tests: install Debian's chromium (sudo apt-get install "
         "chromium) or set POOLGRAD_CHROMIUM to a Chromium/Chrome executable"
     )
+
+
+def ensure_node(quiet: bool = False) -> str:
+    """The tests check the start-up snapshot, which the build makes with Node: a Node
+    that can make it, installed with apt-get (Debian's nodejs) when missing and root."""
+    try:
+        return _node_for_snapshot()
+    except SnapshotUnavailable as missing:
+        if _apt_install("nodejs", f"no usable Node ({missing})", quiet):
+            try:
+                return _node_for_snapshot()
+            except SnapshotUnavailable:
+                pass
+        raise BuildError(
+            f"the tests need Node.js {NODE_MIN_MAJOR}+ to make Python's start-up snapshot ({missing}): "
+            "install it (sudo apt-get install nodejs)"
+        ) from None
 
 
 # ---------------------------------------------------------------------------- test
@@ -957,7 +980,7 @@ def run_tests(pytest_args: list[str]) -> int:
     install_test_deps()
     chromium = ensure_chromium()
     os.environ["POOLGRAD_CHROMIUM"] = chromium
-    print(f"test: Chromium {chromium}  ({time.perf_counter() - t0:.1f} s)", flush=True)
+    print(f"test: Chromium {chromium}, Node {ensure_node()}  ({time.perf_counter() - t0:.1f} s)", flush=True)
     build(DIST)
     # The browser tests would otherwise build dist/ a second time in their session fixture.
     os.environ["POOLGRAD_SKIP_BUILD"] = "1"
