@@ -242,74 +242,64 @@ function inputGrid(state, trace, view, previous) {
   }, previous);
 }
 
-function outputGrid(state, trace, view, previous) {
-  const [height, width] = trace.output_shape;
-  const scale = magnitudeScale([state.x, trace.output]);
+// A grid over a whole plane: rows and columns from 0, keyboard focus where the view left it.
+function planeGrid(name, [height, width], view, previous, describe) {
   return gridTable({
-    name: "output",
+    name,
     rowIndices: range(0, height),
     colIndices: range(0, width),
-    focus: focusCell(view, "output", height, width),
-    describe(i, j) {
-      const value = trace.output[i][j];
-      return {
-        text: formatNumber(value),
-        colours: heatColours(value, scale),
-        attributes: { "aria-selected": "false" },
-        label: `Output row ${i}, col ${j}: ${formatNumber(value)}`,
-      };
-    },
+    focus: focusCell(view, name, height, width),
+    describe,
   }, previous);
+}
+
+function outputGrid(state, trace, view, previous) {
+  const scale = magnitudeScale([state.x, trace.output]);
+  return planeGrid("output", trace.output_shape, view, previous, (i, j) => {
+    const value = trace.output[i][j];
+    return {
+      text: formatNumber(value),
+      colours: heatColours(value, scale),
+      attributes: { "aria-selected": "false" },
+      label: `Output row ${i}, col ${j}: ${formatNumber(value)}`,
+    };
+  });
 }
 
 const GRADIENT_HUES = { negative: 300, positive: 160 };
 
 function gradOutputGrid(trace, view, previous) {
-  const [height, width] = trace.output_shape;
   const values = trace.grad_output;
   const scale = magnitudeScale([values, trace.grad_input]);
-  return gridTable({
-    name: "grad-output",
-    rowIndices: range(0, height),
-    colIndices: range(0, width),
-    focus: focusCell(view, "grad-output", height, width),
-    describe(i, j) {
-      const value = values[i][j];
-      return {
-        text: formatNumber(value),
-        colours: heatColours(value, scale, GRADIENT_HUES),
-        label: `Upstream gradient row ${i}, col ${j}: ${formatNumber(value)}`,
-        editor: editorFor(view, "grad-output", i, j, value),
-      };
-    },
-  }, previous);
+  return planeGrid("grad-output", trace.output_shape, view, previous, (i, j) => {
+    const value = values[i][j];
+    return {
+      text: formatNumber(value),
+      colours: heatColours(value, scale, GRADIENT_HUES),
+      label: `Upstream gradient row ${i}, col ${j}: ${formatNumber(value)}`,
+      editor: editorFor(view, "grad-output", i, j, value),
+    };
+  });
 }
 
 function gradInputGrid(trace, view, previous) {
-  const [height, width] = trace.input_shape;
   const scale = magnitudeScale([trace.grad_output, trace.grad_input]);
-  return gridTable({
-    name: "grad-input",
-    rowIndices: range(0, height),
-    colIndices: range(0, width),
-    focus: focusCell(view, "grad-input", height, width),
-    describe(r, c) {
-      const value = trace.grad_input[r][c];
-      const sources = trace.sources[r][c];
-      let detail = "";
-      if (sources.length > 1) detail = `; ${formatSum(trace.grad_terms[r][c], value)} from outputs ${listCells(sources)}`;
-      else if (sources.length === 1) detail = `; from output ${cellName(sources[0])}`;
-      return {
-        text: formatNumber(value),
-        colours: heatColours(value, scale, GRADIENT_HUES),
-        attributes: {
-          "data-shared": sources.length > 1 ? String(sources.length) : undefined,
-          "data-zero": sources.length === 0 ? "true" : undefined,
-        },
-        label: `Input gradient row ${r}, col ${c}: ${formatNumber(value)}${detail}`,
-      };
-    },
-  }, previous);
+  return planeGrid("grad-input", trace.input_shape, view, previous, (r, c) => {
+    const value = trace.grad_input[r][c];
+    const sources = trace.sources[r][c];
+    let detail = "";
+    if (sources.length > 1) detail = `; ${formatSum(trace.grad_terms[r][c], value)} from outputs ${listCells(sources)}`;
+    else if (sources.length === 1) detail = `; from output ${cellName(sources[0])}`;
+    return {
+      text: formatNumber(value),
+      colours: heatColours(value, scale, GRADIENT_HUES),
+      attributes: {
+        "data-shared": sources.length > 1 ? String(sources.length) : undefined,
+        "data-zero": sources.length === 0 ? "true" : undefined,
+      },
+      label: `Input gradient row ${r}, col ${c}: ${formatNumber(value)}${detail}`,
+    };
+  });
 }
 
 function windowCells(trace, [i, j]) {
