@@ -318,13 +318,13 @@ def _wheel_inputs() -> list[Path]:
 
 
 def _have_build_backend() -> bool:
-    """True when setuptools (>= 68, with `wheel` before 70.1) is importable here, so pip
-    can build without isolation, offline."""
+    """True when setuptools 77 or newer (the first to read pyproject's SPDX `license`
+    and `license-files`) is importable here, so pip can build without isolation, offline."""
     probe = subprocess.run(
         [sys.executable, "-c",
-         "import setuptools, sys, importlib.util as u; "
+         "import setuptools, sys; "
          "v = tuple(int(x) for x in setuptools.__version__.split('.')[:2]); "
-         "sys.exit(0 if v >= (70, 1) or (v >= (68, 0) and u.find_spec('wheel')) else 1)"],
+         "sys.exit(0 if v >= (77, 0) else 1)"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return probe.returncode == 0
 
