@@ -1,6 +1,6 @@
 // The widget's whole state, and its one serialisation: the URL hash.
 // parseHash validates everything and throws HashError with a message that says what to
-// fix; serialiseState writes the canonical form (DESIGN.md, "The widget's DOM").
+// fix; serialiseState writes the canonical form (docs/design.md, "The URL hash").
 
 import { encodeNumber } from "./format.js";
 

@@ -172,7 +172,7 @@ def page(context):
 
 
 class Widget:
-    """Drives the widget through its DOM contract (DESIGN.md, "The widget's DOM")."""
+    """Drives the widget through its DOM contract (docs/design.md, "The widget's DOM contract")."""
 
     def __init__(self, page, site):
         self.page = page

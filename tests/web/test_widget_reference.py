@@ -1,4 +1,4 @@
-"""The lesson's reference numbers (DESIGN.md) as the widget shows them, and selection."""
+"""The lesson's reference numbers (docs/design.md, "Reference numbers") as the widget shows them, and selection."""
 
 import pytest
 from playwright.sync_api import expect
@@ -48,7 +48,7 @@ def test_three_by_three_shared_cell_then_average_mode(widget):
     shared = widget.page.locator("#shared-sums")
     expect(shared).to_contain_text("Cell (1,2) collects from outputs (0,0), (0,1): 1 + 1 = 2")
     expect(shared).to_contain_text("Cell (3,1) collects from outputs (1,0), (1,1): 1 + 1 = 2")
-    # A 1..n upstream gradient gives the overlap sum from DESIGN.md's exercise: 1 + 2 = 3.
+    # A 1..n upstream gradient gives the overlap sum from the lesson's exercise: 1 + 2 = 3.
     widget.page.click("#grad-count")
     expect(widget.cell("grad-input", 1, 2)).to_have_text("3")
     expect(shared).to_contain_text("1 + 2 = 3")
