@@ -5,7 +5,8 @@ Standard library only. Subcommands (``python build.py --help``):
 
     build            assemble dist/ (the default when no subcommand is given)
     serve            build if needed, then serve dist/ on 127.0.0.1
-    test [ARGS...]   install the [test] extra and a Chromium, build, run pytest ARGS
+    test [ARGS...]   install the [test] extra and a Chromium, build, run the node tests
+                     of tests/js/ and pytest ARGS
     bench            run the benchmarks under benchmarks/
     bundle [PATH]    zip dist/ with a one-file launcher for offline demos
 
@@ -980,12 +981,36 @@ def run_tests(pytest_args: list[str]) -> int:
     install_test_deps()
     chromium = ensure_chromium()
     os.environ["POOLGRAD_CHROMIUM"] = chromium
-    print(f"test: Chromium {chromium}, Node {ensure_node()}  ({time.perf_counter() - t0:.1f} s)", flush=True)
+    node = ensure_node()
+    print(f"test: Chromium {chromium}, Node {node}  ({time.perf_counter() - t0:.1f} s)", flush=True)
     build(DIST)
+    js_failed = run_js_tests(node)
     # The browser tests would otherwise build dist/ a second time in their session fixture.
     os.environ["POOLGRAD_SKIP_BUILD"] = "1"
     print(f"test: python -m pytest {' '.join(pytest_args)}".rstrip(), flush=True)
-    return subprocess.call([sys.executable, "-m", "pytest", *pytest_args], cwd=ROOT)
+    rc = subprocess.call([sys.executable, "-m", "pytest", *pytest_args], cwd=ROOT)
+    if js_failed:
+        print("test: the front end's node tests failed (above); pytest's result is below them", flush=True)
+    return rc or int(js_failed)
+
+
+def run_js_tests(node: str) -> bool:
+    """Run the pure front-end modules' tests (tests/js/) under ``node --test``; True on failure.
+
+    They need no browser: they feed web/'s modules traces recorded from poolgrad."""
+    tests = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests" / "js").glob("*.test.mjs"))
+    if not tests:
+        return False
+    print(f"test: node --test ({len(tests)} files in tests/js/)", flush=True)
+    t0 = time.perf_counter()
+    result = subprocess.run([node, "--test", "--test-reporter=tap", *tests], cwd=ROOT,
+                            capture_output=True, text=True)
+    counts = dict(re.findall(r"^# (pass|fail) (\d+)$", result.stdout, re.M))
+    if result.returncode != 0:
+        print(result.stdout[-20000:] + result.stderr[-5000:], flush=True)
+    print(f"test: node tests: {counts.get('pass', '?')} passed, {counts.get('fail', '?')} failed "
+          f"in {time.perf_counter() - t0:.1f} s", flush=True)
+    return result.returncode != 0
 
 
 # --------------------------------------------------------------------------- bench

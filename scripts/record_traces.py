@@ -1,0 +1,82 @@
+"""Record poolgrad.trace() answers for the front end's fast tests (tests/js/).
+
+The pure ES modules of web/ (state, format, lesson text, player frames, guide steps) are
+tested under ``node --test`` without a browser or Pyodide. They consume traces, so this
+script writes real ones, computed by the very package the worker runs, to
+tests/js/traces.json:
+
+    python scripts/record_traces.py          # write the file
+    python scripts/record_traces.py --check  # exit 1 if the file is out of date
+
+Each entry is ``{"request": <trace() keyword arguments>, "trace": <its result>}``, keyed
+by a name the tests use. tests/test_js_traces.py runs the check, so a change to trace()
+cannot leave the JS tests reading stale answers.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import poolgrad
+
+OUTPUT = Path(__file__).resolve().parent.parent / "tests" / "js" / "traces.json"
+FIXTURE = [[1, 2, 5, 6], [3, 4, 8, 7], [0, -1, -3, -2], [-4, 9, -6, -5]]
+AVERAGE_EXAMPLE = [[12, 10, 9, 6], [11, 8, 13, 5], [2, 14, 15, 0], [4, 3, 7, 1]]
+TIES = [[3, 3, 1, 0], [2, 3, 3, 1], [0, 1, 2, 2], [1, 0, 2, 1]]
+
+REQUESTS = {
+    # The lesson's reference views: 2 x 2 / stride 2 and the overlapping 3 x 3 / stride 1.
+    "fixture_k2_grad": dict(x=FIXTURE, kernel_size=2, stride=2, mode="max", grad_output=[[1, 2], [3, 4]]),
+    "fixture_k3s1_grad": dict(x=FIXTURE, kernel_size=3, stride=1, mode="max", grad_output=1),
+    "fixture_k2_nograd": dict(x=FIXTURE, kernel_size=2, stride=2, mode="max"),
+    "average_k2_grad": dict(x=AVERAGE_EXAMPLE, kernel_size=2, stride=2, mode="avg", grad_output=[[1, 2], [3, 4]]),
+    "fixture_avg_k3s1p1_grad": dict(x=FIXTURE, kernel_size=3, stride=1, padding=1, mode="avg", grad_output=1),
+    "fixture_k3s1p1": dict(x=FIXTURE, kernel_size=3, stride=1, padding=1, mode="max", grad_output=1),
+    "fixture_k2s1d2": dict(x=FIXTURE, kernel_size=2, stride=1, dilation=2, mode="max", grad_output=1),
+    "ties_k2": dict(x=TIES, kernel_size=2, stride=2, mode="max", grad_output=1),
+    "nan_k2": dict(x=[[1.0, "NaN"], ["-Infinity", 2.5]], kernel_size=2, mode="max", grad_output=1),
+}
+
+
+def _decoded(value):
+    """trace() takes real floats; the JSON spelling of non-finite values is for the wire."""
+    if isinstance(value, list):
+        return [_decoded(v) for v in value]
+    return float(value) if isinstance(value, str) else value
+
+
+def record() -> str:
+    """The file's text: every request with the trace poolgrad gives for it.
+
+    >>> '"fixture_k2_grad"' in record()
+    True
+    """
+    entries = {}
+    for name, request in REQUESTS.items():
+        kwargs = {key: _decoded(value) if key in ("x", "grad_output") else value for key, value in request.items()}
+        entries[name] = {"request": request, "trace": poolgrad.trace(**kwargs)}
+    # One entry a line: a change to one trace shows as one changed line in a diff.
+    lines = [f"{json.dumps(name)}: {json.dumps(entry, allow_nan=False, sort_keys=True, separators=(',', ':'))}"
+             for name, entry in entries.items()]
+    return "{\n" + ",\n".join(lines) + "\n}\n"
+
+
+def main(argv: list[str]) -> int:
+    text = record()
+    if argv == ["--check"]:
+        if not OUTPUT.is_file() or OUTPUT.read_text(encoding="utf-8") != text:
+            print(f"{OUTPUT.name} is out of date: run python scripts/record_traces.py", file=sys.stderr)
+            return 1
+        return 0
+    if argv:
+        print(__doc__, file=sys.stderr)
+        return 2
+    OUTPUT.write_text(text, encoding="utf-8")
+    print(f"wrote {OUTPUT} ({len(REQUESTS)} traces, {len(text)} bytes)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
