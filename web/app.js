@@ -11,6 +11,7 @@
 
 import { WorkerBridge } from "./bridge.js";
 import { bindControls, controlElements, fillPresetOptions, syncControls } from "./controls.js";
+import { pairText, sizeText } from "./format.js";
 import { Guide } from "./guide.js";
 import { lessonBlocks, renderLesson } from "./lesson.js";
 import { Player } from "./player.js";
@@ -55,11 +56,9 @@ const cloneState = (state) => structuredClone(state);
 const isCurrent = () => app.trace !== null && app.traceKey === requestKey(app.state);
 
 function describeParameters(trace) {
-  const pair = ([a, b]) => (a === b ? `${a}` : `${a},${b}`);
-  const [kh, kw] = trace.kernel_size;
-  const parts = [`${trace.mode === "max" ? "max" : "average"} pooling`, `${kh} × ${kw} window`, `stride ${pair(trace.stride)}`];
-  if (trace.padding.some((p) => p > 0)) parts.push(`padding ${pair(trace.padding)}`);
-  if (trace.dilation.some((d) => d > 1)) parts.push(`dilation ${pair(trace.dilation)}`);
+  const parts = [`${trace.mode === "max" ? "max" : "average"} pooling`, `${sizeText(trace.kernel_size)} window`, `stride ${pairText(trace.stride)}`];
+  if (trace.padding.some((p) => p > 0)) parts.push(`padding ${pairText(trace.padding)}`);
+  if (trace.dilation.some((d) => d > 1)) parts.push(`dilation ${pairText(trace.dilation)}`);
   if (trace.ceil_mode) parts.push("ceil mode");
   return parts.join(", ");
 }

@@ -1,8 +1,9 @@
 // The parameter panel: reads the form controls into state changes and writes the state
 // back into them. Controls stay usable while Python boots; their changes queue.
 
-import { HashError, MAX_SIDE, parseNumberToken, parsePair, quote } from "./state.js";
+import { pairText } from "./format.js";
 import { PRESETS } from "./presets.js";
+import { HashError, MAX_SIDE, parseNumberToken, parsePair, quote } from "./state.js";
 
 const PAIR_CONTROLS = { kernel: "k", stride: "s", padding: "p", dilation: "d" };
 
@@ -38,7 +39,6 @@ export function fillPresetOptions(select) {
   }
 }
 
-const pairText = ([first, second]) => (first === second ? String(first) : `${first},${second}`);
 const matrixText = (matrix) => JSON.stringify(matrix);
 
 // The last random input loaded, so #preset can keep saying "random" until it is edited.

@@ -25,8 +25,20 @@ export function formatNumber(value) {
   return rounded === "-0" ? "0" : rounded;
 }
 
-// "(1,2)": how every sentence names a cell.
+// "(1,2)": how every sentence and label names a cell.
 export const cellName = ([row, col]) => `(${row},${col})`;
+
+// A parameter pair as the hash and the fields spell it: "3" when square, else "3,2".
+export const pairText = ([first, second]) => (first === second ? String(first) : `${first},${second}`);
+
+// A shape as sentences say it: "4 × 3".
+export const sizeText = ([height, width]) => `${height} × ${width}`;
+
+// "(0,0), (0,1) and (1,1)": how every sentence and label lists cells.
+export function listCells(cells) {
+  const names = cells.map(cellName);
+  return names.length <= 2 ? names.join(" and ") : `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
+}
 
 // "1 + 2 = 3": the terms trace() lists for a cell and the total they add up to.
 export function formatSum(terms, total) {

@@ -3,7 +3,7 @@
 // is kept in localStorage when the browser allows it (iframes and private modes may not),
 // never in the URL hash: it belongs to the learner, not to the view being linked.
 
-import { selectedOutput, tiedCells } from "./lesson.js";
+import { selectedOutput, tiedCells } from "./trace-view.js";
 
 const STORAGE_KEY = "poolgrad-guide-v1";
 const same = (pair, first, second) => pair[0] === first && pair[1] === second;

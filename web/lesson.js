@@ -3,47 +3,9 @@
 // current trace, so the text and the grids never disagree; without a trace (booting, or
 // an invalid setup) the blocks say the same things without numbers.
 
-import { cellName, decodeNumber, describeSpan, formatNumber, formatSum } from "./format.js";
+import { cellName, decodeNumber, formatNumber, formatSum, listCells, pairText, sizeText } from "./format.js";
+import { gradientReceivers, selectedOutput, termFrom, tiedCells, windowCells, windowText } from "./trace-view.js";
 
-const listCells = (cells) => {
-  const names = cells.map(cellName);
-  return names.length <= 2 ? names.join(" and ") : `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
-};
-
-const pairText = ([first, second]) => (first === second ? String(first) : `${first} × ${second}`);
-const windowSize = ([height, width]) => `${height} × ${width}`;
-
-// The selected output, or null when there is none or it lies outside this trace's output.
-export function selectedOutput(state, trace) {
-  if (!trace || !state.sel) return null;
-  const [i, j] = state.sel;
-  return i < trace.output_shape[0] && j < trace.output_shape[1] ? [i, j] : null;
-}
-
-// The input cells (inside the unpadded input) that output (i, j)'s window samples.
-export function windowCells(trace, [i, j]) {
-  const [height, width] = trace.input_shape;
-  const rows = trace.window_rows[i].filter((r) => r >= 0 && r < height);
-  const cols = trace.window_cols[j].filter((c) => c >= 0 && c < width);
-  return rows.flatMap((r) => cols.map((c) => [r, c]));
-}
-
-// Max mode: the window cells holding the output's value, i.e. the cells tied for the
-// maximum, in row-major order (the first is the one that wins). NaN never ties.
-export function tiedCells(trace, output) {
-  const value = decodeNumber(trace.output[output[0]][output[1]]);
-  return windowCells(trace, output).filter(([r, c]) => decodeNumber(trace.input[r][c]) === value);
-}
-
-// The share output (i, j) sends to input cell (r, c) in the backward pass.
-export function termFrom(trace, [r, c], [i, j]) {
-  const index = trace.sources[r][c].findIndex(([a, b]) => a === i && b === j);
-  return index < 0 ? null : trace.grad_terms[r][c][index];
-}
-
-function windowText(trace, [i, j]) {
-  return `${describeSpan("row", trace.window_rows[i])}, ${describeSpan("col", trace.window_cols[j])}`;
-}
 
 function keeps(trace, selected) {
   const sentences = ["Max pooling slides a window over the input and keeps only the largest value inside it; the rest of the window is dropped."];
@@ -66,10 +28,10 @@ function remembers(trace, selected) {
   const [i, j] = selected;
   const [r, c] = trace.argmax[i][j];
   const width = trace.input_shape[1];
-  sentences.push(`Output ${cellName(selected)} remembers input cell (${r},${c}), flat index ${r} × ${width} + ${c} = ${trace.indices[i][j]}.`);
+  sentences.push(`Output ${cellName(selected)} remembers input cell ${cellName([r, c])}, flat index ${r} × ${width} + ${c} = ${trace.indices[i][j]}.`);
   const tied = tiedCells(trace, selected);
   if (tied.length > 1) {
-    sentences.push(`Its window holds ${tied.length} cells equal to ${formatNumber(trace.output[i][j])} (${listCells(tied)}): a tie, and the first in reading order, (${r},${c}), wins.`);
+    sentences.push(`Its window holds ${tied.length} cells equal to ${formatNumber(trace.output[i][j])} (${listCells(tied)}): a tie, and the first in reading order, ${cellName([r, c])}, wins.`);
   }
   return sentences;
 }
@@ -87,7 +49,7 @@ function gradient(state, trace, selected) {
   const count = windowCells(trace, selected).length;
   if (trace.mode === "max") {
     const [r, c] = trace.argmax[i][j];
-    sentences.push(`Output ${cellName(selected)}'s upstream gradient ${g} goes to cell (${r},${c}) alone; the other ${count - 1} cells of its window get 0 from it.`);
+    sentences.push(`Output ${cellName(selected)}'s upstream gradient ${g} goes to cell ${cellName([r, c])} alone; the other ${count - 1} cells of its window get 0 from it.`);
   } else {
     const [first] = windowCells(trace, selected);
     sentences.push(`In average mode there is no winner: output ${cellName(selected)}'s gradient ${g} is split into ${g} / ${trace.divisor[i][j]} = ${formatNumber(termFrom(trace, first, selected))} for each of the ${count} cells of its window.`);
@@ -104,7 +66,7 @@ function average(state, trace, selected) {
     sentences.push(`Here output ${cellName(selected)} = ${formatNumber(trace.output[i][j])} is the sum of its ${count} window cells divided by ${trace.divisor[i][j]}; no cell is singled out.`);
   } else {
     const [r, c] = trace.argmax[i][j];
-    sentences.push(`With average pooling, all ${count} cells of output ${cellName(selected)}'s window would share its gradient, not only cell (${r},${c}).`);
+    sentences.push(`With average pooling, all ${count} cells of output ${cellName(selected)}'s window would share its gradient, not only cell ${cellName([r, c])}.`);
   }
   return sentences;
 }
@@ -121,9 +83,9 @@ function shrinks(trace) {
   const [height, width] = trace.input_shape;
   const [outHeight, outWidth] = trace.output_shape;
   const { rows, cols } = trace.size_formula;
-  sentences.push(`Here the ${height} × ${width} input becomes a ${outHeight} × ${outWidth} output: rows ${axisText(rows)}, cols ${axisText(cols)}.`);
+  sentences.push(`Here the ${sizeText(trace.input_shape)} input becomes a ${sizeText(trace.output_shape)} output: rows ${axisText(rows)}, cols ${axisText(cols)}.`);
   if (outHeight * outWidth < height * width) {
-    sentences.push(`That is ${outHeight * outWidth} numbers instead of ${height * width}, each one standing for a ${windowSize(trace.kernel_size)} window.`);
+    sentences.push(`That is ${outHeight * outWidth} numbers instead of ${height * width}, each one standing for a ${sizeText(trace.kernel_size)} window.`);
   } else {
     sentences.push(`Nothing shrinks here: with stride ${pairText(trace.stride)} there are as many windows as input cells.`);
   }
@@ -148,7 +110,7 @@ function windowsOverlap(trace) {
 // outputs send to it, else the first such cell in row-major order.
 function sharedExample(trace, selected) {
   if (selected) {
-    const candidates = trace.mode === "max" ? [trace.argmax[selected[0]][selected[1]]] : windowCells(trace, selected);
+    const candidates = gradientReceivers(trace, selected);
     const found = candidates.find(([r, c]) => trace.sources[r][c].length > 1);
     if (found) return found;
   }
@@ -163,7 +125,7 @@ function sharedExample(trace, selected) {
 function overlap(state, trace, selected) {
   const sentences = ["When the stride is smaller than the window, neighbouring windows overlap and one input cell can belong to several of them; its gradients from those outputs add up."];
   if (!trace) return sentences;
-  const setting = `stride ${pairText(trace.stride)} and ${windowSize(trace.kernel_size)} windows`;
+  const setting = `stride ${pairText(trace.stride)} and ${sizeText(trace.kernel_size)} windows`;
   if (!windowsOverlap(trace)) {
     sentences.push(`With ${setting} the windows do not overlap: each input cell lies in at most one window, so it receives at most one gradient.`);
     return sentences;
@@ -176,7 +138,7 @@ function overlap(state, trace, selected) {
   const [r, c] = example;
   const sources = trace.sources[r][c];
   const relation = trace.mode === "max" ? "the maximum of" : "in the windows of";
-  let sentence = `With ${setting} the windows overlap: cell (${r},${c}) is ${relation} outputs ${listCells(sources)}`;
+  let sentence = `With ${setting} the windows overlap: cell ${cellName([r, c])} is ${relation} outputs ${listCells(sources)}`;
   if (state.grad && trace.grad_input !== undefined) {
     sentence += `, so it collects ${formatSum(trace.grad_terms[r][c], trace.grad_input[r][c])}.`;
   } else {

@@ -6,8 +6,8 @@
 // steps 1..p done, step p highlighted. The marks use their own attributes (data-pending,
 // data-partial, data-step), never the selection's, and are re-applied after every render.
 
-import { cellName, decodeNumber, describeSpan, formatNumber } from "./format.js";
-import { termFrom, windowCells } from "./lesson.js";
+import { cellName, decodeNumber, formatNumber } from "./format.js";
+import { gradientReceivers, termFrom, windowText } from "./trace-view.js";
 
 // One step per output in row-major order, forward; then the same order backward.
 export function playerSteps(trace, withGradient) {
@@ -19,10 +19,6 @@ export function playerSteps(trace, withGradient) {
   return steps;
 }
 
-// The input cells that output (i, j)'s gradient reaches.
-function receivers(trace, output) {
-  return trace.mode === "max" ? [trace.argmax[output[0]][output[1]]] : windowCells(trace, output);
-}
 
 // What the grids show after `done` backward steps: per input cell, the running sum of the
 // gradients that have arrived (the final value once all have), and whether more will come.
@@ -67,13 +63,13 @@ export function frame(trace, withGradient, position) {
   if (pass === "forward") {
     marks.push(["output", i, j, { step: "current" }]);
     for (const r of trace.window_rows[i]) for (const c of trace.window_cols[j]) marks.push(["input", r, c, { step: "window" }]);
-    const where = `${describeSpan("row", trace.window_rows[i])}, ${describeSpan("col", trace.window_cols[j])}`;
+    const where = windowText(trace, output);
     const value = formatNumber(trace.output[i][j]);
     let caption;
     if (trace.mode === "max") {
       const [r, c] = trace.argmax[i][j];
       marks.push(["input", r, c, { step: "argmax" }]);
-      caption = `${counter}, forward: the window covers ${where}; its maximum ${value}, from cell (${r},${c}), fills output ${name}.`;
+      caption = `${counter}, forward: the window covers ${where}; its maximum ${value}, from cell ${cellName([r, c])}, fills output ${name}.`;
     } else {
       caption = `${counter}, forward: the window covers ${where}; its sum divided by ${trace.divisor[i][j]} is ${value}, which fills output ${name}.`;
     }
@@ -83,7 +79,7 @@ export function frame(trace, withGradient, position) {
   const sums = partialSums(trace, backwardDone);
   marks.push(["output", i, j, { step: "current" }]);
   marks.push(["grad-output", i, j, { step: "source" }]);
-  const targets = receivers(trace, output);
+  const targets = gradientReceivers(trace, output);
   for (const [r, c] of targets) marks.push(["grad-input", r, c, { step: "target" }]);
   const g = formatNumber(trace.grad_output[i][j]);
   const holding = ([r, c]) => {
@@ -94,12 +90,12 @@ export function frame(trace, withGradient, position) {
   let caption;
   if (trace.mode === "max") {
     const [r, c] = targets[0];
-    caption = `${counter}, backward: output ${name} sends its upstream gradient ${g} to cell (${r},${c}), its maximum, which now holds ${holding([r, c])}.`;
+    caption = `${counter}, backward: output ${name} sends its upstream gradient ${g} to cell ${cellName([r, c])}, its maximum, which now holds ${holding([r, c])}.`;
   } else {
     const share = formatNumber(termFrom(trace, targets[0], output));
     const overlapping = targets.filter(([r, c]) => sums[r][c].terms.length > 1);
     caption = `${counter}, backward: output ${name} splits its upstream gradient ${g} into ${share} for each of the ${targets.length} cells of its window.`;
-    if (overlapping.length > 0) caption += ` Cell (${overlapping[0].join(",")}) lies in an earlier window too and now holds ${holding(overlapping[0])}.`;
+    if (overlapping.length > 0) caption += ` Cell ${cellName(overlapping[0])} lies in an earlier window too and now holds ${holding(overlapping[0])}.`;
   }
   return { marks, caption };
 }

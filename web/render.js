@@ -3,7 +3,8 @@
 // differs; the result is the DOM a fresh build would give (tests/web/test_render_reuse.py).
 // Every user-derived string goes in through textContent or attribute values, never HTML.
 
-import { cellName, decodeNumber, describeSpan, formatNumber, formatSum } from "./format.js";
+import { cellName, decodeNumber, formatNumber, formatSum, listCells, sizeText } from "./format.js";
+import { gradientReceivers, selectedOutput, sharedCells, termFrom, windowCells, windowText } from "./trace-view.js";
 
 const GRID_TITLES = {
   input: "Input",
@@ -33,7 +34,6 @@ function element(tag, attributes = {}, text) {
 const cellsByGrid = new Map();
 const baseLabels = new WeakMap();
 const cellKey = (row, col) => `${row},${col}`;
-const listCells = (cells) => cells.map(cellName).join(", ");
 const range = (start, count) => Array.from({ length: count }, (_, i) => start + i);
 
 // WCAG relative luminance of an HSL colour (h in degrees, s and l in percent).
@@ -198,11 +198,11 @@ function focusCell(view, name, rows, cols) {
 
 // Which input cells the selected output's window covers, and its argmax.
 function selectionOverlay(trace, selection) {
-  if (!trace || !selection) return null;
-  const [i, j] = selection;
-  if (i >= trace.output_shape[0] || j >= trace.output_shape[1]) return null;
+  const output = trace && selection ? selectedOutput({ sel: selection }, trace) : null;
+  if (!output) return null;
+  const [i, j] = output;
   return {
-    output: selection,
+    output,
     rows: trace.window_rows[i],
     cols: trace.window_cols[j],
     argmax: trace.mode === "max" ? trace.argmax[i][j] : null,
@@ -302,23 +302,17 @@ function gradInputGrid(trace, view, previous) {
   });
 }
 
-function windowCells(trace, [i, j]) {
-  const [height, width] = trace.input_shape;
-  const rows = trace.window_rows[i].filter((r) => r >= 0 && r < height);
-  const cols = trace.window_cols[j].filter((c) => c >= 0 && c < width);
-  return rows.flatMap((r) => cols.map((c) => [r, c]));
-}
 
 const MAX_LISTED_TERMS = 12;
 
-function averageSentence(trace, [i, j], windowText) {
+function averageSentence(trace, [i, j]) {
   const cells = windowCells(trace, [i, j]);
   const kernelCells = trace.window_rows[i].length * trace.window_cols[j].length;
   const divisor = trace.divisor[i][j];
   const value = formatNumber(trace.output[i][j]);
   const terms = cells.map(([r, c]) => formatNumber(trace.input[r][c]));
   const sum = terms.length <= MAX_LISTED_TERMS ? `(${terms.join(" + ")})` : `(the sum of its ${terms.length} cells)`;
-  let sentence = `Output (${i},${j}) = ${value} is the mean of the window ${windowText}: ${sum} / ${divisor} = ${value}.`;
+  let sentence = `Output ${cellName([i, j])} = ${value} is the mean of the window ${windowText(trace, [i, j])}: ${sum} / ${divisor} = ${value}.`;
   if (cells.length < kernelCells) {
     sentence += trace.count_include_pad
       ? ` Padded cells add 0 but count in the divisor ${divisor}.`
@@ -335,24 +329,21 @@ function explanation(state, trace) {
       : "";
   }
   const [i, j] = overlay.output;
-  const windowText = `${describeSpan("row", overlay.rows)}, ${describeSpan("col", overlay.cols)}`;
   const showGradient = state.grad && trace.grad_input !== undefined;
   const gradient = showGradient ? trace.grad_output[i][j] : null;
   if (trace.mode === "avg") {
-    let sentence = averageSentence(trace, overlay.output, windowText);
+    let sentence = averageSentence(trace, overlay.output);
     if (showGradient) {
       const cells = windowCells(trace, overlay.output);
-      const [r, c] = cells[0];
-      const index = trace.sources[r][c].findIndex(([a, b]) => a === i && b === j);
-      sentence += ` Backward, its upstream gradient ${formatNumber(gradient)} is spread as ${formatNumber(gradient)} / ${trace.divisor[i][j]} = ${formatNumber(trace.grad_terms[r][c][index])} to each of those ${cells.length} input cells.`;
+      sentence += ` Backward, its upstream gradient ${formatNumber(gradient)} is spread as ${formatNumber(gradient)} / ${trace.divisor[i][j]} = ${formatNumber(termFrom(trace, cells[0], overlay.output))} to each of those ${cells.length} input cells.`;
     }
     return sentence;
   }
   const [r, c] = overlay.argmax;
-  let sentence = `Output (${i},${j}) = ${formatNumber(trace.output[i][j])} is the maximum of the window ${windowText}, taken from input cell (${r},${c}).`;
+  let sentence = `Output ${cellName([i, j])} = ${formatNumber(trace.output[i][j])} is the maximum of the window ${windowText(trace, overlay.output)}, taken from input cell ${cellName([r, c])}.`;
   if (showGradient) {
     const sources = trace.sources[r][c];
-    sentence += ` Backward, its upstream gradient ${formatNumber(gradient)} goes to input cell (${r},${c}) alone`;
+    sentence += ` Backward, its upstream gradient ${formatNumber(gradient)} goes to input cell ${cellName([r, c])} alone`;
     sentence += sources.length > 1
       ? `, which is also the maximum of ${listCells(sources.filter(([a, b]) => a !== i || b !== j))}: ${formatSum(trace.grad_terms[r][c], trace.grad_input[r][c])}.`
       : ".";
@@ -364,16 +355,13 @@ const MAX_LISTED_SHARED = 4;
 
 function sharedSums(trace) {
   const list = element("ul", { class: "shared-sums", id: "shared-sums" });
-  const shared = [];
-  trace.sources.forEach((row, r) => row.forEach((sources, c) => {
-    if (sources.length > 1) shared.push([r, c]);
-  }));
+  const shared = sharedCells(trace);
   if (shared.length === 0) {
     list.append(element("li", {}, "No input cell receives gradient from more than one output."));
     return list;
   }
   for (const [r, c] of shared.slice(0, MAX_LISTED_SHARED)) {
-    const text = `Cell (${r},${c}) collects from outputs ${listCells(trace.sources[r][c])}: ${formatSum(trace.grad_terms[r][c], trace.grad_input[r][c])}`;
+    const text = `Cell ${cellName([r, c])} collects from outputs ${listCells(trace.sources[r][c])}: ${formatSum(trace.grad_terms[r][c], trace.grad_input[r][c])}`;
     list.append(element("li", { "data-shared-cell": `${r},${c}` }, text));
   }
   if (shared.length > MAX_LISTED_SHARED) {
@@ -455,8 +443,8 @@ export function renderView(regions, state, trace, view) {
   regions.legend.dataset.mode = state.mode;
   regions.formula.replaceChildren(trace ? sizeFormula(trace) : placeholder(""));
   regions.shapes.textContent = trace
-    ? `${trace.input_shape.join(" × ")} → ${trace.output_shape.join(" × ")}`
-    : `${state.x.length} × ${state.x[0].length}`;
+    ? `${sizeText(trace.input_shape)} → ${sizeText(trace.output_shape)}`
+    : sizeText([state.x.length, state.x[0].length]);
   renderSelection(regions, state, trace, view);
 }
 
@@ -497,8 +485,7 @@ export function renderSelection(regions, state, trace, view) {
   }
   const gradInputCells = cellsByGrid.get("grad-input");
   if (!gradInputCells) return;
-  const receivers = overlay.argmax ? [overlay.argmax] : windowCells(trace, overlay.output);
-  for (const [r, c] of receivers) mark(gradInputCells.get(cellKey(r, c)), "data-from-selected", `receives gradient from output ${name}`);
+  for (const [r, c] of gradientReceivers(trace, overlay.output)) mark(gradInputCells.get(cellKey(r, c)), "data-from-selected", `receives gradient from output ${name}`);
 }
 
 // Hover preview: a lighter outline of another output's window, set in place so the

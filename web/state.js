@@ -2,7 +2,7 @@
 // parseHash validates everything and throws HashError with a message that says what to
 // fix; serialiseState writes the canonical form (docs/design.md, "The URL hash").
 
-import { encodeNumber } from "./format.js";
+import { encodeNumber, pairText } from "./format.js";
 
 export const MAX_SIDE = 16;
 const MAX_HASH_LENGTH = 20000;
@@ -166,20 +166,16 @@ export function parseHash(hash) {
   return state;
 }
 
-function serialisePair([first, second]) {
-  return first === second ? String(first) : `${first},${second}`;
-}
-
 function serialiseMatrix(matrix) {
   return matrix.map((row) => row.map(encodeNumber).join(",")).join(";");
 }
 
 export function serialiseState(state) {
   const parts = [
-    `k=${serialisePair(state.k)}`,
-    `s=${serialisePair(state.s)}`,
-    `p=${serialisePair(state.p)}`,
-    `d=${serialisePair(state.d)}`,
+    `k=${pairText(state.k)}`,
+    `s=${pairText(state.s)}`,
+    `p=${pairText(state.p)}`,
+    `d=${pairText(state.d)}`,
     `mode=${state.mode}`,
   ];
   if (state.ceil) parts.push("ceil=1");

@@ -46,8 +46,8 @@ def test_three_by_three_shared_cell_then_average_mode(widget):
     assert sorted(widget.marked("data-shared", "2", grid="grad-input")) == [[1, 2], [3, 1]]
     assert widget.cell("grad-input", 1, 2).inner_text() == "2"
     shared = widget.page.locator("#shared-sums")
-    expect(shared).to_contain_text("Cell (1,2) collects from outputs (0,0), (0,1): 1 + 1 = 2")
-    expect(shared).to_contain_text("Cell (3,1) collects from outputs (1,0), (1,1): 1 + 1 = 2")
+    expect(shared).to_contain_text("Cell (1,2) collects from outputs (0,0) and (0,1): 1 + 1 = 2")
+    expect(shared).to_contain_text("Cell (3,1) collects from outputs (1,0) and (1,1): 1 + 1 = 2")
     # A 1..n upstream gradient gives the overlap sum from the lesson's exercise: 1 + 2 = 3.
     widget.page.click("#grad-count")
     expect(widget.cell("grad-input", 1, 2)).to_have_text("3")

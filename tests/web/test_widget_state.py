@@ -129,7 +129,7 @@ def test_gradient_editing_and_presets(widget):
     widget.wait_settled()
     assert widget.values("grad-input") == [["0", "3", "0"], ["0", "0", "0"]]
     assert widget.hash().endswith("&g=1,2")
-    expect(page.locator("#shared-sums")).to_contain_text("Cell (0,1) collects from outputs (0,0), (0,1): 1 + 2 = 3")
+    expect(page.locator("#shared-sums")).to_contain_text("Cell (0,1) collects from outputs (0,0) and (0,1): 1 + 2 = 3")
     page.click("#grad-ones")
     widget.wait_settled()
     assert "g=" not in widget.hash()
