@@ -24,3 +24,12 @@ test("without a trace the lesson says the same things without numbers", () => {
     assert.ok(!/\(\d+,\d+\)/.test(block.sentences.join(" ")), block.topic);
   }
 });
+
+test("overlap: the shared cell's sum is quoted term by term, in max and in average mode", () => {
+  const overlap = lessonBlocks(parseHash("#k=3&s=1&grad=1&sel=0,1"), recorded("fixture_k3s1_grad").trace)[5].sentences.join(" ");
+  assert.match(overlap, /With stride 1 and 3 × 3 windows the windows overlap: cell \(1,2\) is the maximum of outputs \(0,0\) and \(0,1\), so it collects 1 \+ 1 = 2\./);
+  const average = lessonBlocks(parseHash("#k=3&s=1&p=1&mode=avg&grad=1&sel=0,0"), recorded("fixture_avg_k3s1p1_grad").trace);
+  const spread = average[2].sentences.join(" ");
+  assert.match(spread, /output \(0,0\)'s gradient 1 is split into 1 \/ 9 = 0\.1111 for each of the 4 cells of its window/);
+  assert.ok(numbersIn(average[3].sentences.join(" ")).includes(9), "the average block quotes the divisor 9");
+});

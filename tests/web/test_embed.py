@@ -25,23 +25,18 @@ def chrome_shown(page):
 
 
 def lesson_panels_hidden(page):
-    """Whether #lesson, #player and #guide are all hidden; a panel the page does not have
-    (yet) is stood in for by an empty element with its id, so the rule itself is tested."""
-    return page.evaluate(
-        """ids => ids.every((id) => {
-            let panel = document.getElementById(id);
-            if (!panel) {
-                panel = document.createElement("section");
-                panel.id = id;
-                panel.dataset.stub = "true";
-                document.querySelector("main").append(panel);
-            }
-            const hidden = getComputedStyle(panel).display === "none";
-            if (panel.dataset.stub) panel.remove();
-            return hidden;
+    """Whether #lesson, #player and #guide are all hidden. Each must exist: a page that
+    lost a panel fails here instead of passing for want of something to hide."""
+    states = page.evaluate(
+        """ids => ids.map((id) => {
+            const panel = document.getElementById(id);
+            return panel ? getComputedStyle(panel).display === "none" : "missing";
         })""",
         list(LESSON_PANELS),
     )
+    missing = [panel for panel, state in zip(LESSON_PANELS, states) if state == "missing"]
+    assert not missing, f"the page has no #{', #'.join(missing)}"
+    return all(states)
 
 
 def test_embed_view_is_compact_and_keeps_the_state_in_the_hash(widget):
