@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from decimal import Decimal
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -39,7 +40,7 @@ def as_input(x, name="x"):
 
     Booleans are refused (PyTorch does not pool them either): convert them on purpose,
     e.g. ``mask.astype(int)``. An object array of real numbers (Python ints beyond NumPy's
-    reach, ``Fraction``s) becomes ``int64`` when every value is an integer (and fits),
+    reach, ``Fraction``s, ``Decimal``s) becomes ``int64`` when every value is an integer (and fits),
     else ``float64``. Like PyTorch, a 4-D input may have an empty batch (``N = 0``); every
     other axis needs at least one entry.
 
@@ -99,7 +100,7 @@ def _numbers_from_objects(array, name):
     """An object array (NumPy found no numeric dtype) as int64 or float64, or the error
     that names the first value that is not a real number."""
     for value in array.flat:
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, Decimal)):
             raise TypeError(
                 f"{name} must hold numbers, got a value of type {type(value).__name__}")
     if all(isinstance(value, numbers.Integral) for value in array.flat):
@@ -108,7 +109,7 @@ def _numbers_from_objects(array, name):
         except OverflowError:
             raise ValueError(
                 f"{name} holds integers outside the 64-bit range: convert them to floats on "
-                "purpose (np.asarray(x, dtype=float)) if rounding them is fine") from None
+                f"purpose (np.asarray({name}, dtype=float)) if rounding them is fine") from None
     try:
         return np.array([float(value) for value in array.flat], np.float64).reshape(array.shape)
     except OverflowError:
@@ -153,7 +154,8 @@ def _pair(value, name):
         items = list(np.asarray(value).ravel()) if isinstance(value, np.ndarray) else list(value)
         if len(items) not in (1, 2):
             raise ValueError(
-                f"{name} must be an int or an (h, w) pair, got {len(items)} values: {value!r}")
+                f"{name} must be an int or an (h, w) pair, got {len(items)} values: {value!r} "
+                "(a sequence holds one int or two)")
         for item in items:
             if not _is_int(item):
                 raise TypeError(

@@ -5,6 +5,7 @@ import functools
 import json
 import math
 import operator
+from decimal import Decimal
 from fractions import Fraction
 
 import numpy as np
@@ -168,6 +169,8 @@ def test_object_arrays_of_real_numbers_are_pooled_as_numbers():
     assert poolgrad.max_pool2d(floats, 2).tolist() == [[2.25]]
     fractions = np.array([[Fraction(1, 2), Fraction(3, 4)]], dtype=object)
     assert poolgrad.avg_pool2d(fractions, (1, 2)).tolist() == [[0.625]]
+    decimals = [[Decimal("1.25"), 2]]
+    assert poolgrad.max_pool2d(decimals, (1, 2)).tolist() == [[2.0]]
     integers = np.array([[1, 7], [3, 2]], dtype=object)
     out = poolgrad.max_pool2d(integers, 2)
     assert out.dtype == np.int64 and out.tolist() == [[7]]
@@ -178,6 +181,10 @@ def test_object_arrays_are_refused_with_a_true_message():
         poolgrad.max_pool2d(np.array([[2**70, 1]], dtype=object), 1)
     with pytest.raises(TypeError, match="x must hold numbers, got a value of type str"):
         poolgrad.max_pool2d(np.array([[1.5, "2"]], dtype=object), 1)
+    with pytest.raises(ValueError, match=r"np.asarray\(grad_output, dtype=float\)"):
+        poolgrad.max_pool2d_backward([[2**70]], [[0]], (1, 1))
+    with pytest.raises(ValueError, match=r"got 0 values: \[\] \(a sequence holds one int or two\)"):
+        poolgrad.max_pool2d(SIXTEEN, [])
 
 
 def test_a_missing_channel_axis_is_named_as_such():
