@@ -155,11 +155,19 @@ def _pool_planes(planes, geo):
             stuck = best == lowest
             np.copyto(index_block, np.broadcast_to(_first_inside(geo), stuck.shape),
                       where=stuck)
-        # The value is read back at the index, not taken from the running maximum:
-        # np.maximum may return either of -0.0 and 0.0, or another NaN than the chosen.
-        np.copyto(out[block], np.take_along_axis(
-            planes[block].reshape(n, -1), index_block.reshape(n, -1), axis=1).reshape(
-                index_block.shape))
+        out_block = out[block]
+        np.copyto(out_block, best)
+        if dtype.kind == "f":
+            # np.maximum may return either of -0.0 and 0.0, or another NaN than the
+            # chosen one: those outputs are read back at their index. (Any other two
+            # equal floats have the same bits.)
+            unsure = best == 0
+            if smallest != smallest:
+                unsure |= np.isnan(best)
+            if np.count_nonzero(unsure):
+                plane, row, col = np.nonzero(unsure)
+                out_block[plane, row, col] = planes[block].reshape(n, -1)[
+                    plane, index_block[plane, row, col]]
     return out, indices
 
 

@@ -22,6 +22,8 @@ dilation is.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 #: Bytes of one phase-split block: about the size of a core's share of the level-2/3
@@ -29,6 +31,7 @@ import numpy as np
 BLOCK_BYTES = 1 << 20
 
 
+@lru_cache(maxsize=256)
 def compact(geo):
     """``geo`` with the same sampled cells, in the same order, and small parameters.
 
@@ -97,11 +100,7 @@ class PhaseLayout:
             self.rows = (dh * (kh - 1)) // sh + out_h
             self.cols = (dw * (kw - 1)) // sw + out_w
         self.plane = self.rows * self.cols
-        # Only the phases some offset reads get a plane (at most one per kernel offset).
-        row_phases = sorted({(a * dh) % sh for a in range(kh)})
-        col_phases = sorted({(b * dw) % sw for b in range(kw)})
-        self._slots = {(r, c): slot for slot, (r, c) in enumerate(
-            (r, c) for r in row_phases for c in col_phases)}
+        self._slots = _phase_slots(geo)
         self.phases = len(self._slots)
         per_plane = self.phases * self.plane * self.dtype.itemsize
         #: Planes per block: as many as fit in BLOCK_BYTES, but no more than there are.
@@ -187,6 +186,17 @@ class PhaseLayout:
         out_h, out_w = self.geo.output
         return flat[:planes * self.plane].reshape(planes, self.rows, self.cols)[
             :, :out_h, :out_w]
+
+@lru_cache(maxsize=256)
+def _phase_slots(geo):
+    """Where each phase some kernel offset reads sits in a block, ``{(row phase, column
+    phase): slot}``: at most one phase per offset, however large the stride."""
+    (kh, kw), (sh, sw), (dh, dw) = geo.kernel, geo.stride, geo.dilation
+    row_phases = sorted({(a * dh) % sh for a in range(kh)})
+    col_phases = sorted({(b * dw) % sw for b in range(kw)})
+    return {(r, c): slot for slot, (r, c) in enumerate(
+        (r, c) for r in row_phases for c in col_phases)}
+
 
 def _phase_span(phase, stride, pad, size, length):
     """Which input lines land in one phase, and where: (first input line, count, first
