@@ -123,6 +123,22 @@ def edge_cases():
              dtype="float64", stride=[1, 1], padding=[1, 1]),
         case("avg", np.random.default_rng(6).standard_normal((2, 3, 7, 6)), (3, 3),
              dtype="float64", stride=[1, 1], padding=[1, 1]),
+        # The value at the chosen index, bit for bit: signed zeros, NaNs of both signs.
+        case("max", [[-0.0, 0.0, 0.0, -0.0], [0.0, -0.0, -0.0, -0.0]], (1, 2),
+             stride=[1, 1]),
+        case("max", [[-0.0, 0.0, 0.0, -0.0], [0.0, -0.0, -0.0, -0.0]], (2, 2),
+             dtype="float64", stride=[1, 1], padding=[1, 1]),
+        case("max", np.array([[0x7FF8000000000001, 0xFFF8000000000002, 0x3FF0000000000000],
+                              [0xFFF8000000000003, 0x7FF8000000000004, 0x0]],
+                             np.uint64).view(np.float64), (2, 2), dtype="float64",
+             stride=[1, 1]),
+        # Parameters far larger than the input cost nothing.
+        case("max", np.arange(16.0).reshape(4, 4), (2, 2), stride=[10**9, 10**9]),
+        case("avg", np.arange(16.0).reshape(4, 4), (2, 2), stride=[10**9, 10**9]),
+        case("max", np.arange(16.0).reshape(4, 4), (2, 2), stride=[10**9, 10**9],
+             dilation=[10**8, 10**8], ceil_mode=True),
+        case("avg", np.arange(20.0).reshape(4, 5), (3, 3), stride=[10**9, 2], padding=[1, 1],
+             ceil_mode=True, count_include_pad=False),
     ]
 
 

@@ -15,6 +15,7 @@ import { pairText, sizeText } from "./format.js";
 import { Guide } from "./guide.js";
 import { lessonBlocks, renderLesson } from "./lesson.js";
 import { Player } from "./player.js";
+import { decodeNumber, encodeNumber } from "./format.js";
 import { applyPreview, renderSelection, renderView } from "./render.js";
 import {
   HashError, defaultState, parseHash, parseNumberToken, requestKey, serialiseState, traceRequest,
@@ -69,7 +70,7 @@ function updateStatus() {
   if (app.boot.failure) [state, text] = ["error", app.boot.failure];
   else if (app.hashError) [state, text] = ["error", `The link's state is not valid: ${app.hashError}. Fix the link or change any control to start from the view shown.`];
   else if (app.controlError) [state, text] = ["error", app.controlError];
-  else if (app.traceError) [state, text] = ["error", `Not a valid pooling setup: ${app.traceError}`];
+  else if (app.traceError) [state, text] = ["error", app.traceError];
   else if (!app.boot.ready) [state, text] = ["loading", `Loading Python in your browser (step ${app.boot.step} of ${app.boot.steps}: ${app.boot.message}). You can already edit the input; your changes apply when it is ready.`];
   else if (app.trace) [state, text] = ["ready", `Ready: ${describeParameters(app.trace)}.`];
   else [state, text] = ["ready", "Ready."];
@@ -128,17 +129,22 @@ async function requestTrace() {
   app.traceKey = key;
   if (answer.error) {
     app.trace = null;
-    app.traceError = answer.error;
+    app.traceError = answer.timedOut ? answer.error : `Not a valid pooling setup: ${answer.error}`;
   } else {
     app.trace = answer.trace;
     app.traceError = null;
-    const [height, width] = app.trace.output_shape;
-    if (app.state.sel && (app.state.sel[0] >= height || app.state.sel[1] >= width)) {
-      app.state.sel = null;
-      writeHash();
-    }
+    if (dropSelectionOutside(app.state, app.trace)) writeHash();
   }
   render();
+}
+
+// A selection the output does not have (a link's, or one the output shrank under) is
+// dropped from the state, and so from the URL, however it arrived.
+function dropSelectionOutside(state, trace) {
+  const [height, width] = trace.output_shape;
+  if (!state.sel || (state.sel[0] < height && state.sel[1] < width)) return false;
+  state.sel = null;
+  return true;
 }
 
 const withoutSelection = (state) => serialiseState({ ...state, sel: null });
@@ -148,6 +154,7 @@ function setState(next, { wasEditing = false } = {}) {
   const selectionOnly = !needsTrace && !wasEditing && withoutSelection(next) === withoutSelection(app.state);
   app.state = next;
   app.hashError = null;
+  if (!needsTrace && app.trace && app.traceKey === requestKey(next)) dropSelectionOutside(next, app.trace);
   // The worker starts computing before the main thread does anything else with the change.
   if (needsTrace) requestTrace();
   writeHash();
@@ -177,15 +184,29 @@ function change(mutator) {
 }
 
 function loadHash() {
+  // A new state from outside (Back, a pasted link) ends any edit: the edited cell belonged
+  // to the state that was left, and may not even exist in this one.
+  const wasEditing = app.view.editing !== null;
+  app.view.editing = null;
   try {
     const parsed = parseHash(location.hash);
     app.controlError = null;
-    setState(parsed);
+    setState(parsed, { wasEditing });
   } catch (error) {
     if (!(error instanceof HashError)) throw error;
     app.hashError = error.message;
     render();
   }
+}
+
+// The exact spelling of a cell's value, which its editor starts from ("0.123456", "1e-7",
+// "Infinity", "-0"), where the grid shows 4 decimals: committing it unchanged is a no-op.
+const exactText = (value) => encodeNumber(decodeNumber(value));
+
+// The upstream gradient's shape: the custom one's, or the current trace's output.
+function gradientShape() {
+  if (app.state.g) return [app.state.g.length, app.state.g[0].length];
+  return isCurrent() ? app.trace.output_shape : null;
 }
 
 // ---- grid interactions: tap, hover preview, keyboard, in-place editing ----
@@ -215,9 +236,13 @@ function select(row, col) {
 }
 
 function startEditing(cell, draft) {
-  if (cell.grid === "grad-output" && !app.trace) return;
+  let value;
+  if (cell.grid === "input") value = app.state.x[cell.row]?.[cell.col];
+  else if (isCurrent() && app.trace.grad_output) value = app.trace.grad_output[cell.row]?.[cell.col];
+  if (value === undefined) return;
   app.view.focus[cell.grid] = [cell.row, cell.col];
-  app.view.editing = { grid: cell.grid, row: cell.row, col: cell.col, draft };
+  const initial = exactText(value);
+  app.view.editing = { grid: cell.grid, row: cell.row, col: cell.col, draft: draft ?? initial, initial };
   render();
   const editor = stage.querySelector("[data-editor]");
   if (editor && draft === undefined) editor.select();
@@ -226,6 +251,12 @@ function startEditing(cell, draft) {
 function commitEdit(editor) {
   const editing = app.view.editing;
   if (!editing) return;
+  const { grid, row, col } = editing;
+  const [height, width] = grid === "input" ? [app.state.x.length, app.state.x[0].length] : gradientShape() ?? [0, 0];
+  if (editor.value.trim() === editing.initial || row >= height || col >= width) {
+    cancelEdit();
+    return;
+  }
   let value;
   try {
     value = parseNumberToken(editor.value, `${editing.grid === "input" ? "Input" : "Upstream gradient"} cell (${editing.row},${editing.col})`);
@@ -237,12 +268,10 @@ function commitEdit(editor) {
     return;
   }
   app.controlError = null;
-  const { grid, row, col } = editing;
   change((state) => {
     if (grid === "input") {
       state.x[row][col] = value;
     } else {
-      const [height, width] = app.trace.output_shape;
       state.g ??= Array.from({ length: height }, () => Array(width).fill(1));
       state.g[row][col] = value;
     }
@@ -400,7 +429,7 @@ bindControls(controls, {
     app.controlError = text;
     updateStatus();
   },
-  gradientShape: () => (app.trace ? app.trace.output_shape : null),
+  gradientShape,
 });
 
 const bridge = new WorkerBridge({

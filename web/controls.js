@@ -84,10 +84,22 @@ function resized(matrix, rows, cols) {
   return Array.from({ length: rows }, (_, r) => Array.from({ length: cols }, (_, c) => matrix[r]?.[c] ?? 0));
 }
 
-// Rows on lines, numbers separated by spaces or commas (what a spreadsheet or NumPy prints).
+// Rows on lines, numbers separated by spaces or commas (what a spreadsheet prints), or
+// bracketed rows, whatever the line breaks ([[1, 2], [3, 4]], NumPy's [[1 2]\n [3 4]] and
+// array([[...]])): each innermost [...] is one row.
+function pastedRows(text) {
+  if (!text.includes("[")) return text.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== "");
+  const rows = [...text.matchAll(/\[([^[\]]*)\]/g)].map((match) => match[1].trim());
+  const rest = text.replace(/\[([^[\]]*)\]/g, " ").replace(/^\s*array\(/, "").replace(/\)\s*$/, "");
+  if (/[^\s,[\]]/.test(rest)) {
+    throw new HashError("The pasted matrix has numbers outside the brackets of its rows; write every row in brackets, like [[1, 2], [3, 4]], or one row per line without brackets.");
+  }
+  return rows;
+}
+
 function parsePastedMatrix(text) {
-  const lines = text.split(/\r?\n/).map((line) => line.replace(/[[\]]/g, " ").trim()).filter((line) => line !== "");
-  if (lines.length === 0) throw new HashError("Paste some numbers first: one row per line, separated by spaces or commas.");
+  const lines = pastedRows(text);
+  if (lines.length === 0 || lines.every((line) => line === "")) throw new HashError("Paste some numbers first: one row per line, separated by spaces or commas.");
   if (lines.length > MAX_SIDE) throw new HashError(`The pasted matrix has ${lines.length} rows; the limit is ${MAX_SIDE} x ${MAX_SIDE}.`);
   const rows = lines.map((line) => line.split(/[\s,]+/).filter((token) => token !== ""));
   const width = rows[0].length;
@@ -179,8 +191,10 @@ export function bindControls(controls, { getState, change, reportControlError, g
       if (!(error instanceof HashError)) throw error;
       controls.pasteMessage.dataset.kind = "error";
       controls.pasteMessage.textContent = error.message;
+      reportControlError(`The pasted matrix was not loaded: ${error.message}`);
       return;
     }
+    reportControlError(null);
     controls.pasteMessage.dataset.kind = "ok";
     controls.pasteMessage.textContent = `Loaded a ${matrix.length} × ${matrix[0].length} matrix.`;
     change((state) => {

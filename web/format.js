@@ -45,11 +45,13 @@ export function formatSum(terms, total) {
   return `${terms.map(formatNumber).join(" + ")} = ${formatNumber(total)}`;
 }
 
-// The hash and the worker request need a lossless spelling (shortest round trip).
+// The hash and the worker request need a lossless spelling (shortest round trip; String()
+// would write -0 as "0").
 export function encodeNumber(number) {
   if (Number.isNaN(number)) return "NaN";
   if (number === Infinity) return "Infinity";
   if (number === -Infinity) return "-Infinity";
+  if (Object.is(number, -0)) return "-0";
   return String(number);
 }
 

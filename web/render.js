@@ -178,13 +178,14 @@ function cellAttributes(name, row, col, spec, focus) {
   });
 }
 
-function editorFor(view, name, row, col, value) {
+function editorFor(view, name, row, col) {
   if (!view.editing || view.editing.grid !== name || view.editing.row !== row || view.editing.col !== col) return null;
   return element("input", {
     class: "cell-editor",
     type: "text",
     inputmode: "decimal",
-    value: view.editing.draft ?? formatNumber(value),
+    // app.js starts the draft at the value's exact spelling, not its 4-decimal display.
+    value: view.editing.draft,
     "aria-label": `New value for ${GRID_TITLES[name].toLowerCase()} row ${row}, col ${col}`,
     "data-editor": name,
   });
@@ -236,7 +237,7 @@ function inputGrid(state, trace, view, previous) {
           "data-shared": !pad && shared(r, c) > 1 ? String(shared(r, c)) : undefined,
         },
         label: `Input row ${r}, col ${c}: ${formatNumber(value)}${roles.length ? `; ${roles.join("; ")}` : ""}`,
-        editor: pad ? null : editorFor(view, "input", r, c, value),
+        editor: pad ? null : editorFor(view, "input", r, c),
       };
     },
   }, previous);
@@ -277,7 +278,7 @@ function gradOutputGrid(trace, view, previous) {
       text: formatNumber(value),
       colours: heatColours(value, scale, GRADIENT_HUES),
       label: `Upstream gradient row ${i}, col ${j}: ${formatNumber(value)}`,
-      editor: editorFor(view, "grad-output", i, j, value),
+      editor: editorFor(view, "grad-output", i, j),
     };
   });
 }

@@ -189,7 +189,8 @@ export function serialiseState(state) {
 
 // What the worker needs: everything but the view-only parts (selection, grad toggle).
 export function traceRequest(state) {
-  const encodeMatrix = (matrix) => matrix.map((row) => row.map((v) => (Number.isFinite(v) ? v : encodeNumber(v))));
+  // JSON writes -0 as 0 and has no NaN or infinities: those travel as strings.
+  const encodeMatrix = (matrix) => matrix.map((row) => row.map((v) => (Number.isFinite(v) && !Object.is(v, -0) ? v : encodeNumber(v))));
   return {
     x: encodeMatrix(state.x),
     kernel_size: state.k,

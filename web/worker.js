@@ -5,34 +5,14 @@
 
 const STEPS = 4;
 
-// Python's side of the protocol: JSON in, JSON out. Non-finite inputs arrive as the
-// strings "NaN" / "Infinity" / "-Infinity" because JSON cannot carry them as numbers.
-// grad_output 1 is the default all-ones upstream gradient (trace() broadcasts a number to
-// the output's shape, which only Python knows); the gradient fields need a gradient.
-// random.seed(): a memory snapshot (below) freezes the random module's state, which would
-// otherwise repeat in every session.
+// Python's side of the protocol lives in the package (poolgrad.wire.run_trace: JSON in,
+// JSON out, every user error a clear message). random.seed(): a memory snapshot (below)
+// freezes the random module's state, which would otherwise repeat in every session.
 const PYTHON_GLUE = `
-import json
 import random
-import poolgrad
+from poolgrad.wire import run_trace
 
 random.seed()
-
-def _decode(rows):
-    # One flat pass over the page's 2D grid: a recursive walk costs more than the trace.
-    return [[float(v) if type(v) is str else v for v in row] if type(row) is list else row
-            for row in rows]
-
-def run_trace(request_json):
-    request = json.loads(request_json)
-    for key in ("x", "grad_output"):
-        if isinstance(request.get(key), list):
-            request[key] = _decode(request[key])
-    try:
-        result = poolgrad.trace(**request)
-    except (ValueError, TypeError) as refused:
-        return json.dumps({"error": str(refused)})
-    return json.dumps({"trace": result}, allow_nan=False)
 `;
 
 // Warm every path a real request takes (validation, forward, the default gradient, backward).

@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from .validation import as_flag, as_input, check_grad_shape, geometry, input_shape_of
-from .windows import PhaseLayout
+from .windows import PhaseLayout, compact
 
 
 def divisors(geo, count_include_pad=True):
@@ -102,7 +102,7 @@ def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False,
     work_dtype, result_dtype = _float_dtypes(array.dtype)
     planes = array.reshape((-1,) + geo.input)
     count = planes.shape[0]
-    layout = PhaseLayout(geo, work_dtype, 0, count)
+    layout = PhaseLayout(compact(geo), work_dtype, 0, count)
     out = np.empty((count,) + geo.output, result_dtype)
     divisor = divisor.astype(work_dtype)
     total = np.empty(layout.block * layout.plane, work_dtype)
@@ -153,7 +153,7 @@ def avg_pool2d_backward(grad_output, input_shape, kernel_size, stride=None, padd
     dtype = grad.dtype if grad.dtype.kind == "f" else np.dtype(np.float64)
     count = math.prod(shape[:-2])
     grad_planes = grad.reshape((count,) + geo.output)
-    layout = PhaseLayout(geo, dtype, 0, count)
+    layout = PhaseLayout(compact(geo), dtype, 0, count)
     divisor = divisor.astype(dtype)
     gathered = layout.allocate(0)
     # One share per output lane; the wasted lanes stay 0 so they add nothing.

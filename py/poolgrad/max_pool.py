@@ -17,9 +17,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from .validation import (MAX_ELEMENTS, as_input, check_grad_shape, geometry,
-                         input_shape_of)
-from .windows import PhaseLayout
+from .validation import MAX_ELEMENTS, as_input, geometry, input_shape_of
+from .windows import PhaseLayout, compact
 
 #: Bytes of gradient one backward block scatters into (it stays in the cache).
 _BACKWARD_BLOCK_BYTES = 1 << 19
@@ -67,7 +66,7 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=Fal
     array = as_input(x)
     geo = geometry(array.shape[-2:], kernel_size, stride, padding, dilation, ceil_mode)
     planes = array.reshape((-1,) + geo.input)
-    out, indices = _pool_planes(planes, geo)
+    out, indices = _pool_planes(planes, compact(geo))
     shape = array.shape[:-2] + geo.output
     out = out.reshape(shape)
     return (out, indices.reshape(shape)) if return_indices else out
@@ -137,11 +136,10 @@ def _pool_planes(planes, geo):
         flat = layout.load(planes[block])
         length = layout.length(n)
         _scan(flat, layout.offsets, codes, length, work, nan_aware=False)
-        out_block = out[block]
-        np.copyto(out_block, layout.outputs(work.best, n))
+        best = layout.outputs(work.best, n)
         # One reduction answers both rare questions: the minimum is NaN when some
         # window held NaN, and equals `lowest` when nothing beat the padding somewhere.
-        smallest = out_block.min()
+        smallest = best.min()
         if smallest != smallest:
             # np.maximum already carried the NaNs; redo the choice with NaN winning.
             _scan(flat, layout.offsets, codes, length, work, nan_aware=True)
@@ -154,9 +152,22 @@ def _pool_planes(planes, geo):
             index_block += corners
         if not smallest > lowest:
             # Nothing beat the padding's -inf: PyTorch reports the first inside cell.
-            stuck = out_block == lowest
+            stuck = best == lowest
             np.copyto(index_block, np.broadcast_to(_first_inside(geo), stuck.shape),
                       where=stuck)
+        out_block = out[block]
+        np.copyto(out_block, best)
+        if dtype.kind == "f":
+            # np.maximum may return either of -0.0 and 0.0, or another NaN than the
+            # chosen one: those outputs are read back at their index. (Any other two
+            # equal floats have the same bits.)
+            unsure = best == 0
+            if smallest != smallest:
+                unsure |= np.isnan(best)
+            if np.count_nonzero(unsure):
+                plane, row, col = np.nonzero(unsure)
+                out_block[plane, row, col] = planes[block].reshape(n, -1)[
+                    plane, index_block[plane, row, col]]
     return out, indices
 
 
@@ -224,21 +235,27 @@ def max_pool2d_backward(grad_output, indices, input_shape):
         raise ValueError(
             f"indices has shape {chosen.shape} but grad_output has shape {grad.shape}: "
             "they must match (both are the pooled output's shape)")
-    check_grad_shape(grad.shape[:-2], shape[:-2],
-                     f"the leading axes of input_shape={shape}")
+    if grad.shape[:-2] != shape[:-2]:
+        raise ValueError(
+            f"grad_output has shape {grad.shape} but input_shape is {shape}: their leading "
+            f"(batch, channel) axes must match, got {grad.shape[:-2]} and {shape[:-2]}")
     height, width = shape[-2:]
     cells = height * width
-    low, high = int(chosen.min()), int(chosen.max())
-    if low < 0 or high >= cells:
-        bad = low if low < 0 else high
-        raise ValueError(
-            f"indices holds {bad}, outside the {height} x {width} plane: every index must "
-            f"be in 0 .. {cells - 1}")
+    if chosen.size:
+        low, high = int(chosen.min()), int(chosen.max())
+        if low < 0 or high >= cells:
+            bad = low if low < 0 else high
+            raise ValueError(
+                f"indices holds {bad}, outside the {height} x {width} plane: every index "
+                f"must be in 0 .. {cells - 1}")
+    # In range, so int64 holds them (uint64 mixed with int64 offsets would turn float).
+    chosen = chosen.astype(np.int64, copy=False)
     if grad.size > MAX_ELEMENTS:
         raise ValueError(f"grad_output is too large: at most {MAX_ELEMENTS} elements")
     count = math.prod(shape[:-2])
-    grad_planes = grad.reshape(count, -1)
-    index_planes = chosen.reshape(count, -1)
+    outputs = math.prod(grad.shape[-2:])
+    grad_planes = grad.reshape(count, outputs)
+    index_planes = chosen.reshape(count, outputs)
     grad_input = np.zeros((count, cells), grad.dtype)
     block = max(1, min(count, _BACKWARD_BLOCK_BYTES // (cells * grad.dtype.itemsize)))
     plane_starts = (np.arange(block, dtype=np.int64) * cells)[:, None]

@@ -8,15 +8,25 @@ given, the routed gradient together with the terms that add up on each cell.
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
 from itertools import pairwise
 
 import numpy as np
 
 from .avg_pool import avg_pool2d, avg_pool2d_backward, divisors
 from .max_pool import max_pool2d, max_pool2d_backward
-from .validation import as_input, axis_formula, geometry, sampled_lines
+from .validation import as_flag, as_input, axis_formula, geometry, sampled_lines
 
 MODES = ("max", "avg")
+
+#: Largest plane trace() describes: it is one plane for a person to look at (the widget
+#: itself stops at 16 x 16). Pool larger planes with max_pool2d / avg_pool2d.
+MAX_TRACE_CELLS = 64 * 64
+
+#: Largest number of (output cell, window cell) pairs trace() describes: the windows
+#: listed, and in average mode the sources and gradient terms, grow with it.
+MAX_TRACE_WINDOW_CELLS = 2**18
 
 _NON_FINITE_NAMES = (("NaN", np.isnan), ("Infinity", np.isposinf), ("-Infinity", np.isneginf))
 
@@ -27,7 +37,8 @@ def json_values(values):
     JSON has no NaN or infinity, and ``JSON.parse`` rejects Python's ``NaN`` token, so
     they travel as the strings ``"NaN"``, ``"Infinity"`` and ``"-Infinity"`` -- exactly
     what JavaScript's ``Number()`` turns back into the numbers. Integer arrays stay
-    integers.
+    integers; floats wider than 64 bits (``longdouble``) are rounded to the 64-bit
+    floats JSON numbers are.
 
     >>> json_values(np.array([[1.5, np.nan], [-np.inf, 2.0]]))
     [[1.5, 'NaN'], ['-Infinity', 2.0]]
@@ -37,6 +48,8 @@ def json_values(values):
     'Infinity'
     """
     values = np.asarray(values)
+    if values.dtype.kind == "f" and values.dtype.itemsize > 8:
+        values = values.astype(np.float64)
     if values.dtype.kind != "f" or np.isfinite(values).all():
         return values.tolist()
     boxed = values.astype(object)
@@ -82,7 +95,11 @@ def trace(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
     :func:`poolgrad.avg_pool2d` (``mode="avg"``, where ``dilation`` must be 1 and
     ``count_include_pad`` applies), validated the same way. ``grad_output``, when given,
     is the upstream gradient (one value per output cell, or one number for all of them)
-    routed back to the input.
+    routed back to the input, in ``float64``.
+
+    It describes one plane for a person to look at, so it has its own ceiling: at most
+    :data:`MAX_TRACE_CELLS` (64 x 64) input cells and :data:`MAX_TRACE_WINDOW_CELLS`
+    output-cell-times-window-cell pairs (``OH * OW * kh * kw``).
 
     The keys, all plain lists, ints, floats, bools and strings (non-finite floats are
     ``"NaN"``, ``"Infinity"``, ``"-Infinity"``; see :func:`json_values`):
@@ -104,7 +121,10 @@ def trace(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
       window covers it.
     - with ``grad_output``: ``grad_output``, ``grad_input``, ``grad_terms`` (aligned with
       ``sources``: each one's contribution, ``g`` in max mode and ``g / divisor`` in avg
-      mode, so they add up to ``grad_input``), ``grad_output_sum``, ``grad_input_sum``.
+      mode; added left to right from 0 they give ``grad_input`` exactly),
+      ``grad_output_sum`` (the exact sum of ``grad_output``, rounded once) and
+      ``grad_input_sum`` (the exact sum of every term that reached an input cell,
+      rounded once: equal to ``grad_output_sum`` in max mode).
 
     The lesson's fixture with 3 x 3 windows, stride 1: two outputs take their 8 from
     input cell (1, 2), and their gradients add up there.
@@ -138,13 +158,19 @@ def trace(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
     >>> t["pad_value"], t["output"][0], t["argmax"][0][0]
     ('-Infinity', ['NaN', 'NaN', 1.0], [0, 0])
     """
-    if mode not in MODES:
+    if not isinstance(mode, str) or mode not in MODES:
         raise ValueError(f"mode={mode!r} is not a pooling mode: use 'max' or 'avg'")
+    count_include_pad = as_flag(count_include_pad, "count_include_pad")
     plane = as_input(x, "x")
     if plane.ndim != 2:
         raise ValueError(
             f"x must be one 2D plane (H, W) for trace(), got {plane.ndim} dimensions "
             f"with shape {plane.shape}")
+    if plane.size > MAX_TRACE_CELLS:
+        raise ValueError(
+            f"x has {plane.shape[0]} x {plane.shape[1]} = {plane.size} cells, too many for "
+            f"trace(): it describes at most {MAX_TRACE_CELLS} cells (64 x 64); pool larger "
+            "planes with max_pool2d / avg_pool2d")
     geo = geometry(plane.shape, kernel_size, stride, padding, dilation, ceil_mode)
     if mode == "avg" and geo.dilation != (1, 1):
         raise ValueError(
@@ -152,6 +178,11 @@ def trace(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
             "(avg_pool2d has no dilation): use dilation=1 or mode='max'")
     (height, width), (out_h, out_w) = geo.input, geo.output
     (kh, kw), (sh, sw), (ph, pw), (dh, dw) = geo.kernel, geo.stride, geo.padding, geo.dilation
+    if out_h * out_w * kh * kw > MAX_TRACE_WINDOW_CELLS:
+        raise ValueError(
+            f"{out_h} x {out_w} outputs with {kh} x {kw} windows are too many window cells "
+            f"for trace() ({out_h * out_w * kh * kw}; at most {MAX_TRACE_WINDOW_CELLS}): "
+            "use a smaller kernel or input, or max_pool2d / avg_pool2d")
 
     rows = sampled_lines(out_h, kh, sh, ph, dh)
     cols = sampled_lines(out_w, kw, sw, pw, dw)
@@ -183,13 +214,15 @@ def trace(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             count_include_pad)
         divisor = divisors(geo, count_include_pad)
         result["divisor"] = divisor.tolist()
-        # One (input cell, output cell) pair per kernel offset that lands inside the input.
-        r = np.broadcast_to(rows[:, None, :, None], (out_h, out_w, kh, kw))
-        c = np.broadcast_to(cols[None, :, None, :], (out_h, out_w, kh, kw))
+        # One (input cell, output cell) pair per kernel offset that lands inside the input
+        # (lines are clipped first: far past the input, they may not fit in int64).
+        r = np.broadcast_to(np.clip(rows, -1, height).astype(np.int64)[:, None, :, None],
+                            (out_h, out_w, kh, kw))
+        c = np.broadcast_to(np.clip(cols, -1, width).astype(np.int64)[None, :, None, :],
+                            (out_h, out_w, kh, kw))
         inside = (r >= 0) & (r < height) & (c >= 0) & (c < width)
         input_flat = (r * width + c)[inside]
         output_flat = np.broadcast_to(output_cells[:, :, None, None], inside.shape)[inside]
-        share = 1.0 / divisor.ravel()
     result["output"] = json_values(output)
 
     grouped_outputs, bounds = _group_by_input(input_flat, output_flat, height * width)
@@ -198,9 +231,9 @@ def trace(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
     if grad_output is not None:
         if np.ndim(grad_output) == 0:
             grad_output = np.full((out_h, out_w), grad_output)
-        grad = as_input(grad_output, "grad_output")
-        if grad.dtype.kind != "f":
-            grad = grad.astype(np.float64)
+        # float64 whatever came in, so that the terms, the gradient and its sums are
+        # the very numbers JSON carries.
+        grad = as_input(grad_output, "grad_output").astype(np.float64)
         if grad.shape != (out_h, out_w):
             raise ValueError(
                 f"grad_output must have the output's shape ({out_h}, {out_w}), "
@@ -211,13 +244,35 @@ def trace(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
         else:
             grad_input = avg_pool2d_backward(grad, (height, width), geo.kernel, geo.stride,
                                              geo.padding, ceil_mode, count_include_pad)
-            terms = (grad.ravel() * share)[grouped_outputs]
+            # The very division avg_pool2d_backward makes before adding the shares up.
+            terms = (grad / divisor).ravel()[grouped_outputs]
         result["grad_output"] = json_values(grad)
         result["grad_input"] = json_values(grad_input)
         result["grad_terms"] = _per_cell(json_values(terms), bounds, width)
-        result["grad_output_sum"] = json_values(grad.sum(dtype=np.float64))
-        result["grad_input_sum"] = json_values(np.asarray(grad_input).sum(dtype=np.float64))
+        result["grad_output_sum"] = json_values(_exact_sum(grad))
+        result["grad_input_sum"] = json_values(_exact_sum(terms))
     return result
+
+
+def _exact_sum(values):
+    """The sum of ``values`` rounded once, so it does not depend on their order: NaN when
+    they hold NaN or both infinities, an infinity when they hold one.
+
+    >>> _exact_sum([0.1, 0.2, -0.1]) == 0.2, _exact_sum([1e308, 1e308, -1e308])
+    (True, 1e+308)
+    """
+    values = np.asarray(values, np.float64).ravel()
+    if not np.isfinite(values).all():
+        return float(np.sum(values))
+    try:
+        return math.fsum(values.tolist())
+    except OverflowError:
+        # fsum gives up when a partial sum overflows; the exact rational sum does not.
+        total = sum(map(Fraction, values.tolist()), Fraction(0))
+        try:
+            return float(total)
+        except OverflowError:
+            return math.copysign(math.inf, total)
 
 
 def _per_cell(flat_items, bounds, width):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from decimal import Decimal
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -23,6 +24,10 @@ MAX_ELEMENTS = 2**28
 #: pooling loops once per cell of the window, so a kernel of 10**9 is refused up front.
 MAX_WINDOW_CELLS = 2**16
 
+#: Largest value of any pooling parameter: PyTorch keeps them in 64-bit integers. Their
+#: magnitude costs nothing (a stride of 10**9 pools as fast as a stride of 2).
+MAX_PARAMETER = 2**63 - 1
+
 _RANK_RULE = "2-D (H, W), 3-D (C, H, W) or 4-D (N, C, H, W)"
 
 
@@ -34,7 +39,10 @@ def as_input(x, name="x"):
     batch) are carried along.
 
     Booleans are refused (PyTorch does not pool them either): convert them on purpose,
-    e.g. ``mask.astype(int)``.
+    e.g. ``mask.astype(int)``. An object array of real numbers (Python ints beyond NumPy's
+    reach, ``Fraction``s, ``Decimal``s) becomes ``int64`` when every value is an integer (and fits),
+    else ``float64``. Like PyTorch, a 4-D input may have an empty batch (``N = 0``); every
+    other axis needs at least one entry.
 
     >>> as_input([[1, 2], [3, 4]])
     array([[1, 2],
@@ -51,6 +59,11 @@ def as_input(x, name="x"):
     Traceback (most recent call last):
     ...
     ValueError: x must be 2-D (H, W), 3-D (C, H, W) or 4-D (N, C, H, W), got 1-D with shape (3,)
+    >>> from fractions import Fraction
+    >>> as_input(np.array([[Fraction(1, 2), 3]], dtype=object))
+    array([[0.5, 3. ]])
+    >>> as_input(np.zeros((0, 3, 4, 4))).shape
+    (0, 3, 4, 4)
     """
     try:
         array = np.asarray(x)
@@ -64,16 +77,17 @@ def as_input(x, name="x"):
         raise TypeError(
             f"{name} holds booleans: pooling needs numbers, convert with .astype(int)")
     if kind == "O":
-        _refuse_objects(array, name)
+        array = _numbers_from_objects(array, name)
     elif kind not in "iuf":
         raise TypeError(f"{name} must hold numbers, got values of type {_kind_name(array)}")
     if not 2 <= array.ndim <= 4:
         raise ValueError(
             f"{name} must be {_RANK_RULE}, got {array.ndim}-D with shape {array.shape}")
-    if array.size == 0:
+    if array.size == 0 and not (array.ndim == 4 and array.shape[0] == 0
+                                and min(array.shape[1:]) > 0):
         raise ValueError(
             f"{name} is empty (shape {array.shape}): it needs at least one row, one column "
-            "and one plane")
+            "and one channel (only the batch N of a 4-D input may be 0)")
     return array
 
 
@@ -82,13 +96,25 @@ def _kind_name(array):
             "m": "timedelta64", "V": "void"}.get(array.dtype.kind, str(array.dtype))
 
 
-def _refuse_objects(array, name):
-    """An object array: name the first value that is not a number, or the range rule."""
+def _numbers_from_objects(array, name):
+    """An object array (NumPy found no numeric dtype) as int64 or float64, or the error
+    that names the first value that is not a real number."""
     for value in array.flat:
-        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, Decimal)):
             raise TypeError(
                 f"{name} must hold numbers, got a value of type {type(value).__name__}")
-    raise ValueError(f"{name} holds integers outside the 64-bit range")
+    if all(isinstance(value, numbers.Integral) for value in array.flat):
+        try:
+            return array.astype(np.int64)
+        except OverflowError:
+            raise ValueError(
+                f"{name} holds integers outside the 64-bit range: convert them to floats on "
+                f"purpose (np.asarray({name}, dtype=float)) if rounding them is fine") from None
+    try:
+        return np.array([float(value) for value in array.flat], np.float64).reshape(array.shape)
+    except OverflowError:
+        raise ValueError(
+            f"{name} holds a number too large for a 64-bit float (beyond 1.8e308)") from None
 
 
 class Geometry(NamedTuple):
@@ -120,23 +146,33 @@ def _is_int(value):
 
 
 def _pair(value, name):
-    """An int or an (h, w) pair of ints as a tuple of two Python ints."""
+    """An int, a one-element sequence or an (h, w) pair of ints as a tuple of two Python
+    ints (PyTorch reads ``[2]`` as ``2``), each at most :data:`MAX_PARAMETER`."""
     if _is_int(value):
-        return int(value), int(value)
+        return _bounded(int(value), name), _bounded(int(value), name)
     if isinstance(value, (tuple, list, np.ndarray)) and not isinstance(value, str):
         items = list(np.asarray(value).ravel()) if isinstance(value, np.ndarray) else list(value)
-        if len(items) != 2:
+        if len(items) not in (1, 2):
             raise ValueError(
-                f"{name} must be an int or an (h, w) pair, got {len(items)} values: {value!r}")
+                f"{name} must be an int or an (h, w) pair, got {len(items)} values: {value!r} "
+                "(a sequence holds one int or two)")
         for item in items:
             if not _is_int(item):
                 raise TypeError(
                     f"{name} must be an int or an (h, w) pair of ints, got {item!r} "
                     f"of type {type(item).__name__}")
-        return int(items[0]), int(items[1])
+        return _bounded(int(items[0]), name), _bounded(int(items[-1]), name)
     raise TypeError(
         f"{name} must be an int or an (h, w) pair of ints, got {value!r} "
         f"of type {type(value).__name__}")
+
+
+def _bounded(value, name):
+    if value > MAX_PARAMETER:
+        raise ValueError(
+            f"{name}={value} is too large: pooling parameters are 64-bit integers, at most "
+            f"2**63 - 1 as in PyTorch; use a smaller {name}")
+    return value
 
 
 def as_flag(value, name):
@@ -175,7 +211,9 @@ def pooling_parameters(kernel_size, stride=None, padding=0, dilation=1, ceil_mod
     ValueError: padding=3 is too large for kernel_size=4: padding must be at most kernel_size // 2 = 2
     """
     kernel = _pair(kernel_size, "kernel_size")
-    strides = kernel if stride is None else _pair(stride, "stride")
+    # PyTorch reads an empty stride as an omitted one.
+    omitted = stride is None or (isinstance(stride, (tuple, list)) and len(stride) == 0)
+    strides = kernel if omitted else _pair(stride, "stride")
     pads = _pair(padding, "padding")
     dilations = _pair(dilation, "dilation")
     ceil = as_flag(ceil_mode, "ceil_mode")
@@ -224,8 +262,16 @@ def sampled_lines(count, kernel, stride, pad, dilation):
 
     >>> sampled_lines(2, 3, 2, 1, 2).tolist()
     [[-1, 1, 3], [1, 3, 5]]
+
+    Lines far beyond 64-bit integers (a dilation of 2**62) are exact Python ints:
+
+    >>> sampled_lines(1, 3, 1, 0, 2**62).tolist()
+    [[0, 4611686018427387904, 9223372036854775808]]
     """
-    return np.arange(count)[:, None] * stride - pad + np.arange(kernel)[None, :] * dilation
+    largest = (count - 1) * stride + (kernel - 1) * dilation
+    dtype = np.int64 if largest < 2**62 else object
+    return (np.arange(count).astype(dtype)[:, None] * stride - pad
+            + np.arange(kernel).astype(dtype)[None, :] * dilation)
 
 
 def output_size(size, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
@@ -271,18 +317,22 @@ def _checked_axis(size, axis, params):
             f"kernel_size={_describe(params.kernel)} does not fit: an input side of {size} "
             f"(padded by {pad} on each end) holds no window of size {span} "
             f"(dilation {dilation}), the output side would be {count}")
-    if dilation == 1:
+    if dilation == 1 or kernel == 1:
         # A contiguous window with pad <= kernel // 2 always reaches into the input.
         return count
-    samples = sampled_lines(count, kernel, stride, pad, dilation)
+    # Only a window starting in the padding can miss the input (every later one starts
+    # inside it), and a step past the input's far side lands outside whatever its size.
+    starting_in_padding = min(count, -(-pad // stride))
+    samples = sampled_lines(starting_in_padding, kernel, stride, pad, min(dilation, size + pad))
     blind = ~np.any((samples >= 0) & (samples < size), axis=1)
     if blind.any():
         line = int(np.argmax(blind))
         side = "row" if axis == 0 else "column"
+        lines = sampled_lines(1, kernel, 1, pad - line * stride, dilation)[0].tolist()
         raise ValueError(
             f"dilation={_describe(params.dilation)} with padding={_describe(params.padding)} "
             f"makes output {side} {line}'s window sample only padding "
-            f"({side}s {samples[line].tolist()} of {size}): every window must cover at "
+            f"({side}s {lines} of {size}): every window must cover at "
             "least one input cell; use less padding or dilation")
     return count
 
@@ -346,8 +396,9 @@ def input_shape_of(input_shape, name="input_shape"):
     shape = tuple(int(dim) for dim in dims)
     if not 2 <= len(shape) <= 4:
         raise ValueError(f"{name} must be {_RANK_RULE}, got {len(shape)} dimensions: {shape}")
-    if min(shape) < 1:
-        raise ValueError(f"{name} must have sizes of at least 1, got {shape}")
+    if min(shape) < 1 and not (len(shape) == 4 and shape[0] == 0 and min(shape[1:]) > 0):
+        raise ValueError(f"{name} must have sizes of at least 1 (only the batch N of a 4-D "
+                         f"shape may be 0), got {shape}")
     if math.prod(shape) > MAX_ELEMENTS:
         raise ValueError(f"{name}={shape} is too large: at most {MAX_ELEMENTS} elements")
     return shape

@@ -7,7 +7,6 @@ divide by the window's size clipped to the padded input (or its inside-cell coun
 Slow, plain Python, and easy to read.
 """
 
-import math
 
 import numpy as np
 
@@ -20,12 +19,13 @@ def output_side(size, kernel, stride, pad, dilation, ceil_mode):
     """PyTorch's pooling_output_shape, written out."""
     span = dilation * (kernel - 1) + 1
     numerator = size + 2 * pad - span
+    # Integer division: a float quotient rounds wrong for parameters beyond 2**53.
     if ceil_mode:
-        count = math.ceil(numerator / stride) + 1
+        count = -(-numerator // stride) + 1
         if (count - 1) * stride >= size + pad:
             count -= 1
     else:
-        count = math.floor(numerator / stride) + 1
+        count = numerator // stride + 1
     return count
 
 

@@ -213,7 +213,11 @@ def test_gradient_is_conserved(case, data):
     (np.ones((2, 2)), np.full((2, 2), -1), (4, 4), ValueError, "indices holds -1"),
     (np.ones((2, 2)), np.zeros((2, 2)), (4, 4), TypeError, "indices must be integers"),
     (np.ones((3, 2, 2)), np.zeros((3, 2, 2), int), (2, 4, 4), ValueError,
-     r"grad_output has shape \(3,\) but the leading axes of input_shape=\(2, 4, 4\)"),
+     r"grad_output has shape \(3, 2, 2\) but input_shape is \(2, 4, 4\): their leading "
+     r"\(batch, channel\) axes must match, got \(3,\) and \(2,\)"),
+    # The leading axes are compared whole: a missing channel axis is not "shape ()".
+    (np.ones((2, 2)), [[0, 1], [2, 3]], (3, 4, 4), ValueError,
+     r"grad_output has shape \(2, 2\) but input_shape is \(3, 4, 4\): .* got \(\) and \(3,\)"),
     (np.ones((2, 2)), np.zeros((2, 2), int), (10**5, 10**5), ValueError,
      "input_shape=.* is too large"),
     ([[1, 2], [3]], np.zeros((2, 2), int), (4, 4), ValueError, "grad_output has ragged rows"),

@@ -1,0 +1,109 @@
+"""The Python side of the widget's worker protocol: one JSON request in, one JSON answer out.
+
+The page's worker (web/worker.js) imports :func:`run_trace` and hands it every request
+as a JSON string: the keyword arguments of :func:`poolgrad.trace`. Strict JSON has no
+NaN, infinities or negative zero among its numbers, so inside ``x`` and ``grad_output``
+they travel as the strings ``"NaN"``, ``"Infinity"``, ``"-Infinity"`` and ``"-0"``.
+``grad_output`` may also be one number for every output cell (the page sends 1, the
+default all-ones gradient: only Python knows the output's shape).
+
+Whatever the request, the answer is JSON: ``{"trace": ...}`` or ``{"error": message}``,
+where the message says what is wrong, for the page to show as it is.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+from .trace import trace
+
+#: The keyword arguments a request may carry: those of :func:`poolgrad.trace`.
+REQUEST_KEYS = ("x", "kernel_size", "stride", "padding", "dilation", "ceil_mode", "mode",
+                "grad_output", "count_include_pad")
+
+#: The strings that stand for the numbers strict JSON cannot write.
+NUMBER_NAMES = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf, "-0": -0.0}
+
+
+class RequestError(ValueError):
+    """A request that is not JSON of the expected form."""
+
+
+def run_trace(request_json: str) -> str:
+    """Answer one request from the page: trace() as JSON, or a clear error as JSON.
+
+    >>> answer = json.loads(run_trace('{"x": [[1, 2], [3, "NaN"]], "kernel_size": 2}'))
+    >>> answer["trace"]["output"], answer["trace"]["indices"]
+    ([['NaN']], [[3]])
+    >>> json.loads(run_trace('{"x": [["-0", 0]], "kernel_size": [1, 2]}'))["trace"]["output"]
+    [[-0.0]]
+
+    Every user error comes back as a message, never as a traceback:
+
+    >>> json.loads(run_trace('{"x": [[1, "two"]], "kernel_size": 1}'))["error"]
+    'x row 0, col 1: "two" is not a number (the only strings allowed are NaN, Infinity, -Infinity, -0)'
+    >>> json.loads(run_trace('{"x": [[1]], "kernel_size": 1, "dilation": 9223372036854775808}'))["error"]
+    'dilation=9223372036854775808 is too large: pooling parameters are 64-bit integers, at most 2**63 - 1 as in PyTorch; use a smaller dilation'
+    >>> json.loads(run_trace('[1, 2]'))["error"]
+    'the request must be a JSON object of trace() settings, got list'
+    """
+    try:
+        request = _parse(request_json)
+        result = trace(**request)
+    except (ValueError, TypeError) as refused:
+        return json.dumps({"error": str(refused)})
+    return json.dumps({"trace": result}, allow_nan=False)
+
+
+def _parse(request_json):
+    """The request as trace()'s keyword arguments, named numbers turned into floats."""
+    if not isinstance(request_json, str):
+        raise RequestError(f"the request must be a JSON string, got {type(request_json).__name__}")
+    try:
+        request = json.loads(request_json, parse_constant=_refuse_constant)
+    except RecursionError:
+        raise RequestError("the request is nested too deeply to be a pooling request") from None
+    except json.JSONDecodeError as error:
+        raise RequestError(f"the request is not valid JSON: {error}") from None
+    if not isinstance(request, dict):
+        raise RequestError(
+            f"the request must be a JSON object of trace() settings, got {type(request).__name__}")
+    for key in request:
+        if key not in REQUEST_KEYS:
+            raise RequestError(f'the request has an unknown setting "{key[:40]}"; known settings: '
+                               f"{', '.join(REQUEST_KEYS)}")
+    if "x" not in request or "kernel_size" not in request:
+        raise RequestError("the request needs at least x and kernel_size")
+    request["x"] = _decode(request["x"], "x")
+    if "grad_output" in request and request["grad_output"] is not None:
+        request["grad_output"] = _decode(request["grad_output"], "grad_output")
+    return request
+
+
+def _refuse_constant(name):
+    raise RequestError(f"the request holds the bare constant {name}; write it as the "
+                       f'string "{name}"')
+
+
+def _decode(value, name):
+    """A number, or rows of numbers, with the named numbers turned into floats.
+
+    One flat pass over the rows of the page's 2-D grid; anything deeper is left for
+    trace()'s own checks to refuse.
+    """
+    if isinstance(value, str):
+        return _number(value, name)
+    if not isinstance(value, list):
+        return value
+    return [[_number(cell, f"{name} row {r}, col {c}") if isinstance(cell, str) else cell
+             for c, cell in enumerate(row)] if isinstance(row, list) else
+            (_number(row, f"{name} entry {r}") if isinstance(row, str) else row)
+            for r, row in enumerate(value)]
+
+
+def _number(text, where):
+    if text in NUMBER_NAMES:
+        return NUMBER_NAMES[text]
+    raise RequestError(f'{where}: "{text[:24]}" is not a number (the only strings allowed are '
+                       f"{', '.join(NUMBER_NAMES)})")
