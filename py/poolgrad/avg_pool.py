@@ -13,10 +13,11 @@ would refuse most integer dtypes and truncate ``int64``.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
-from .validation import as_flag, as_input, check_grad_shape, geometry, input_shape_of
+from .validation import ArrayLike, IntOrPair, as_flag, as_input, check_grad_shape, geometry, input_shape_of
 from .windows import PhaseLayout, compact
 
 
@@ -72,8 +73,8 @@ def _avg_geometry(shape, kernel_size, stride, padding, ceil_mode):
     return geometry(shape[-2:], kernel_size, stride, padding, 1, ceil_mode)
 
 
-def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False,
-               count_include_pad=True):
+def avg_pool2d(x: ArrayLike, kernel_size: IntOrPair, stride: IntOrPair | None = None,
+               padding: IntOrPair = 0, ceil_mode: bool = False, count_include_pad: bool = True) -> np.ndarray:
     """Slide a window over the last two axes of ``x`` and keep each window's mean.
 
     ``x`` is ``(H, W)``, ``(C, H, W)`` or ``(N, C, H, W)``; parameters are an int or an
@@ -122,8 +123,9 @@ def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False,
     return out.reshape(array.shape[:-2] + geo.output)
 
 
-def avg_pool2d_backward(grad_output, input_shape, kernel_size, stride=None, padding=0,
-                        ceil_mode=False, count_include_pad=True):
+def avg_pool2d_backward(grad_output: ArrayLike, input_shape: Sequence[int], kernel_size: IntOrPair,
+                        stride: IntOrPair | None = None, padding: IntOrPair = 0, ceil_mode: bool = False,
+                        count_include_pad: bool = True) -> np.ndarray:
     """Spread each output's gradient evenly over the input cells of its window.
 
     Output ``(i, j)`` hands ``grad_output[i, j] / divisor[i, j]`` to every cell of its

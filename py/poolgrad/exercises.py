@@ -7,13 +7,15 @@ gradient comes back as plain lists rounded to 4 decimals, the way the exercise c
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from . import max_pool
-from .validation import as_input
+from .validation import ArrayLike, as_input
 
 
-def max_pool2d(image, pool_size=2):
+def max_pool2d(image: ArrayLike, pool_size: int = 2) -> np.ndarray:
     """Max pooling with a ``pool_size`` x ``pool_size`` window and stride ``pool_size``.
 
     Rows and columns that do not fill a whole window are dropped.
@@ -29,7 +31,8 @@ def max_pool2d(image, pool_size=2):
     return max_pool.max_pool2d(image, pool_size, pool_size)
 
 
-def max_pool2d_backward(input_map, grad_output, pool_size=2, stride=2):
+def max_pool2d_backward(input_map: Sequence[Sequence[float]], grad_output: Sequence[Sequence[float]],
+                        pool_size: int = 2, stride: int = 2) -> list[list[float]]:
     """Send each output's gradient to the input cell its maximum came from.
 
     Where windows overlap (``stride < pool_size``) and pick the same cell, the

@@ -7,9 +7,11 @@ gradient back with ``backward``. The results are those of the functions.
 
 from __future__ import annotations
 
+import numpy as np
+
 from .avg_pool import avg_pool2d, avg_pool2d_backward
 from .max_pool import max_pool2d, max_pool2d_backward
-from .validation import as_flag, as_input, pooling_parameters
+from .validation import ArrayLike, IntOrPair, as_flag, as_input, pooling_parameters
 
 
 class MaxPool2d:
@@ -29,7 +31,8 @@ class MaxPool2d:
            [0., 3., 0., 0.]])
     """
 
-    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+    def __init__(self, kernel_size: IntOrPair, stride: IntOrPair | None = None, padding: IntOrPair = 0,
+                 dilation: IntOrPair = 1, ceil_mode: bool = False) -> None:
         params = pooling_parameters(kernel_size, stride, padding, dilation, ceil_mode)
         self.kernel_size, self.stride = params.kernel, params.stride
         self.padding, self.dilation = params.padding, params.dilation
@@ -37,7 +40,7 @@ class MaxPool2d:
         self.indices = None
         self.input_shape = None
 
-    def forward(self, x):
+    def forward(self, x: ArrayLike) -> np.ndarray:
         """Pool ``x``; keep the indices and the input's shape for :meth:`backward`."""
         array = as_input(x)
         out, self.indices = max_pool2d(array, self.kernel_size, self.stride, self.padding,
@@ -45,7 +48,7 @@ class MaxPool2d:
         self.input_shape = array.shape
         return out
 
-    def backward(self, grad_output):
+    def backward(self, grad_output: ArrayLike) -> np.ndarray:
         """The gradient of the last forward's input, given the output's gradient."""
         if self.indices is None:
             raise RuntimeError("MaxPool2d.backward needs a forward call first")
@@ -68,15 +71,15 @@ class AvgPool2d:
     array([0.25, 0.25, 0.5 , 0.5 ])
     """
 
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
-                 count_include_pad=True):
+    def __init__(self, kernel_size: IntOrPair, stride: IntOrPair | None = None, padding: IntOrPair = 0,
+                 ceil_mode: bool = False, count_include_pad: bool = True) -> None:
         params = pooling_parameters(kernel_size, stride, padding, 1, ceil_mode)
         self.kernel_size, self.stride = params.kernel, params.stride
         self.padding, self.ceil_mode = params.padding, params.ceil_mode
         self.count_include_pad = as_flag(count_include_pad, "count_include_pad")
         self.input_shape = None
 
-    def forward(self, x):
+    def forward(self, x: ArrayLike) -> np.ndarray:
         """Pool ``x``; keep its shape for :meth:`backward`."""
         array = as_input(x)
         out = avg_pool2d(array, self.kernel_size, self.stride, self.padding, self.ceil_mode,
@@ -84,7 +87,7 @@ class AvgPool2d:
         self.input_shape = array.shape
         return out
 
-    def backward(self, grad_output):
+    def backward(self, grad_output: ArrayLike) -> np.ndarray:
         """The gradient of the last forward's input, given the output's gradient."""
         if self.input_shape is None:
             raise RuntimeError("AvgPool2d.backward needs a forward call first")

@@ -13,19 +13,21 @@ The rules are PyTorch's CPU kernel, scanning each window in row-major order:
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from functools import lru_cache
 
 import numpy as np
 
-from .validation import MAX_ELEMENTS, as_input, geometry, input_shape_of
+from .validation import MAX_ELEMENTS, ArrayLike, IntOrPair, as_input, geometry, input_shape_of
 from .windows import PhaseLayout, compact
 
 #: Bytes of gradient one backward block scatters into (it stays in the cache).
 _BACKWARD_BLOCK_BYTES = 1 << 19
 
 
-def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-               return_indices=False):
+def max_pool2d(x: ArrayLike, kernel_size: IntOrPair, stride: IntOrPair | None = None,
+               padding: IntOrPair = 0, dilation: IntOrPair = 1, ceil_mode: bool = False,
+               return_indices: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """Slide a window over the last two axes of ``x`` and keep each window's maximum.
 
     ``x`` is ``(H, W)``, ``(C, H, W)`` or ``(N, C, H, W)`` (an array or nested lists);
@@ -208,7 +210,7 @@ def _scan(flat, offsets, codes, length, work, nan_aware):
         np.maximum(winner, candidate, out=winner)
 
 
-def max_pool2d_backward(grad_output, indices, input_shape):
+def max_pool2d_backward(grad_output: ArrayLike, indices: ArrayLike, input_shape: Sequence[int]) -> np.ndarray:
     """Route each output's gradient to the input cell its maximum came from.
 
     ``grad_output`` has the shape of the pooled output, ``indices`` is what

@@ -11,12 +11,13 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 from itertools import pairwise
+from typing import Any
 
 import numpy as np
 
 from .avg_pool import avg_pool2d, avg_pool2d_backward, divisors
 from .max_pool import max_pool2d, max_pool2d_backward
-from .validation import as_flag, as_input, axis_formula, geometry, sampled_lines
+from .validation import ArrayLike, IntOrPair, as_flag, as_input, axis_formula, geometry, sampled_lines
 
 MODES = ("max", "avg")
 
@@ -87,8 +88,9 @@ def _coordinates(flat, width):
     return pairs.tolist()
 
 
-def trace(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-          mode="max", grad_output=None, count_include_pad=True):
+def trace(x: ArrayLike, kernel_size: IntOrPair, stride: IntOrPair | None = None, padding: IntOrPair = 0,
+          dilation: IntOrPair = 1, ceil_mode: bool = False, mode: str = "max",
+          grad_output: ArrayLike | float | None = None, count_include_pad: bool = True) -> dict[str, Any]:
     """Pool one 2D plane and describe every step of it for the widget.
 
     Parameters are those of :func:`poolgrad.max_pool2d` (``mode="max"``) or

@@ -12,9 +12,17 @@ import math
 import numbers
 from decimal import Decimal
 from functools import lru_cache
-from typing import NamedTuple
+from collections.abc import Sequence
+from typing import NamedTuple, Union
 
 import numpy as np
+import numpy.typing as npt
+
+#: A pooling parameter: one int for both axes, or an ``(h, w)`` pair (any sequence of
+#: one or two ints, as in PyTorch).
+IntOrPair = Union[int, Sequence[int]]
+#: Anything NumPy turns into an array: an array, nested lists, a number.
+ArrayLike = npt.ArrayLike
 
 #: Largest number of elements an input, output or gradient may have. Requests beyond
 #: this (say a 10**5 x 10**5 plane) are refused before anything is allocated.
@@ -274,7 +282,8 @@ def sampled_lines(count, kernel, stride, pad, dilation):
             + np.arange(kernel).astype(dtype)[None, :] * dilation)
 
 
-def output_size(size, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+def output_size(size: int, kernel_size: int, stride: int | None = None, padding: int = 0, dilation: int = 1,
+                ceil_mode: bool = False) -> int:
     """The number of windows along one side: ``floor((n + 2p - d*(k-1) - 1) / s) + 1``.
 
     With ``ceil_mode`` the division rounds up, but a last window that would start in the
