@@ -6,7 +6,8 @@ Standard library only. Subcommands (``python build.py --help``):
     build            assemble dist/ (the default when no subcommand is given)
     serve            build if needed, then serve dist/ on 127.0.0.1
     test [ARGS...]   install the [test] extra, Chromium and the other engines, build, run pytest ARGS
-    bench            run the benchmarks under benchmarks/
+    bench            run the benchmarks under benchmarks/ (--engine chromium|firefox|webkit|wpe:
+                     the browser benchmark in one engine)
     bundle [PATH]    zip dist/ with a one-file launcher for offline demos
 
 Importable API (used by the tests): ``build``, ``bundle``, ``make_server``,
@@ -1094,10 +1095,28 @@ def run_tests(pytest_args: list[str]) -> int:
 # --------------------------------------------------------------------------- bench
 
 
+BENCH_ENGINES = ("chromium", "firefox", "webkit", "wpe")
+
+
 def run_bench(args: list[str]) -> int:
+    """The benchmarks: bench_pool.py and bench_browser.py (Chromium); with `--engine E`,
+    only the browser benchmark in engine E (chromium: bench_browser.py; firefox, webkit,
+    wpe: bench_engines.py). Other arguments go to the scripts."""
+    engine = None
+    if "--engine" in args:
+        at = args.index("--engine")
+        engine = args[at + 1] if at + 1 < len(args) else ""
+        args = args[:at] + args[at + 2:]
+        if engine not in BENCH_ENGINES:
+            raise BuildError(f"--engine must be one of {', '.join(BENCH_ENGINES)}; got {engine!r}")
     scripts = [ROOT / "benchmarks" / "bench_pool.py", ROOT / "benchmarks" / "bench_browser.py"]
+    if engine == "chromium":
+        scripts = scripts[1:]
+    elif engine:
+        scripts = [ROOT / "benchmarks" / "bench_engines.py"]
+        args = ["--engine", engine, *args]
     if not scripts[0].is_file():
-        raise BuildError("benchmarks/bench_pool.py not found")
+        raise BuildError(f"benchmarks/{scripts[0].name} not found")
     rc = 0
     for s in scripts:
         if not s.is_file():
@@ -1134,13 +1153,14 @@ def _serve(argv: list[str]) -> int:
     return run_server(server)
 
 
-USAGE = """usage: python build.py [build | serve [--port N] [--no-build] | test [pytest args...] | bench | bundle [PATH]]
+USAGE = """usage: python build.py [build | serve [--port N] [--no-build] | test [pytest args...] | bench [--engine E] | bundle [PATH]]
 
   build    assemble dist/, the offline static site (default)
   serve    build if needed, then serve dist/ on http://127.0.0.1:8000/
   test     install the test extra, Chromium, Firefox ESR, WebKitGTK and WPE WebKit, build,
            run pytest with the given args
-  bench    run benchmarks/bench_pool.py (and benchmarks/bench_browser.py if present)
+  bench    run benchmarks/bench_pool.py (and benchmarks/bench_browser.py if present);
+           --engine chromium|firefox|webkit|wpe: only the browser benchmark, in that engine
   bundle   zip dist/ with a launcher: poolgrad-offline.zip (or PATH)
 """
 
