@@ -9,6 +9,7 @@ Values are the lesson's reference numbers for its 4 x 4 fixture:
 """
 
 import time
+from collections import Counter
 
 import pytest
 
@@ -83,6 +84,16 @@ def test_page_errors_would_be_seen(widget):
             assert time.monotonic() < deadline, f"BiDi reported only {heard}"
             time.sleep(0.05)
     widget.forget_problems()
+
+
+def test_downloads_each_file_once_and_only_what_it_uses(booted):
+    # WPE WebKit 2.38 (Safari 16) has no DecompressionStream: the worker must not fetch the
+    # start-up snapshot it cannot unpack, nor fetch the runtime a second time to start
+    # without it.
+    fetched = Counter(str(r).split("?")[0] for r in booted.boot_requests)
+    assert {path: n for path, n in fetched.items() if n > 1} == {}
+    if not booted.driver.execute_script("return typeof DecompressionStream === 'function'"):
+        assert "/pyodide/snapshot.bin.gz" not in fetched, "fetched the start-up snapshot, which needs DecompressionStream"
 
 
 def test_tap_selects_output_marks_argmax_and_routes_gradient(widget):
