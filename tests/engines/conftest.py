@@ -1,0 +1,234 @@
+"""Fixtures for the cross-engine tests: Firefox ESR, WebKitGTK and WPE WebKit (the old
+Safari's engine) under Selenium, each test parametrised by engine ("firefox", "webkit",
+"wpe"; `-k firefox` runs one engine).
+
+Booting Pyodide is what takes time (5-10 s per page in WebKit), so each engine opens
+index.html once and its scenarios share that page (`widget`, module-scoped per engine;
+pytest groups the tests by engine). A scenario leaves the page on index.html; `widget`
+reopens it if a scenario could not.
+
+A missing engine fails with what to install (`python build.py test` installs them).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ENGINES = ["firefox", "webkit", "wpe"]
+
+
+def _load(name, path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+drivers = _load("poolgrad_engine_drivers", Path(__file__).with_name("drivers.py"))
+
+
+@pytest.fixture(scope="session")
+def engines_build():
+    return _load("poolgrad_build_for_engines", ROOT / "build.py")
+
+
+@pytest.fixture(scope="session")
+def engine_dist(engines_build):
+    existing = Path(engines_build.DIST)
+    if os.environ.get("POOLGRAD_SKIP_BUILD") == "1" and (existing / "build-info.json").is_file():
+        return existing
+    return Path(engines_build.build(quiet=True))
+
+
+class EngineSite:
+    """The probed copy of dist/ on a local server: `url` ends with "/", `requests` is the
+    server's log (RequestRecord: the path, with .status and .host)."""
+
+    def __init__(self, server, requests):
+        self.server = server
+        self.requests = requests
+        host, port = server.server_address[:2]
+        self.host = f"{host}:{port}"
+        self.url = f"http://{host}:{port}/"
+
+
+@pytest.fixture(scope="session")
+def engine_site(engines_build, engine_dist, tmp_path_factory):
+    root = drivers.probed_copy(engine_dist, tmp_path_factory.mktemp("engine-site"))
+    requests = []
+    server = engines_build.make_server(root, request_log=requests)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield EngineSite(server, requests)
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="session")
+def display(engines_build):
+    """An Xvfb display for WebKitGTK, started on first use."""
+    started = []
+
+    def get():
+        if not started:
+            if not engines_build.find_engine_parts()["webkit"]["Xvfb"]:
+                pytest.fail("no Xvfb for WebKitGTK: run `python build.py test` (it installs Debian's xvfb "
+                            "when run as root) or apt-get install xvfb")
+            started.append(drivers.start_xvfb())
+        return started[0][1]
+
+    yield get
+    for process, _ in started:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+@pytest.fixture(scope="module", params=ENGINES)
+def engine(request):
+    return request.param
+
+
+@pytest.fixture(scope="module")
+def driver(engine, engines_build, display, tmp_path_factory):
+    parts = engines_build.find_engine_parts()[engine]
+    missing = engines_build.engine_missing_message(engine, parts)
+    if missing:
+        # An engine that cannot run has not passed: say what to do instead of skipping.
+        pytest.fail(missing)
+    log = tmp_path_factory.mktemp(f"{engine}-driver") / "driver.log"
+    started = drivers.start_driver(engine, parts, log, display=display() if engine == "webkit" else None)
+    yield started
+    started.quit()
+
+
+class EngineWidget:
+    """Drives the widget through its DOM contract with WebDriver, as a user would."""
+
+    BOOT_TIMEOUT_S = 120
+
+    def __init__(self, driver, site, engine):
+        self.driver = driver
+        self.site = site
+        self.engine = engine
+        self.opened_at = 0  # how many requests the server had logged when the page was opened
+        self.boot_requests = []  # what the first boot of index.html requested
+
+    def open(self, page="index.html", hash_=""):
+        self.opened_at = len(self.site.requests)
+        self.driver.get(self.site.url + page + hash_)
+        return self
+
+    def wait(self, script, *args, timeout=20, what="a condition"):
+        return drivers.wait_for(self.driver, script, *args, timeout=timeout, what=f"{what} ({self.engine})")
+
+    def on_index(self):
+        return self.driver.execute_script(
+            "return location.pathname.endsWith('/index.html') && location.search === ''")
+
+    def settled(self, state="ready", timeout=BOOT_TIMEOUT_S):
+        """Wait until boot is over, the output matches the state and #status is `state`."""
+        got = drivers.wait_for(self.driver, """
+            const status = document.getElementById("status");
+            const output = document.getElementById("output-grid");  // null while a frame is still blank
+            if (!status || !output || status.dataset.state === "loading" || output.getAttribute("aria-busy") !== "false") return null;
+            return [status.dataset.state, document.getElementById("status-text").textContent];
+        """, timeout=timeout, what=f"#status to leave loading with the output drawn ({self.engine})")
+        assert got[0] == state, f"#status is {got[0]!r} ({got[1]!r}), expected {state!r}"
+        return got[1]
+
+    def status(self):
+        return self.driver.execute_script(
+            "return [document.getElementById('status').dataset.state, document.getElementById('status-text').textContent]")
+
+    def set_hash(self, hash_):
+        """Navigate to another hash and return once the widget's hashchange handler ran."""
+        self.driver.execute_async_script("""
+            const [hash, done] = arguments;
+            if (location.hash === hash) { done(); return; }
+            window.addEventListener("hashchange", () => setTimeout(done, 0), { once: true });
+            location.hash = hash;
+        """, hash_)
+
+    def values(self, grid):
+        return self.driver.execute_script("""
+            const rows = new Map();
+            for (const cell of document.querySelectorAll(`[data-grid="${arguments[0]}"]:not([data-pad])`)) {
+                const row = Number(cell.dataset.row);
+                if (!rows.has(row)) rows.set(row, []);
+                rows.get(row).push(cell.textContent);
+            }
+            return [...rows.keys()].sort((a, b) => a - b).map((row) => rows.get(row));
+        """, grid)
+
+    def marked(self, attribute, grid="input"):
+        return self.driver.execute_script("""
+            return [...document.querySelectorAll(`[data-grid="${arguments[0]}"]`)]
+                .filter((cell) => cell.getAttribute(arguments[1]) === "true")
+                .map((cell) => [Number(cell.dataset.row), Number(cell.dataset.col)]);
+        """, grid, attribute)
+
+    def cell(self, grid, row, col):
+        from selenium.webdriver.common.by import By
+        return self.driver.find_element(By.CSS_SELECTOR, f'[data-grid="{grid}"][data-row="{row}"][data-col="{col}"]')
+
+    def control(self, control_id):
+        from selenium.webdriver.common.by import By
+        return self.driver.find_element(By.ID, control_id)
+
+    def click(self, element):
+        """Scroll `element` into view and click it, as a user does (WebKitWebDriver does not
+        scroll an element below the fold into view, and then refuses to click it)."""
+        self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+        element.click()
+
+    def type_into(self, control_id, text):
+        """Select the field's text and type over it, as a user does (WebDriver's clear()
+        fires no input event)."""
+        from selenium.webdriver.common.keys import Keys
+        field = self.control(control_id)
+        self.click(field)
+        field.send_keys(Keys.CONTROL, "a")
+        field.send_keys(text)
+
+    def problems(self):
+        """What went wrong in the page (probe.js, this document and its frames) and, in
+        Firefox, in any realm (BiDi)."""
+        return self.driver.execute_script("""
+            const windows = [window, ...[...document.querySelectorAll("iframe")].map((frame) => frame.contentWindow)];
+            return windows.flatMap((w) => (w.__engine ? w.__engine.problems : ["no probe in " + w.location.href]));
+        """) + list(self.driver.bidi_problems)
+
+    def forget_problems(self):
+        self.driver.execute_script("window.__engine.problems.length = 0")
+        self.driver.bidi_problems.clear()
+
+    def requests_since_open(self):
+        return self.site.requests[self.opened_at:]
+
+
+@pytest.fixture(scope="module")
+def booted(driver, engine_site, engine):
+    """The engine's one booted index.html, shared by its scenarios."""
+    widget = EngineWidget(driver, engine_site, engine)
+    widget.open()
+    widget.settled()
+    widget.boot_requests = widget.requests_since_open()
+    return widget
+
+
+@pytest.fixture
+def widget(booted):
+    """The shared page, back on index.html with the default view, and with no problem
+    recorded by the scenario that used it."""
+    if not booted.on_index():
+        booted.open()
+    booted.set_hash("#k=2&s=2&p=0&d=1&mode=max&grad=0&x=1,2,5,6;3,4,8,7;0,-1,-3,-2;-4,9,-6,-5")
+    booted.settled()
+    yield booted
+    assert booted.problems() == []

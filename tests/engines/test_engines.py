@@ -1,0 +1,202 @@
+"""The widget in Firefox ESR, WebKitGTK (Safari's engine) and WPE WebKit 2.38 (the engine of
+Safari 16): each scenario runs once per engine on one shared booted page (conftest.py).
+Values are the lesson's reference numbers for its 4 x 4 fixture:
+
+     1  2  5  6
+     3  4  8  7
+     0 -1 -3 -2
+    -4  9 -6 -5
+"""
+
+import time
+from collections import Counter
+
+import pytest
+
+pytestmark = pytest.mark.engines
+
+FIXTURE = "1,2,5,6;3,4,8,7;0,-1,-3,-2;-4,9,-6,-5"
+MAX_2X2 = [["4", "8"], ["9", "-2"]]  # 2 x 2, stride 2: from cells 5, 6, 13, 11
+MAX_3X3_STRIDE_1 = [["8", "8"], ["9", "9"]]  # two outputs share a cell
+MAX_2X2_STRIDE_1 = [["4", "8", "8"], ["4", "8", "8"], ["9", "9", "-2"]]
+AVG_2X2 = [["2.5", "6.5"], ["1", "-4"]]
+
+
+# True once the grid's cell texts, row by row, are `expected` and the output is not busy.
+VALUES_ARE = """
+        const [grid, expected] = arguments;
+        const output = document.getElementById("output-grid");  // null while a frame is still blank
+        if (!output || output.getAttribute("aria-busy") !== "false") return null;
+        const rows = new Map();
+        for (const cell of document.querySelectorAll(`[data-grid="${grid}"]:not([data-pad])`)) {
+            const row = Number(cell.dataset.row);
+            if (!rows.has(row)) rows.set(row, []);
+            rows.get(row).push(cell.textContent);
+        }
+        const got = [...rows.keys()].sort((a, b) => a - b).map((row) => rows.get(row));
+        return JSON.stringify(got) === JSON.stringify(expected);
+"""
+
+
+def wait_values(widget, grid, expected, what):
+    try:
+        widget.wait(VALUES_ARE, grid, expected, what=f"{what}: {grid} values {expected}")
+    except AssertionError as timed_out:
+        raise AssertionError(f"{timed_out}; they are {widget.values(grid)}, #status says {widget.status()}") from None
+
+
+def test_boots_to_ready_with_every_file_from_the_site(booted):
+    assert booted.settled() == "Ready: max pooling, 2 × 2 window, stride 2."
+    assert booted.values("output") == MAX_2X2
+    assert booted.values("input") == [row.split(",") for row in FIXTURE.split(";")]
+    boot = booted.driver.execute_script("return window.__engine")
+    assert boot["drawnAtReady"] is True, "#status said ready before the output grid was drawn"
+    assert booted.problems() == []
+    requests = booted.boot_requests
+    paths = {str(r).split("?")[0] for r in requests}
+    assert {"/index.html", "/worker.js", "/pyodide/pyodide.asm.wasm"} <= paths
+    assert any(path.startswith("/wheels/poolgrad-") for path in paths)
+    assert [(str(r), r.status) for r in requests if r.status not in (200, 304)] == []
+    assert {r.host for r in requests} == {booted.site.host}
+    foreign = booted.driver.execute_script(
+        "return performance.getEntriesByType('resource').map((e) => e.name)"
+        ".filter((url) => new URL(url).origin !== location.origin)")
+    assert foreign == []
+
+
+def test_page_errors_would_be_seen(widget):
+    # The channel the other scenarios rely on for "no error" does report errors here.
+    widget.driver.execute_script("""
+        const script = document.createElement("script");
+        script.src = "engine-check.js";  // served by the test server only
+        document.head.append(script);
+    """)
+    seen = widget.wait("return window.__engine.problems.length >= 3 && window.__engine.problems",
+                       what="three deliberate errors in the probe's record")
+    assert "console.error: engine check: console" in seen
+    assert [p for p in seen if p.startswith("uncaught error:") and "engine check: thrown" in p] != []
+    assert "unhandled rejection: Error: engine check: rejected" in seen
+    if widget.engine == "firefox":  # BiDi, which also hears the worker; its events arrive on their own
+        heard = widget.driver.bidi_problems
+        deadline = time.monotonic() + 10
+        expected = ("engine check: console", "engine check: thrown", "engine check: rejected")
+        while not all(any(text in p for p in heard) for text in expected):
+            assert time.monotonic() < deadline, f"BiDi reported only {heard}"
+            time.sleep(0.05)
+    widget.forget_problems()
+
+
+def test_downloads_each_file_once_and_only_what_it_uses(booted):
+    # WPE WebKit 2.38 (Safari 16) has no DecompressionStream: the worker must not fetch the
+    # start-up snapshot it cannot unpack, nor fetch the runtime a second time to start
+    # without it.
+    fetched = Counter(str(r).split("?")[0] for r in booted.boot_requests)
+    assert {path: n for path, n in fetched.items() if n > 1} == {}
+    if not booted.driver.execute_script("return typeof DecompressionStream === 'function'"):
+        assert "/pyodide/snapshot.bin.gz" not in fetched, "fetched the start-up snapshot, which needs DecompressionStream"
+
+
+def test_tap_selects_output_marks_argmax_and_routes_gradient(widget):
+    widget.set_hash(f"#k=2&s=2&p=0&d=1&mode=max&grad=1&x={FIXTURE}&g=1,2;3,4")
+    wait_values(widget, "grad-input", [["0", "0", "0", "0"], ["0", "1", "2", "0"], ["0", "0", "0", "4"], ["0", "3", "0", "0"]],
+                "upstream 1, 2, 3, 4 lands on cells 5, 6, 13, 11")
+    widget.click(widget.cell("output", 0, 1))
+    widget.settled()
+    assert widget.marked("aria-selected", grid="output") == [[0, 1]]
+    assert widget.marked("data-argmax") == [[1, 2]]  # cell 6 holds the window's 8
+    assert sorted(widget.marked("data-in-window")) == [[0, 2], [0, 3], [1, 2], [1, 3]]
+    assert "sel=0,1" in widget.driver.execute_script("return location.hash")
+
+
+def test_typed_kernel_and_stride_change_the_output(widget):
+    widget.type_into("kernel", "3")
+    widget.type_into("stride", "1")
+    wait_values(widget, "output", MAX_3X3_STRIDE_1, "3 x 3, stride 1")
+    widget.click(widget.cell("output", 1, 1))
+    widget.settled()
+    assert widget.marked("data-argmax") == [[3, 1]]  # the 9 both bottom windows share
+    widget.type_into("kernel", "2")
+    wait_values(widget, "output", MAX_2X2_STRIDE_1, "2 x 2, stride 1")
+    assert widget.settled() == "Ready: max pooling, 2 × 2 window, stride 1."
+    assert widget.driver.execute_script("return location.hash").startswith("#k=2&s=1&")
+
+
+def test_kernel_set_with_only_a_change_event(widget):
+    # What a WebDriver clear()-and-type, autofill or a mobile keyboard's "done" may send.
+    widget.driver.execute_script("""
+        const kernel = document.getElementById("kernel");
+        kernel.value = "3";
+        kernel.dispatchEvent(new Event("change", { bubbles: true }));
+    """)
+    wait_values(widget, "output", [["8"]], "3 x 3, stride 2: one window")
+
+
+def test_switch_to_average(widget):
+    from selenium.webdriver.support.select import Select
+
+    Select(widget.control("mode")).select_by_value("avg")
+    wait_values(widget, "output", AVG_2X2, "average of each 2 x 2 block")
+    assert widget.settled() == "Ready: average pooling, 2 × 2 window, stride 2."
+    assert widget.marked("data-argmax") == []
+    widget.click(widget.control("mode-max"))
+    wait_values(widget, "output", MAX_2X2, "back to max pooling")
+
+
+def test_malformed_hash_shows_an_error_and_recovers(widget):
+    widget.set_hash("#k=2&s=2&x=1,2;3")
+    message = widget.settled(state="error")
+    assert message.startswith("The link's state is not valid:"), message
+    assert "row" in message.lower(), message
+    widget.set_hash(f"#k=3&s=1&mode=max&x={FIXTURE}")
+    wait_values(widget, "output", MAX_3X3_STRIDE_1, "valid again")
+    assert widget.settled() == "Ready: max pooling, 3 × 3 window, stride 1."
+
+
+def test_no_horizontal_scroll_at_360_px(widget):
+    # A 360 px wide frame: Firefox cannot make its window that narrow, a frame is as wide
+    # as asked, and its media queries see exactly its width.
+    driver = widget.driver
+    driver.execute_script("""
+        const frame = document.createElement("iframe");
+        frame.id = "narrow-frame";
+        frame.style.cssText = "width: 360px; height: 800px; border: 0";
+        frame.src = `index.html#k=2&s=1&mode=max&grad=1&sel=1,1&x=${arguments[0]}`;
+        document.body.append(frame);
+    """, FIXTURE)
+    try:
+        driver.switch_to.frame(driver.find_element("id", "narrow-frame"))
+        wait_values(widget, "output", MAX_2X2_STRIDE_1, "2 x 2, stride 1 with the gradient, 360 px wide")
+        # clientWidth leaves out a classic vertical scroll bar, where the engine draws one.
+        inner, page, room = driver.execute_script(
+            "return [innerWidth, document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        assert inner == 360
+        assert page <= room, f"the page is {page} px wide in a {room} px wide viewport"
+    finally:
+        driver.switch_to.default_content()
+    assert widget.problems() == []
+    driver.execute_script("document.getElementById('narrow-frame').remove()")
+
+
+def test_both_embedded_widgets_reach_ready(widget):
+    driver = widget.driver
+    widget.open("embed-demo.html")
+    expected = [
+        ("Ready: average pooling, 2 × 2 window, stride 2.", [["10.25", "8.25"], ["5.75", "5.75"]], []),
+        ("Ready: max pooling, 3 × 3 window, stride 1.", MAX_3X3_STRIDE_1, [[1, 2]]),
+    ]
+    try:
+        for index, (status, values, argmax) in enumerate(expected):
+            driver.switch_to.default_content()
+            widget.wait("return document.querySelectorAll('iframe.widget-frame').length === 2",
+                        what="the demo's two frames")
+            driver.switch_to.frame(driver.find_elements("css selector", "iframe.widget-frame")[index])
+            assert widget.settled() == status
+            assert widget.values("output") == values
+            assert widget.marked("data-argmax") == argmax
+    finally:
+        driver.switch_to.default_content()
+    heights = driver.execute_script(
+        "return [...document.querySelectorAll('iframe.widget-frame')].map((f) => f.getBoundingClientRect().height)")
+    assert all(height > 300 for height in heights), f"frames not sized from the widget's height: {heights}"
+    assert widget.problems() == []
+    assert [(str(r), r.status) for r in widget.requests_since_open() if r.status not in (200, 304)] == []
