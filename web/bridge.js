@@ -1,14 +1,17 @@
 // The page's side of the Pyodide worker: one promise per request, requests held until the
-// worker reports ready, and a boot timeout so a stuck download (e.g. a .wasm served with
+// worker reports ready, and a stall timeout so a stuck download (e.g. a .wasm served with
 // the wrong MIME type) becomes a visible error instead of an endless spinner. The worker
 // itself was started earlier, by early.js.
 
 import { adoptWorker } from "./early.js";
 
-const BOOT_TIMEOUT_MS = 60000;
+// A slow boot is not a failed one (two widgets on a slow tablet can take a minute): the
+// boot fails only when the worker has reported no progress for this long. Every progress
+// message (a new step, or more of a download) restarts the clock.
+const BOOT_STALL_MS = 60000;
 
 export class WorkerBridge {
-  constructor({ onProgress, onReady, onFailure, timeoutMs = BOOT_TIMEOUT_MS }) {
+  constructor({ onProgress, onReady, onFailure, stallMs = BOOT_STALL_MS }) {
     this.pending = new Map();
     this.waiting = [];
     this.nextId = 1;
@@ -24,17 +27,28 @@ export class WorkerBridge {
       event.preventDefault();
       this.fail(`the Python worker failed to start: ${event.message || "script error"}`);
     });
-    this.bootTimer = setTimeout(
-      () => this.fail(`Python did not start within ${Math.round(timeoutMs / 1000)} s; check that the site is served over HTTP with .wasm as application/wasm`),
-      timeoutMs,
+    // The browser tests shorten the stall timeout (a test hook, like window.poolgradWidget).
+    this.stallMs = globalThis.poolgradBootStallMs > 0 ? globalThis.poolgradBootStallMs : stallMs;
+    this.step = "starting the Python worker";
+    this.stallTimer = null;
+    this.watchForStall();
+  }
+
+  watchForStall() {
+    clearTimeout(this.stallTimer);
+    this.stallTimer = setTimeout(
+      () => this.fail(`Python's start stalled: no progress for ${Math.round(this.stallMs / 1000)} s at "${this.step}"; check that the site is served over HTTP with .wasm as application/wasm`),
+      this.stallMs,
     );
   }
 
   receive(message) {
     if (message.type === "progress") {
+      this.step = message.message;
+      this.watchForStall();
       this.callbacks.onProgress?.(message);
     } else if (message.type === "ready") {
-      clearTimeout(this.bootTimer);
+      clearTimeout(this.stallTimer);
       this.ready = true;
       this.callbacks.onReady?.(message);
       for (const job of this.waiting.splice(0)) this.post(job);
@@ -50,7 +64,7 @@ export class WorkerBridge {
 
   fail(text) {
     if (this.failure) return;
-    clearTimeout(this.bootTimer);
+    clearTimeout(this.stallTimer);
     this.failure = text;
     this.callbacks.onFailure?.(text);
     const error = new Error(text);

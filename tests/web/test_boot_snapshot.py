@@ -2,14 +2,15 @@
 restore them): the built site boots to ready and draws the reference trace from the NumPy
 snapshot, from the plain one when the NumPy one does not fit, with a normal start when
 neither fits or the browser cannot unpack them, and without any; each in the same worker,
-each runtime file fetched once. Also: the iPad path (Pyodide's iOS check). The worker's
-"ready" message says how Python started."""
+each runtime file fetched once. Also: the iPad path (Pyodide's iOS check) and the boot's
+stall timeout. The worker's "ready" message says how Python started."""
 
 import gzip
 import json
 import re
 import shutil
 import struct
+import time
 
 import pytest
 from playwright.sync_api import expect
@@ -236,3 +237,54 @@ def test_an_ipad_boots_with_pyodides_ios_path(widget, context, site):
     assert startup["trampolines"] == "js"
     assert startup["snapshot"] == "numpy"
     assert_reference_trace(widget)
+
+
+def hold_back(context, patterns, seconds):
+    """Hold the requests matching `patterns` for `seconds` each; returns the function that
+    lets through those whose time has come (routes are answered from the test's thread)."""
+    held = []
+    for pattern in patterns:
+        context.route(pattern, lambda route: held.append([time.monotonic() + seconds, route]))
+
+    def release_due():
+        for entry in held:
+            due, route = entry
+            if route is not None and time.monotonic() >= due:
+                route.continue_()
+                entry[1] = None
+        return len(held)
+
+    return release_due
+
+
+def test_a_slow_boot_is_not_a_failed_boot(widget, context):
+    """Three files, in three different steps, each held back for 5 s with a stall timeout
+    of 8 s: the boot takes longer than the stall timeout in total, but no step stalls, so
+    it becomes ready."""
+    page = widget.page
+    page.add_init_script("window.poolgradBootStallMs = 8000;")
+    page.add_init_script(WORKER_SPY)
+    release_due = hold_back(context, ["**/build-info.json", "**/numpy-snapshot.bin.gz", "**/wheels/*.whl"], 5)
+    widget.open(REFERENCE, wait=False)
+    status = page.locator("#status")
+    while status.get_attribute("data-state") == "loading":
+        page.wait_for_timeout(200)
+        release_due()
+    assert release_due() == 3
+    assert status.get_attribute("data-state") == "ready", status.text_content()
+    assert page.evaluate("window.poolgradWidget.timings.bootMs") > 8000
+    widget.wait_settled()
+    [ready] = page.evaluate("window.__workerMessages.filter((m) => m.type === 'ready')")
+    assert ready["startup"]["snapshot"] == "numpy"
+    assert_reference_trace(widget)
+
+
+def test_a_stalled_step_fails_the_boot_and_names_the_step(widget, context):
+    """poolgrad's wheel never arrives: after the stall timeout the status says which step
+    stalled, instead of an endless spinner."""
+    widget.page.add_init_script("window.poolgradBootStallMs = 4000;")
+    hold_back(context, ["**/wheels/*.whl"], 3600)
+    widget.open(REFERENCE, wait=False)
+    status = widget.page.locator("#status")
+    expect(status).to_have_attribute("data-state", "error", timeout=60_000)
+    expect(status).to_contain_text('no progress for 4 s at "Installing poolgrad"')
