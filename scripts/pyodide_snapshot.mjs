@@ -78,10 +78,10 @@ for wheel in sorted(glob.glob("/tmp/*.whl")):
 import importlib
 importlib.invalidate_caches()
 # What poolgrad and the worker's glue import, NumPy first among them, and micropip, which
-# installs poolgrad's wheel.
+# installs poolgrad's wheel (tarfile: it imports that when it installs one).
 import functools, itertools, json, math, numbers, random, typing
 import numpy
-import micropip
+import micropip, tarfile
 import gc
 gc.collect()
 files
@@ -173,6 +173,7 @@ manifest.files.forEach((file, i) => container.set(fileBytes[i], file.offset));
 // The check: restore it as the worker does and use it.
 const snapshot = restore.readNumpySnapshot(container);
 const restored = await restore.restoreNumpySnapshot(loadPyodide, options, snapshot, await restore.compileLibraries(snapshot));
+restored.runPython(restore.AFTER_START);
 const checked = restored.runPython(`
 import sys
 import numpy, micropip

@@ -109,7 +109,8 @@ function followPath(root, path) {
 }
 
 // loadPyodide from the NumPy snapshot; pyodide.asm.js must be loaded (its
-// _createPyodideModule is wrapped for this one start) and `modules` compiled.
+// _createPyodideModule is wrapped for this one start) and `modules` compiled. Run
+// AFTER_START in it next.
 export async function restoreNumpySnapshot(loadPyodide, options, snapshot, modules) {
   const create = globalThis._createPyodideModule;
   if (typeof create !== "function") throw new Error("pyodide.asm.js is not loaded");
@@ -126,17 +127,25 @@ export async function restoreNumpySnapshot(loadPyodide, options, snapshot, modul
       _loadSnapshot: snapshot.image,
       _snapshotDeserializer: (path) => followPath(api.public_api, path),
     });
-    pyodide.runPython(AFTER_RESTORE);
     return pyodide;
   } finally {
     globalThis._createPyodideModule = create;
   }
 }
 
-// A restored image remembers the directories it had listed (the files were written again
-// since) and repeats its random state in every session.
-export const AFTER_RESTORE = `
-import importlib, random, sys
+// Run after any start, from a snapshot or not. importlib.invalidate_caches() (micropip
+// calls it when it installs a wheel) makes every zipimporter re-read its archive's
+// directory, in Python, once per package imported from it: about a second for the
+// standard library's zip, which never changes while the page runs, so it is not re-read.
+// Then, for a restored image: it remembers the directories it had listed (the files were
+// written again since), and it repeats its random state in every session.
+export const AFTER_START = `
+import importlib, random, sys, zipimport
+if not hasattr(zipimport.zipimporter, "_reread_directory"):
+    _stdlib_zip = f"/lib/python{sys.version_info.major}{sys.version_info.minor}.zip"
+    zipimport.zipimporter._reread_directory = zipimport.zipimporter.invalidate_caches
+    zipimport.zipimporter.invalidate_caches = (
+        lambda self: None if self.archive == _stdlib_zip else self._reread_directory())
 importlib.invalidate_caches()
 random.seed()
 if "numpy.random" in sys.modules:

@@ -3,7 +3,7 @@
 // sub-path; build-info.json (written by build.py) names the Pyodide folder, the wheel and
 // (when the build could make them) Python's start-up snapshots, restored by snapshot.js.
 
-import { compileLibraries, readNumpySnapshot, restoreNumpySnapshot, takeTheIOSPath } from "./snapshot.js";
+import { AFTER_START, compileLibraries, readNumpySnapshot, restoreNumpySnapshot, takeTheIOSPath } from "./snapshot.js";
 
 const STEPS = 5;
 
@@ -119,13 +119,14 @@ async function downloadSnapshot(url, unpackedBytes, step, what) {
 }
 
 // Each runtime file is fetched once, however many starts it takes: a start that fails
-// after loadPyodide fetched them hands the next one copies. Returns the undo.
-function fetchEachFileOnce(prefix) {
+// after loadPyodide fetched them hands the next one copies; and a file fetched ahead of
+// time is handed to whoever asks for it later. Returns the undo.
+function fetchEachFileOnce(prefixes) {
   const nativeFetch = self.fetch;
   const responses = new Map();
   self.fetch = function (resource, init) {
     const url = new URL(resource instanceof Request ? resource.url : String(resource), self.location.href).href;
-    if (!url.startsWith(prefix)) return nativeFetch.call(this, resource, init);
+    if (!prefixes.some((prefix) => url.startsWith(prefix))) return nativeFetch.call(this, resource, init);
     if (!responses.has(url)) responses.set(url, nativeFetch.call(this, resource, init));
     return responses.get(url).then((response) => response.clone());
   };
@@ -143,7 +144,6 @@ function reject(snapshot, error) {
 
 // NumPy snapshot -> plain snapshot -> a normal start, each in this same worker.
 async function startPython(info, siteRoot, indexURL) {
-  const { loadPyodide } = await import(new URL("pyodide.mjs", indexURL).href);
   const unpack = typeof DecompressionStream === "function";
   const wanted = (name) => {
     if (!info[name]) return null;
@@ -156,13 +156,24 @@ async function startPython(info, siteRoot, indexURL) {
   };
   const numpyURL = wanted("numpy_snapshot");
   const plainURL = wanted("snapshot");
-
-  if (numpyURL) {
-    try {
-      const raw = await downloadSnapshot(numpyURL, info.numpy_snapshot_bytes, 2, "Python with NumPy");
-      progress(3, "Starting Python with NumPy from its snapshot");
+  // The snapshot downloads, unpacks and its libraries compile while the runtime's
+  // scripts load and run.
+  const numpySnapshot = numpyURL && downloadSnapshot(numpyURL, info.numpy_snapshot_bytes, 2, "Python with NumPy")
+    .then(async (raw) => {
       const snapshot = readNumpySnapshot(raw);
-      const pyodide = await restoreNumpySnapshot(loadPyodide, { indexURL }, snapshot, await compileLibraries(snapshot));
+      return { snapshot, modules: await compileLibraries(snapshot) };
+    });
+  numpySnapshot?.catch(() => {}); // a failure is handled where it is awaited
+  const [{ loadPyodide }] = await Promise.all([
+    import(new URL("pyodide.mjs", indexURL).href),
+    import(new URL("pyodide.asm.js", indexURL).href), // defines _createPyodideModule, which snapshot.js wraps
+  ]);
+
+  if (numpySnapshot) {
+    try {
+      const { snapshot, modules } = await numpySnapshot;
+      progress(3, "Starting Python with NumPy from its snapshot");
+      const pyodide = await restoreNumpySnapshot(loadPyodide, { indexURL }, snapshot, modules);
       startup.snapshot = "numpy";
       return pyodide;
     } catch (error) {
@@ -176,7 +187,6 @@ async function startPython(info, siteRoot, indexURL) {
       checkPlainSnapshot(bytes);
       progress(3, "Starting Python from its snapshot and loading NumPy");
       const pyodide = await loadPyodide({ indexURL, packages: info.packages, _loadSnapshot: bytes });
-      pyodide.runPython("import random; random.seed()"); // the image repeats its random state
       startup.snapshot = "plain";
       return pyodide;
     } catch (error) {
@@ -194,22 +204,32 @@ async function boot() {
   if (!infoResponse.ok) throw new Error(`build-info.json answered HTTP ${infoResponse.status}; serve the built dist/ folder`);
   const info = await infoResponse.json();
   const indexURL = new URL(info.pyodide, siteRoot).href;
+  const wheelURL = new URL(info.poolgrad_wheel, siteRoot).href;
 
   progress(2, "Downloading Python");
-  const fetchedOnce = fetchEachFileOnce(indexURL);
-  // The runtime's files download alongside the snapshot instead of after it.
-  for (const name of ["pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"]) {
-    fetch(new URL(name, indexURL)).catch(() => {}); // a failure surfaces where loadPyodide fetches it
+  const fetchedOnce = fetchEachFileOnce([indexURL, wheelURL]);
+  try {
+    // The runtime's files and poolgrad's wheel download alongside the snapshot instead of
+    // after it; a failure surfaces where loadPyodide or micropip fetches the file.
+    for (const url of ["pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"].map((name) => new URL(name, indexURL))) {
+      fetch(url).catch(() => {});
+    }
+    fetch(wheelURL).catch(() => {});
+    return await startAndInstall(info, siteRoot, indexURL, wheelURL);
+  } finally {
+    fetchedOnce();
   }
+}
+
+async function startAndInstall(info, siteRoot, indexURL, wheelURL) {
   const platform = takeTheIOSPath();
   let pyodide;
   try {
-    await import(new URL("pyodide.asm.js", indexURL).href); // defines _createPyodideModule
     pyodide = await startPython(info, siteRoot, indexURL);
   } finally {
     platform.undo();
-    fetchedOnce();
   }
+  pyodide.runPython(AFTER_START);
   Object.assign(startup, {
     platform: platform.pyodideSees,
     enginePlatform: platform.enginePlatform,
@@ -221,7 +241,7 @@ async function boot() {
   // An absolute URL (micropip resolves relative ones against an index, not this site) and
   // deps=False (NumPy, the one dependency, is loaded; resolving would ask an index, which
   // fails offline).
-  await micropip.install.callKwargs(new URL(info.poolgrad_wheel, siteRoot).href, { deps: false });
+  await micropip.install.callKwargs(wheelURL, { deps: false });
 
   progress(5, "Warming up");
   pyodide.runPython(PYTHON_GLUE);

@@ -258,9 +258,9 @@ def hold_back(context, patterns, seconds):
 
 
 def test_a_slow_boot_is_not_a_failed_boot(widget, context):
-    """Three files, in three different steps, each held back for 5 s with a stall timeout
-    of 8 s: the boot takes longer than the stall timeout in total, but no step stalls, so
-    it becomes ready."""
+    """Three files each held back for 5 s with a stall timeout of 8 s (build-info.json, then
+    the NumPy snapshot, which is asked for only after it, and poolgrad's wheel): the boot
+    takes longer than the stall timeout in total, but no step stalls, so it becomes ready."""
     page = widget.page
     page.add_init_script("window.poolgradBootStallMs = 8000;")
     page.add_init_script(WORKER_SPY)
