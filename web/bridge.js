@@ -19,6 +19,13 @@ export class WorkerBridge {
     this.failure = null;
     this.latestTicket = null;
     this.callbacks = { onProgress, onReady, onFailure };
+    // Set before the worker is adopted: adopting replays what it already said, which may
+    // be progress, or even "ready" (when the page's modules load slowly).
+    // The browser tests shorten the stall timeout (a test hook, like window.poolgradWidget).
+    this.stallMs = globalThis.poolgradBootStallMs > 0 ? globalThis.poolgradBootStallMs : stallMs;
+    this.step = "starting the Python worker";
+    this.stallTimer = null;
+    this.watchForStall();
     this.worker = adoptWorker((event) => {
       if (event.type === "message") {
         this.receive(event.data);
@@ -27,15 +34,11 @@ export class WorkerBridge {
       event.preventDefault();
       this.fail(`the Python worker failed to start: ${event.message || "script error"}`);
     });
-    // The browser tests shorten the stall timeout (a test hook, like window.poolgradWidget).
-    this.stallMs = globalThis.poolgradBootStallMs > 0 ? globalThis.poolgradBootStallMs : stallMs;
-    this.step = "starting the Python worker";
-    this.stallTimer = null;
-    this.watchForStall();
   }
 
   watchForStall() {
     clearTimeout(this.stallTimer);
+    if (this.ready || this.failure) return;
     this.stallTimer = setTimeout(
       () => this.fail(`Python's start stalled: no progress for ${Math.round(this.stallMs / 1000)} s at "${this.step}"; check that the site is served over HTTP with .wasm as application/wasm`),
       this.stallMs,

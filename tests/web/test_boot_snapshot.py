@@ -288,3 +288,23 @@ def test_a_stalled_step_fails_the_boot_and_names_the_step(widget, context):
     status = widget.page.locator("#status")
     expect(status).to_have_attribute("data-state", "error", timeout=60_000)
     expect(status).to_contain_text('no progress for 4 s at "Installing poolgrad"')
+
+
+def test_what_the_worker_said_before_the_page_listened_counts(widget, context):
+    """app.js (which makes the bridge) held back for 8 s while early.js's worker boots:
+    the bridge adopts the worker after its progress, or even its "ready", and must neither
+    fail at once nor after its stall timeout (3 s here) once ready."""
+    page = widget.page
+    page.add_init_script("window.poolgradBootStallMs = 3000;")
+    page.add_init_script(WORKER_SPY)
+    release_due = hold_back(context, ["**/app.js"], 8)
+    page.goto(widget.site.url + "index.html" + REFERENCE, wait_until="commit")  # "load" waits for app.js
+    deadline = time.monotonic() + 60
+    while page.evaluate("!window.poolgradWidget") and time.monotonic() < deadline:
+        page.wait_for_timeout(200)
+        release_due()
+    widget.wait_settled()
+    page.wait_for_timeout(4000)  # longer than the stall timeout
+    assert widget.status()[0] == "ready"
+    assert page.evaluate("window.__workerMessages.filter((m) => m.type === 'ready').length") == 1
+    assert_reference_trace(widget)
