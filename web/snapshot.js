@@ -35,7 +35,12 @@ export function takeTheIOSPath() {
     return { enginePlatform: null, pyodideSees: IOS_PLATFORM, undo: () => delete globalThis.navigator };
   }
   const enginePlatform = nav.platform;
-  Object.defineProperty(nav, "platform", { value: IOS_PLATFORM, configurable: true });
+  try {
+    Object.defineProperty(nav, "platform", { value: IOS_PLATFORM, configurable: true });
+  } catch {
+    // A navigator that cannot be changed: Pyodide decides by itself (pyodideSees says
+    // what its check saw); the worker's fallbacks stay in place.
+  }
   return { enginePlatform, pyodideSees: nav.platform, undo: () => delete nav.platform };
 }
 
