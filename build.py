@@ -15,9 +15,10 @@ Importable API (used by the tests): ``build``, ``bundle``, ``make_server``,
 ``MIME_TYPES``, ``find_chromium``, ``verify_file``, ``make_lock``, ``DIST``, ``ROOT``.
 Importing this module does no work.
 
-Python's start-up snapshot (dist/pyodide/snapshot.bin.gz) is made by running
-scripts/pyodide_snapshot.mjs with Node (18+) against the vendored Pyodide core, and cached
-by the sha256 of those inputs; without Node the site is built without it (boot ~2 s slower).
+Python's start-up snapshots (dist/pyodide/snapshot.bin.gz, and numpy-snapshot.bin.gz with
+NumPy and micropip already imported) are made by running scripts/pyodide_snapshot.mjs with
+Node (18+) against the vendored Pyodide core and wheels, and cached by the sha256 of those
+inputs; without Node the site is built without them (Python starts seconds slower).
 
 Vendored files come from the package registries through their ordinary clients
 (``npm pack``, ``pip download``), are cached outside the repository
@@ -94,13 +95,16 @@ PYODIDE_WHEELS = {
 # What the worker loads with pyodide.loadPackage before installing poolgrad's wheel.
 LOAD_PACKAGES = ["numpy", "micropip"]
 
-# Python's start-up snapshot: a memory image of the initialised interpreter that the
-# worker passes to loadPyodide (`_loadSnapshot`, a private option of Pyodide 0.27).
+# Python's start-up snapshots: memory images of the initialised interpreter that the
+# worker restores (web/snapshot.js; `_loadSnapshot`, a private option of Pyodide 0.27).
 SNAPSHOT_SCRIPT = ROOT / "scripts" / "pyodide_snapshot.mjs"
-SNAPSHOT_FILE = "snapshot.bin.gz"  # in dist/pyodide/
-# The core files the snapshot depends on (its cache key, with the script itself).
+SNAPSHOT_RESTORE = WEB / "snapshot.js"  # the script restores what it made, as the worker does
+SNAPSHOT_FILE = "snapshot.bin.gz"  # in dist/pyodide/: CPython started, nothing imported
+NUMPY_SNAPSHOT_FILE = "numpy-snapshot.bin.gz"  # in dist/pyodide/: NumPy and micropip imported
+# The core files the snapshots depend on (their cache key, with the wheels and the scripts).
 SNAPSHOT_INPUTS = ["pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip", PYODIDE_LOCK]
 SNAPSHOT_MAGIC = 1886286592  # the first uint32 (little-endian) of a Pyodide 0.27 snapshot
+NUMPY_SNAPSHOT_MAGIC = b"PGNS"  # web/snapshot.js: the NumPy snapshot's container
 NODE_MIN_MAJOR = 18  # Pyodide 0.27 runs under Node 18 or newer
 SNAPSHOT_TIMEOUT_S = 300
 
@@ -393,7 +397,6 @@ def pyodide_build_id(core: Path) -> str | None:
 def check_snapshot(data: bytes, build_id: str | None) -> None:
     """Raise SnapshotUnavailable unless ``data`` is a Pyodide 0.27 memory snapshot (header
     magic, a heap of whole 64 KiB wasm pages after the header) made by ``build_id``."""
-    import struct
     if len(data) < 1 << 20:
         raise SnapshotUnavailable(f"the snapshot has only {len(data)} bytes")
     magic, heap_offset = struct.unpack_from("<2I", data)
@@ -404,6 +407,50 @@ def check_snapshot(data: bytes, build_id: str | None) -> None:
     made_by = "".join(f"{word:08x}" for word in struct.unpack_from("<8I", data, 16))
     if build_id is not None and made_by != build_id:
         raise SnapshotUnavailable(f"the snapshot's BUILD_ID {made_by} is not the runtime's {build_id}")
+
+
+def read_numpy_snapshot(data: bytes) -> dict:
+    """The manifest of a NumPy snapshot container (web/snapshot.js describes the layout)."""
+    if data[:4] != NUMPY_SNAPSHOT_MAGIC:
+        raise SnapshotUnavailable(f"the NumPy snapshot starts with {data[:4].hex()}, not {NUMPY_SNAPSHOT_MAGIC!r}")
+    (length,) = struct.unpack_from("<I", data, 4)
+    try:
+        return json.loads(data[8:8 + length])
+    except ValueError as e:
+        raise SnapshotUnavailable(f"the NumPy snapshot's manifest is not JSON: {e}") from None
+
+
+def check_numpy_snapshot(data: bytes, build_id: str | None, wheels: list[Path]) -> dict:
+    """Raise SnapshotUnavailable unless ``data`` is a NumPy snapshot whose image passes
+    check_snapshot and whose files are exactly the files of ``wheels`` (pinned by sha256),
+    with each recorded library among them, in the order of its table base. Returns the
+    manifest."""
+    manifest = read_numpy_snapshot(data)
+
+    image = manifest["image"]
+    if image["offset"] % 4 or image["offset"] + image["bytes"] > len(data):
+        raise SnapshotUnavailable("the NumPy snapshot's image lies outside it")
+    check_snapshot(data[image["offset"]:image["offset"] + image["bytes"]], build_id)
+    expected = {}
+    for wheel in wheels:
+        with zipfile.ZipFile(wheel) as archive:
+            for name in archive.namelist():
+                if not name.endswith("/"):
+                    expected[name] = hashlib.sha256(archive.read(name)).hexdigest()
+    shipped = {}
+    for entry in manifest["files"]:
+        if entry["offset"] + entry["bytes"] > len(data):
+            raise SnapshotUnavailable(f"the NumPy snapshot is truncated ({entry['path']} lies past its end)")
+        relative = entry["path"].split("/site-packages/", 1)[-1]
+        shipped[relative] = hashlib.sha256(data[entry["offset"]:entry["offset"] + entry["bytes"]]).hexdigest()
+    if shipped != expected:
+        differ = sorted(set(shipped.items()) ^ set(expected.items()))[:1]
+        raise SnapshotUnavailable(f"the NumPy snapshot's files are not the wheels' files ({differ[0][0]} differs)")
+    paths = {entry["path"] for entry in manifest["files"]}
+    bases = [lib["table_base"] for lib in manifest["libs"]]
+    if not manifest["libs"] or bases != sorted(bases) or any(lib["name"] not in paths for lib in manifest["libs"]):
+        raise SnapshotUnavailable("the NumPy snapshot's libraries are not files of it in table-base order")
+    return manifest
 
 
 def snapshot_size(path: Path) -> int:
@@ -429,18 +476,23 @@ def _node_for_snapshot() -> str:
     return node
 
 
-def make_snapshot(core: Path, out: Path) -> None:
+def _snapshot_wheels(wheels: Path) -> list[Path]:
+    return [wheels / fname for fname, _ in PYODIDE_WHEELS.values()]
+
+
+def make_snapshot(core: Path, wheels: Path, out: Path) -> None:
     """Run scripts/pyodide_snapshot.mjs with Node against the Pyodide core in ``core`` and
-    write the checked, gzipped snapshot to ``out``. Raises SnapshotUnavailable."""
+    the wheels in ``wheels``, and write both checked, gzipped snapshots into the folder
+    ``out``. Raises SnapshotUnavailable."""
     node = _node_for_snapshot()
-    if not SNAPSHOT_SCRIPT.is_file():
-        raise SnapshotUnavailable(f"{SNAPSHOT_SCRIPT.relative_to(ROOT).as_posix()} is missing")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=out.parent, prefix=".make-") as tmp:
-        raw = Path(tmp) / "snapshot.bin"
+    for script in (SNAPSHOT_SCRIPT, SNAPSHOT_RESTORE):
+        if not script.is_file():
+            raise SnapshotUnavailable(f"{script.relative_to(ROOT).as_posix()} is missing")
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=out, prefix=".make-") as tmp:
+        command = [node, str(SNAPSHOT_SCRIPT), str(core), tmp, *map(str, _snapshot_wheels(wheels))]
         try:
-            proc = subprocess.run([node, str(SNAPSHOT_SCRIPT), str(core), str(raw)], cwd=tmp,
-                                  capture_output=True, text=True, timeout=SNAPSHOT_TIMEOUT_S)
+            proc = subprocess.run(command, cwd=tmp, capture_output=True, text=True, timeout=SNAPSHOT_TIMEOUT_S)
         except subprocess.TimeoutExpired:
             raise SnapshotUnavailable(f"{SNAPSHOT_SCRIPT.name} ran for more than {SNAPSHOT_TIMEOUT_S} s") from None
         except OSError as e:
@@ -448,25 +500,35 @@ def make_snapshot(core: Path, out: Path) -> None:
         if proc.returncode != 0:
             said = (proc.stderr or proc.stdout or "").strip().splitlines() or ["no output"]
             raise SnapshotUnavailable(f"{SNAPSHOT_SCRIPT.name} failed (exit {proc.returncode}): {said[-1][:200]}")
-        data = raw.read_bytes() if raw.is_file() else b""
-        check_snapshot(data, pyodide_build_id(core))
-        _atomic_write_bytes(out, gzip.compress(data, compresslevel=6, mtime=0))
+        build_id = pyodide_build_id(core)
+        made = {}
+        for raw_name, name in (("snapshot.bin", SNAPSHOT_FILE), ("numpy-snapshot.bin", NUMPY_SNAPSHOT_FILE)):
+            raw = Path(tmp) / raw_name
+            made[name] = raw.read_bytes() if raw.is_file() else b""
+        check_snapshot(made[SNAPSHOT_FILE], build_id)
+        check_numpy_snapshot(made[NUMPY_SNAPSHOT_FILE], build_id, _snapshot_wheels(wheels))
+        for name, data in made.items():
+            _atomic_write_bytes(out / name, gzip.compress(data, compresslevel=6, mtime=0))
 
 
-def pyodide_snapshot(cache: Path, core: Path) -> Path:
-    """The gzipped start-up snapshot for the verified core in ``core``: made once with Node,
-    then taken from the cache (keyed by the sha256 of its inputs), so a warm build needs
-    neither Node nor any time. Raises SnapshotUnavailable."""
+def pyodide_snapshot(cache: Path, core: Path, wheels: Path) -> Path:
+    """The folder holding both gzipped start-up snapshots for the verified core in ``core``
+    and wheels in ``wheels``: made once with Node, then taken from the cache (keyed by the
+    sha256 of their inputs), so a warm build needs neither Node nor any time. Raises
+    SnapshotUnavailable."""
     h = hashlib.sha256()
     pins = dict(PYODIDE_CORE_SHA256, **{PYODIDE_LOCK: PYODIDE_LOCK_SHA256})
     for name in SNAPSHOT_INPUTS:  # verified against these pins by pyodide_core()
         h.update(f"{name}\0{pins[name]}\n".encode())
-    if not SNAPSHOT_SCRIPT.is_file():
-        raise SnapshotUnavailable(f"{SNAPSHOT_SCRIPT.relative_to(ROOT).as_posix()} is missing")
-    h.update(f"{SNAPSHOT_SCRIPT.name}\0{sha256_of(SNAPSHOT_SCRIPT)}\n".encode())
-    cached = cache / f"pyodide-{PYODIDE_VERSION}-snapshots" / h.hexdigest()[:24] / SNAPSHOT_FILE
-    if not cached.is_file():
-        make_snapshot(core, cached)
+    for fname, sha in PYODIDE_WHEELS.values():  # verified by pyodide_wheels()
+        h.update(f"{fname}\0{sha}\n".encode())
+    for script in (SNAPSHOT_SCRIPT, SNAPSHOT_RESTORE):
+        if not script.is_file():
+            raise SnapshotUnavailable(f"{script.relative_to(ROOT).as_posix()} is missing")
+        h.update(f"{script.name}\0{sha256_of(script)}\n".encode())
+    cached = cache / f"pyodide-{PYODIDE_VERSION}-snapshots" / h.hexdigest()[:24]
+    if not all((cached / name).is_file() for name in (SNAPSHOT_FILE, NUMPY_SNAPSHOT_FILE)):
+        make_snapshot(core, wheels, cached)
     return cached
 
 
@@ -588,23 +650,24 @@ def build(dist: Path = DIST, quiet: bool = False) -> Path:
 
     step("copy wheel into dist/wheels/", ship_wheel)
 
-    # 4. Python's start-up snapshot (optional: without Node the site boots ~2 s slower)
-    def ship_snapshot():
+    # 4. Python's start-up snapshots (optional: without Node, Python starts seconds slower)
+    def ship_snapshots():
         try:
-            made = pyodide_snapshot(cache, core)
+            made = pyodide_snapshot(cache, core, wheels)
         except SnapshotUnavailable as why:
             return why
-        dest = dist / "pyodide" / SNAPSHOT_FILE
-        keep.add(f"pyodide/{SNAPSHOT_FILE}")
-        if not (dest.is_file() and dest.stat().st_size == made.stat().st_size
-                and dest.read_bytes() == made.read_bytes()):
-            _copy_file(made, dest)
+        for name in (SNAPSHOT_FILE, NUMPY_SNAPSHOT_FILE):
+            src, dest = made / name, dist / "pyodide" / name
+            keep.add(f"pyodide/{name}")
+            if not (dest.is_file() and dest.stat().st_size == src.stat().st_size
+                    and dest.read_bytes() == src.read_bytes()):
+                _copy_file(src, dest)
         return None
 
-    no_snapshot = step("python start-up snapshot (node)", ship_snapshot)
+    no_snapshot = step("python start-up snapshots (node)", ship_snapshots)
     if no_snapshot is not None:
-        _say(f"  no start-up snapshot: {no_snapshot}; the site works, but Python starts about 2 s "
-             f"slower in the browser (install Node.js {NODE_MIN_MAJOR}+ and rebuild to get it)", quiet)
+        _say(f"  no start-up snapshots: {no_snapshot}; the site works, but Python starts several seconds "
+             f"slower in the browser (install Node.js {NODE_MIN_MAJOR}+ and rebuild to get them)", quiet)
 
     # 5. what the worker reads first
     version = wheel.name.split("-")[1]
@@ -616,6 +679,9 @@ def build(dist: Path = DIST, quiet: bool = False) -> Path:
         "packages": list(LOAD_PACKAGES),
         "snapshot": None if no_snapshot is not None else f"pyodide/{SNAPSHOT_FILE}",
         "snapshot_bytes": None if no_snapshot is not None else snapshot_size(dist / "pyodide" / SNAPSHOT_FILE),
+        "numpy_snapshot": None if no_snapshot is not None else f"pyodide/{NUMPY_SNAPSHOT_FILE}",
+        "numpy_snapshot_bytes": (None if no_snapshot is not None
+                                 else snapshot_size(dist / "pyodide" / NUMPY_SNAPSHOT_FILE)),
         "built": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
     }
     _atomic_write_bytes(dist / "build-info.json", (json.dumps(info, indent=2) + "\n").encode())

@@ -176,11 +176,29 @@ def test_built_site_matches_its_pins_and_build_info(built_dist, node):
         assert "poolgrad/__init__.py" in zf.namelist()
     for name, sha in B.PYODIDE_CORE_SHA256.items():
         B.verify_file(built_dist / "pyodide" / name, sha)
-    # Node is here (the `node` fixture), so the build made the snapshot.
+    # Node is here (the `node` fixture), so the build made both snapshots.
+    build_id = B.pyodide_build_id(built_dist / "pyodide")
     assert info["snapshot"] == f"pyodide/{B.SNAPSHOT_FILE}"
     raw = gzip.decompress((built_dist / info["snapshot"]).read_bytes())
     assert len(raw) == info["snapshot_bytes"]
-    B.check_snapshot(raw, B.pyodide_build_id(built_dist / "pyodide"))
+    B.check_snapshot(raw, build_id)
+    assert info["numpy_snapshot"] == f"pyodide/{B.NUMPY_SNAPSHOT_FILE}"
+    raw = gzip.decompress((built_dist / info["numpy_snapshot"]).read_bytes())
+    assert len(raw) == info["numpy_snapshot_bytes"]
+    wheels = [built_dist / "pyodide" / fname for fname, _ in B.PYODIDE_WHEELS.values()]
+    manifest = B.check_numpy_snapshot(raw, build_id, wheels)
+    # What `import numpy` loads: its core (first, at the runtime's first free table slot)
+    # and the libraries that core imports; numpy.random's are left for later.
+    loaded = [lib["name"].split("/site-packages/")[1] for lib in manifest["libs"]]
+    assert loaded[0] == "numpy/_core/_multiarray_umath.cpython-312-wasm32-emscripten.so"
+    assert not any(name.startswith("numpy/random/") for name in loaded)
+    assert len({lib["handle"] for lib in manifest["libs"]}) == len(loaded)
+    for before, after in zip(manifest["libs"], manifest["libs"][1:]):
+        assert before["table_base"] + before["table_size"] <= after["table_base"]
+        assert before["memory_base"] != after["memory_base"]
+    assert manifest["table_length"] >= manifest["libs"][-1]["table_base"] + manifest["libs"][-1]["table_size"]
+    assert {slot["lib"] for slot in manifest["table_slots"]} <= {lib["name"] for lib in manifest["libs"]}
+    assert any(slot["symbol"] == "PyInit__multiarray_umath" for slot in manifest["table_slots"])
 
 
 def test_warm_build_into_a_fresh_directory_is_complete_and_prunes_strays(built_dist, tmp_path):
@@ -202,7 +220,7 @@ def test_build_refuses_a_foreign_non_empty_directory(tmp_path):
     assert (tmp_path / "precious.txt").exists()
 
 
-# ------------------------------------------------------------ start-up snapshot
+# ----------------------------------------------------------- start-up snapshots
 
 
 @pytest.fixture
@@ -223,7 +241,8 @@ def _info(dist):
     return json.loads((dist / "build-info.json").read_text())
 
 
-def test_the_snapshot_is_made_with_node_once_then_taken_from_the_cache(node, scratch_cache, tmp_path, monkeypatch):
+def test_the_snapshots_are_made_with_node_once_then_taken_from_the_cache(node, scratch_cache, tmp_path,
+                                                                          monkeypatch):
     runs = []
     make = B.make_snapshot
     monkeypatch.setattr(B, "make_snapshot", lambda *a: (runs.append(a), make(*a)))
@@ -239,10 +258,17 @@ def test_the_snapshot_is_made_with_node_once_then_taken_from_the_cache(node, scr
     build_id = B.pyodide_build_id(first / "pyodide")
     assert build_id and raw[16:48] == struct.pack("<8I", *(int(build_id[i:i + 8], 16) for i in range(0, 64, 8)))
     B.check_snapshot(raw, build_id)
-    # Start-up state is frozen into the file: none of this machine's paths may be in it.
+    numpy_packed = (first / info["numpy_snapshot"]).read_bytes()
+    numpy_raw = gzip.decompress(numpy_packed)
+    assert info["numpy_snapshot_bytes"] == len(numpy_raw)
+    B.check_numpy_snapshot(numpy_raw, build_id, [B.cache_dir() / f"pyodide-{B.PYODIDE_VERSION}-wheels" / f
+                                                 for f, _ in B.PYODIDE_WHEELS.values()])
+    # Start-up state is frozen into the files: none of this machine's paths may be in them.
     for private in (str(tmp_path), str(REPO), str(B.cache_dir()), str(Path.home() / ".cache")):
         assert private.encode() not in raw
+        assert private.encode() not in numpy_raw
     cached = next(scratch_cache.glob(f"pyodide-{B.PYODIDE_VERSION}-snapshots/*/{B.SNAPSHOT_FILE}"))
+    assert (cached.parent / B.NUMPY_SNAPSHOT_FILE).is_file()
     made_at = cached.stat().st_mtime_ns
 
     # A second build takes it from the cache: Node is not run, and not even needed.
@@ -251,6 +277,7 @@ def test_the_snapshot_is_made_with_node_once_then_taken_from_the_cache(node, scr
     assert len(runs) == 1
     assert cached.stat().st_mtime_ns == made_at
     assert (second / "pyodide" / B.SNAPSHOT_FILE).read_bytes() == packed
+    assert (second / "pyodide" / B.NUMPY_SNAPSHOT_FILE).read_bytes() == numpy_packed
     assert _info(second)["snapshot"] == info["snapshot"]
 
 
@@ -268,7 +295,7 @@ def _fake_node(folder, version, script_exit=1):
     ("v16.20.2", "node v16.20.2 is too old (Pyodide 0.27.7 needs Node 18+)"),
     ("v20.11.0", "pyodide_snapshot.mjs failed (exit 1): RuntimeError: boom"),
 ])
-def test_without_a_usable_node_the_build_succeeds_without_a_snapshot(scratch_cache, tmp_path, monkeypatch,
+def test_without_a_usable_node_the_build_succeeds_without_snapshots(scratch_cache, tmp_path, monkeypatch,
                                                                      capsys, node, why):
     bin_dir = tmp_path / "bin"
     if node == "missing":
@@ -277,19 +304,22 @@ def test_without_a_usable_node_the_build_succeeds_without_a_snapshot(scratch_cac
         _fake_node(bin_dir, node)
     monkeypatch.setenv("PATH", str(bin_dir))
     dist = tmp_path / "site"
-    # A snapshot left by an earlier build must not outlive a build that could not make one.
+    # Snapshots left by an earlier build must not outlive a build that could not make them.
     B.build(dist, quiet=True)
     (dist / "pyodide" / B.SNAPSHOT_FILE).write_bytes(b"stale")
+    (dist / "pyodide" / B.NUMPY_SNAPSHOT_FILE).write_bytes(b"stale")
     capsys.readouterr()
     assert B.build(dist) == dist
     out = capsys.readouterr().out.splitlines()
     said = [line for line in out if "snapshot" in line and "(node)" not in line]
-    assert said == [f"  no start-up snapshot: {why}; the site works, but Python starts about 2 s slower "
-                    f"in the browser (install Node.js 18+ and rebuild to get it)"]
-    assert re.fullmatch(r"  python start-up snapshot \(node\) +\d+\.\d\d s", next(l for l in out if "(node)" in l))
+    assert said == [f"  no start-up snapshots: {why}; the site works, but Python starts several seconds "
+                    f"slower in the browser (install Node.js 18+ and rebuild to get them)"]
+    assert re.fullmatch(r"  python start-up snapshots \(node\) +\d+\.\d\d s", next(l for l in out if "(node)" in l))
     info = _info(dist)
     assert info["snapshot"] is None and info["snapshot_bytes"] is None
+    assert info["numpy_snapshot"] is None and info["numpy_snapshot_bytes"] is None
     assert not (dist / "pyodide" / B.SNAPSHOT_FILE).exists()
+    assert not (dist / "pyodide" / B.NUMPY_SNAPSHOT_FILE).exists()
     assert (dist / "pyodide" / "pyodide.asm.wasm").is_file() and (dist / info["poolgrad_wheel"]).is_file()
     assert not list(scratch_cache.glob(f"pyodide-{B.PYODIDE_VERSION}-snapshots/*/*"))
 
@@ -307,6 +337,47 @@ def test_check_snapshot_refuses_what_would_hang_or_mismatch():
         B.check_snapshot(good + b"\0" * 16, build_id)
     with pytest.raises(B.SnapshotUnavailable, match="only"):
         B.check_snapshot(good[:1000], build_id)
+
+
+def _numpy_container(image, files, libs, table_slots=()):
+    """A NumPy snapshot container as scripts/pyodide_snapshot.mjs lays it out."""
+    manifest = {"format": 1, "image": {"offset": 4096, "bytes": len(image)}, "libs": libs,
+                "table_length": 100, "table_slots": list(table_slots), "files": []}
+    offset = 4096 + len(image)
+    for path, data in files.items():
+        manifest["files"].append({"path": path, "offset": offset, "bytes": len(data)})
+        offset += len(data)
+    text = json.dumps(manifest).encode()
+    head = B.NUMPY_SNAPSHOT_MAGIC + struct.pack("<I", len(text)) + text
+    return head + bytes(4096 - len(head)) + image + b"".join(files.values())
+
+
+def test_check_numpy_snapshot_refuses_a_container_that_is_not_the_wheels(tmp_path):
+    header = struct.pack("<4I", B.SNAPSHOT_MAGIC, 64, 0, 0) + struct.pack("<8I", *range(8)) + bytes(16)
+    image = header + bytes(32 * 65536)
+    build_id = "".join(f"{w:08x}" for w in range(8))
+    wheel = tmp_path / "pkg-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as zf:
+        zf.writestr("pkg/__init__.py", "x = 1\n")
+        zf.writestr("pkg/_core.so", b"\0asm-core")
+        zf.writestr("pkg/_extra.so", b"\0asm-extra")
+    site = "/lib/python3.12/site-packages/"
+    files = {site + name: zipfile.ZipFile(wheel).read(name) for name in ("pkg/__init__.py", "pkg/_core.so", "pkg/_extra.so")}
+    libs = [{"name": site + "pkg/_core.so", "handle": 8, "memory_base": 1024, "table_base": 10, "table_size": 4},
+            {"name": site + "pkg/_extra.so", "handle": 16, "memory_base": 4096, "table_base": 15, "table_size": 2}]
+    manifest = B.check_numpy_snapshot(_numpy_container(image, files, libs), build_id, [wheel])
+    assert [lib["handle"] for lib in manifest["libs"]] == [8, 16]
+
+    refused = {
+        "PGNS": b"PGNX" + _numpy_container(image, files, libs)[4:],
+        "BUILD_ID": _numpy_container(image[:16] + bytes(32) + image[48:], files, libs),
+        "not the wheels' files": _numpy_container(image, {**files, site + "pkg/_core.so": b"\0asm-other"}, libs),
+        "table-base order": _numpy_container(image, files, libs[::-1]),
+        "truncated": _numpy_container(image, files, libs)[:-3],
+    }
+    for why, data in refused.items():
+        with pytest.raises(B.SnapshotUnavailable, match=why):
+            B.check_numpy_snapshot(data, build_id, [wheel])
 
 
 # ---------------------------------------------------------------------------- server

@@ -1,5 +1,5 @@
 // The page's side of the Pyodide worker: one promise per request, requests held until the
-// worker reports ready, and a boot timeout so a stuck download (e.g. a .wasm served with
+// worker reports ready, and a stall timeout so a stuck download (e.g. a .wasm served with
 // the wrong MIME type) becomes a visible error instead of an endless spinner. The worker
 // itself was started earlier, by early.js. A request the worker does not answer within
 // REQUEST_TIMEOUT_MS (a runaway computation blocks it for good) is answered with an
@@ -7,11 +7,14 @@
 
 import { adoptWorker } from "./early.js";
 
-const BOOT_TIMEOUT_MS = 60000;
+// A slow boot is not a failed one (two widgets on a slow tablet can take a minute): the
+// boot fails only when the worker has reported no progress for this long. Every progress
+// message (a new step, or more of a download) restarts the clock.
+const BOOT_STALL_MS = 60000;
 const REQUEST_TIMEOUT_MS = 15000;
 
 export class WorkerBridge {
-  constructor({ onProgress, onReady, onFailure, timeoutMs = BOOT_TIMEOUT_MS }) {
+  constructor({ onProgress, onReady, onFailure, stallMs = BOOT_STALL_MS }) {
     this.pending = new Map();
     this.waiting = [];
     this.nextId = 1;
@@ -19,6 +22,13 @@ export class WorkerBridge {
     this.failure = null;
     this.latestTicket = null;
     this.callbacks = { onProgress, onReady, onFailure };
+    // Set before the worker is adopted: adopting replays what it already said, which may
+    // be progress, or even "ready" (when the page's modules load slowly).
+    // The browser tests shorten the stall timeout (a test hook, like window.poolgradWidget).
+    this.stallMs = globalThis.poolgradBootStallMs > 0 ? globalThis.poolgradBootStallMs : stallMs;
+    this.step = "starting the Python worker";
+    this.stallTimer = null;
+    this.watchForStall();
     this.listener = (event) => {
       if (event.type === "message") {
         this.receive(event.data);
@@ -29,17 +39,24 @@ export class WorkerBridge {
     };
     this.worker = adoptWorker(this.listener);
     this.restarting = false;
-    this.bootTimer = setTimeout(
-      () => this.fail(`Python did not start within ${Math.round(timeoutMs / 1000)} s; check that the site is served over HTTP with .wasm as application/wasm`),
-      timeoutMs,
+  }
+
+  watchForStall() {
+    clearTimeout(this.stallTimer);
+    if (this.ready || this.failure) return;
+    this.stallTimer = setTimeout(
+      () => this.fail(`Python's start stalled: no progress for ${Math.round(this.stallMs / 1000)} s at "${this.step}"; check that the site is served over HTTP with .wasm as application/wasm`),
+      this.stallMs,
     );
   }
 
   receive(message) {
     if (message.type === "progress") {
+      this.step = message.message;
+      this.watchForStall();
       if (!this.restarting) this.callbacks.onProgress?.(message);
     } else if (message.type === "ready") {
-      clearTimeout(this.bootTimer);
+      clearTimeout(this.stallTimer);
       this.ready = true;
       if (!this.restarting) this.callbacks.onReady?.(message);
       this.restarting = false;
@@ -57,7 +74,7 @@ export class WorkerBridge {
 
   fail(text) {
     if (this.failure) return;
-    clearTimeout(this.bootTimer);
+    clearTimeout(this.stallTimer);
     this.failure = text;
     this.callbacks.onFailure?.(text);
     const error = new Error(text);
@@ -82,6 +99,8 @@ export class WorkerBridge {
     this.pending.clear();
     this.ready = false;
     this.restarting = true;
+    this.step = "restarting the Python worker";
+    this.watchForStall();
     this.worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
     this.worker.addEventListener("message", this.listener);
     this.worker.addEventListener("error", this.listener);

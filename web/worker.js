@@ -1,18 +1,16 @@
 // Module worker that runs poolgrad under Pyodide, off the page's main thread.
 // Every path is resolved against this script's URL, so the site works under any
 // sub-path; build-info.json (written by build.py) names the Pyodide folder, the wheel and
-// (when the build could make one) Python's start-up snapshot.
+// (when the build could make them) Python's start-up snapshots, restored by snapshot.js.
 
-const STEPS = 4;
+import { AFTER_START, compileLibraries, readNumpySnapshot, restoreNumpySnapshot, takeTheIOSPath } from "./snapshot.js";
+
+const STEPS = 5;
 
 // Python's side of the protocol lives in the package (poolgrad.wire.run_trace: JSON in,
-// JSON out, every user error a clear message). random.seed(): a memory snapshot (below)
-// freezes the random module's state, which would otherwise repeat in every session.
+// JSON out, every user error a clear message); snapshot.js's AFTER_START reseeds random.
 const PYTHON_GLUE = `
-import random
 from poolgrad.wire import run_trace
-
-random.seed()
 `;
 
 // Warm every path a real request takes (validation, forward, the default gradient, backward).
@@ -32,57 +30,152 @@ function progress(step, message) {
   postMessage({ type: "progress", step, steps: STEPS, message });
 }
 
-// How Python started, sent with "ready" (the browser tests read it): snapshot is
-// "used", "none" (build-info names none) or "rejected" (with the reason, then a normal start).
-const startup = { snapshot: "none", reason: null };
+// How Python started, sent with "ready" (the browser tests read it). snapshot: "numpy"
+// (NumPy and micropip already imported), "plain" (CPython started) or "none" (a normal
+// start); rejected: each snapshot tried and not used, with the reason; platform: what
+// Pyodide's iOS check saw (snapshot.js) and what the engine says; trampolines: "js" when
+// Pyodide took its iOS path.
+const startup = { snapshot: "none", rejected: [], platform: null, enginePlatform: null, trampolines: null };
 
-// Python's start-up state, saved at build time (build.py runs scripts/pyodide_snapshot.mjs
-// under Node): restoring it skips CPython's initialisation, about 2 s of a cold boot.
-// Resolves to the raw snapshot bytes, checked first: loadPyodide sizes the runtime's
-// memory from the file before it checks anything, and a runtime whose memory is too small
-// never starts (the wasm instantiation error is only logged), so a wrong file would hang.
-const SNAPSHOT_MAGIC = 1886286592; // Pyodide 0.27's header: magic, offset of the wasm heap
+// Pyodide 0.27's snapshot header: magic number, then the offset of the wasm heap.
+const SNAPSHOT_MAGIC = 1886286592;
 
-function checkSnapshot(bytes, expectedBytes) {
-  if (bytes.byteLength !== expectedBytes) {
-    throw new Error(`the snapshot has ${bytes.byteLength} bytes, build-info.json says ${expectedBytes}`);
-  }
+// loadPyodide sizes the runtime's memory from the file before it checks anything, and a
+// runtime whose memory is too small never starts (the wasm error is only logged), so a
+// wrong file would hang: check it first.
+function checkPlainSnapshot(bytes) {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (bytes.byteLength < 64 || view.getUint32(0, true) !== SNAPSHOT_MAGIC) throw new Error("not a Pyodide memory snapshot");
   const heap = bytes.byteLength - view.getUint32(4, true);
   if (heap <= 0 || heap % 65536 !== 0) throw new Error("the snapshot's heap is not whole wasm pages");
 }
 
-async function fetchSnapshot(url, expectedBytes) {
+const MB = (bytes) => (bytes / 1e6).toFixed(1);
+
+// Downloads a gzipped snapshot and unpacks it while it arrives, into a buffer of the size
+// build-info.json gives, reporting progress (the page's boot timeout waits for a stalled
+// step, not for a slow one). A server that sent it with Content-Encoding: gzip has already
+// unpacked it: then the gzip magic number is gone.
+async function downloadSnapshot(url, unpackedBytes, step, what) {
   const response = await fetch(url);
   if (!response.ok) throw new Error(`${url.pathname} answered HTTP ${response.status}`);
-  let bytes = new Uint8Array(await response.arrayBuffer());
-  // Gunzip here, unless the server sent the file with Content-Encoding: gzip and the
-  // browser has already done it (then the gzip magic number is gone).
-  if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
-    const unzipped = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-    bytes = new Uint8Array(await new Response(unzipped).arrayBuffer());
+  const packedBytes = Number(response.headers.get("content-length")) || 0;
+  const reader = response.body.getReader();
+  let received = 0;
+  let reported = 0;
+  const count = (chunk) => {
+    received += chunk.byteLength;
+    if (performance.now() - reported > 250) {
+      reported = performance.now();
+      progress(step, `Downloading ${what} (${MB(received)}${packedBytes ? ` of ${MB(packedBytes)}` : ""} MB)`);
+    }
+  };
+  const first = await reader.read();
+  if (first.done) throw new Error(`${url.pathname} is empty`);
+  count(first.value);
+  const packed = new ReadableStream({
+    start(controller) { controller.enqueue(first.value); },
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) controller.close();
+      else {
+        count(value);
+        controller.enqueue(value);
+      }
+    },
+  });
+  const gzipped = first.value[0] === 0x1f && first.value[1] === 0x8b;
+  const unpacked = (gzipped ? packed.pipeThrough(new DecompressionStream("gzip")) : packed).getReader();
+  const bytes = new Uint8Array(unpackedBytes);
+  let filled = 0;
+  for (;;) {
+    const { done, value } = await unpacked.read();
+    if (done) break;
+    if (filled + value.byteLength > bytes.byteLength) throw new Error(`${url.pathname} is larger than build-info.json says`);
+    bytes.set(value, filled);
+    filled += value.byteLength;
   }
-  checkSnapshot(bytes, expectedBytes);
+  if (filled !== bytes.byteLength) throw new Error(`${url.pathname} has ${filled} bytes, build-info.json says ${unpackedBytes}`);
   return bytes;
 }
 
-async function startPython(loadPyodide, indexURL, packages, snapshot) {
-  if (snapshot) {
+// Each runtime file is fetched once, however many starts it takes: a start that fails
+// after loadPyodide fetched them hands the next one copies; and a file fetched ahead of
+// time is handed to whoever asks for it later. Returns the undo.
+function fetchEachFileOnce(prefixes) {
+  const nativeFetch = self.fetch;
+  const responses = new Map();
+  self.fetch = function (resource, init) {
+    const url = new URL(resource instanceof Request ? resource.url : String(resource), self.location.href).href;
+    if (!prefixes.some((prefix) => url.startsWith(prefix))) return nativeFetch.call(this, resource, init);
+    if (!responses.has(url)) responses.set(url, nativeFetch.call(this, resource, init));
+    return responses.get(url).then((response) => response.clone());
+  };
+  return () => {
+    self.fetch = nativeFetch;
+    responses.clear();
+  };
+}
+
+function reject(snapshot, error) {
+  const reason = String(error?.message ?? error).split("\n")[0];
+  startup.rejected.push({ snapshot, reason });
+  console.warn(`poolgrad: Python's ${snapshot} start-up snapshot was not used (${reason})`);
+}
+
+// NumPy snapshot -> plain snapshot -> a normal start, each in this same worker.
+async function startPython(info, siteRoot, indexURL) {
+  const unpack = typeof DecompressionStream === "function";
+  const wanted = (name) => {
+    if (!info[name]) return null;
+    // Safari before 16.4: a snapshot it cannot unpack is not downloaded at all.
+    if (!unpack) {
+      reject(name === "numpy_snapshot" ? "numpy" : "plain", "this browser cannot unpack gzip (no DecompressionStream)");
+      return null;
+    }
+    return new URL(info[name], siteRoot);
+  };
+  const numpyURL = wanted("numpy_snapshot");
+  const plainURL = wanted("snapshot");
+  // The snapshot downloads, unpacks and its libraries compile while the runtime's
+  // scripts load and run.
+  const numpySnapshot = numpyURL && downloadSnapshot(numpyURL, info.numpy_snapshot_bytes, 2, "Python with NumPy")
+    .then(async (raw) => {
+      const snapshot = readNumpySnapshot(raw);
+      return { snapshot, modules: await compileLibraries(snapshot) };
+    });
+  numpySnapshot?.catch(() => {}); // a failure is handled where it is awaited
+  const [{ loadPyodide }] = await Promise.all([
+    import(new URL("pyodide.mjs", indexURL).href),
+    import(new URL("pyodide.asm.js", indexURL).href), // defines _createPyodideModule, which snapshot.js wraps
+  ]);
+
+  if (numpySnapshot) {
     try {
-      const pyodide = await loadPyodide({ indexURL, packages, _loadSnapshot: snapshot });
-      startup.snapshot = "used";
+      const { snapshot, modules } = await numpySnapshot;
+      progress(3, "Starting Python with NumPy from its snapshot");
+      const pyodide = await restoreNumpySnapshot(loadPyodide, { indexURL }, snapshot, modules);
+      startup.snapshot = "numpy";
       return pyodide;
     } catch (error) {
-      // A failed download, a damaged file, or a snapshot of another Pyodide build (its
-      // BUILD_ID is checked): start the normal way, in this same worker.
-      startup.snapshot = "rejected";
-      startup.reason = String(error?.message ?? error).split("\n")[0];
-      console.warn(`poolgrad: Python's start-up snapshot was not used (${startup.reason}); starting without it`);
-      progress(2, "Starting Python (without its start-up snapshot) and loading NumPy");
+      reject("numpy", error);
     }
   }
-  return loadPyodide({ indexURL, packages });
+  if (plainURL) {
+    try {
+      progress(2, "Downloading Python");
+      const bytes = await downloadSnapshot(plainURL, info.snapshot_bytes, 2, "Python");
+      checkPlainSnapshot(bytes);
+      progress(3, "Starting Python from its snapshot and loading NumPy");
+      const pyodide = await loadPyodide({ indexURL, packages: info.packages, _loadSnapshot: bytes });
+      startup.snapshot = "plain";
+      return pyodide;
+    } catch (error) {
+      reject("plain", error);
+    }
+  }
+  progress(3, `Starting Python${startup.rejected.length ? " (without a start-up snapshot)" : ""} and loading NumPy`);
+  return loadPyodide({ indexURL, packages: info.packages });
 }
 
 async function boot() {
@@ -92,22 +185,46 @@ async function boot() {
   if (!infoResponse.ok) throw new Error(`build-info.json answered HTTP ${infoResponse.status}; serve the built dist/ folder`);
   const info = await infoResponse.json();
   const indexURL = new URL(info.pyodide, siteRoot).href;
-  // The snapshot downloads while pyodide.mjs and the runtime load; loadPyodide awaits it.
-  const snapshot = info.snapshot ? fetchSnapshot(new URL(info.snapshot, siteRoot), info.snapshot_bytes) : null;
-  snapshot?.catch(() => {}); // a failure is handled where loadPyodide awaits it
+  const wheelURL = new URL(info.poolgrad_wheel, siteRoot).href;
 
-  progress(2, "Starting Python and loading NumPy");
-  const { loadPyodide } = await import(new URL("pyodide.mjs", indexURL).href);
-  const pyodide = await startPython(loadPyodide, indexURL, info.packages, snapshot);
+  progress(2, "Downloading Python");
+  const fetchedOnce = fetchEachFileOnce([indexURL, wheelURL]);
+  try {
+    // The runtime's files and poolgrad's wheel download alongside the snapshot instead of
+    // after it; a failure surfaces where loadPyodide or micropip fetches the file.
+    for (const url of ["pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"].map((name) => new URL(name, indexURL))) {
+      fetch(url).catch(() => {});
+    }
+    fetch(wheelURL).catch(() => {});
+    return await startAndInstall(info, siteRoot, indexURL, wheelURL);
+  } finally {
+    fetchedOnce();
+  }
+}
 
-  progress(3, "Installing poolgrad");
+async function startAndInstall(info, siteRoot, indexURL, wheelURL) {
+  const platform = takeTheIOSPath();
+  let pyodide;
+  try {
+    pyodide = await startPython(info, siteRoot, indexURL);
+  } finally {
+    platform.undo();
+  }
+  pyodide.runPython(AFTER_START);
+  Object.assign(startup, {
+    platform: platform.pyodideSees,
+    enginePlatform: platform.enginePlatform,
+    trampolines: pyodide._module._PyEM_CountArgsPtr === 0 ? "js" : "wasm-gc",
+  });
+
+  progress(4, "Installing poolgrad");
   const micropip = pyodide.pyimport("micropip");
   // An absolute URL (micropip resolves relative ones against an index, not this site) and
   // deps=False (NumPy, the one dependency, is loaded; resolving would ask an index, which
   // fails offline).
-  await micropip.install.callKwargs(new URL(info.poolgrad_wheel, siteRoot).href, { deps: false });
+  await micropip.install.callKwargs(wheelURL, { deps: false });
 
-  progress(4, "Warming up");
+  progress(5, "Warming up");
   pyodide.runPython(PYTHON_GLUE);
   const runTrace = pyodide.globals.get("run_trace");
   runTrace(JSON.stringify(WARM_UP_REQUEST));

@@ -1,12 +1,16 @@
-"""Python's start-up snapshot (build.py makes it, web/worker.js restores it): the built
-site boots to ready and draws the reference trace with the snapshot, without one, and
-with one that does not fit the runtime (the worker falls back to a normal start in the
-same worker). The worker's "ready" message says how Python started."""
+"""Python's start-up snapshots (build.py makes them, web/worker.js and web/snapshot.js
+restore them): the built site boots to ready and draws the reference trace from the NumPy
+snapshot, from the plain one when the NumPy one does not fit, with a normal start when
+neither fits or the browser cannot unpack them, and without any; each in the same worker,
+each runtime file fetched once. Also: the iPad path (Pyodide's iOS check) and the boot's
+stall timeout. The worker's "ready" message says how Python started."""
 
 import gzip
 import json
+import re
 import shutil
 import struct
+import time
 
 import pytest
 from playwright.sync_api import expect
@@ -15,7 +19,11 @@ pytestmark = pytest.mark.browser
 
 FIXTURE = "1,2,5,6;3,4,8,7;0,-1,-3,-2;-4,9,-6,-5"
 REFERENCE = f"#k=2&s=2&p=0&d=1&mode=max&grad=1&x={FIXTURE}&g=1,2;3,4"
-FALLBACK_STEP = "without its start-up snapshot"
+RUNTIME_FILES = ["/pyodide/pyodide.asm.js", "/pyodide/pyodide.asm.wasm", "/pyodide/python_stdlib.zip",
+                 "/pyodide/pyodide-lock.json"]
+NUMPY_WHEEL = "/pyodide/numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl"
+IPAD_USER_AGENT = ("Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 "
+                   "(KHTML, like Gecko) Version/17.5 Safari/605.1.15")
 
 # Keeps every message the page's worker posts, for the "ready" message's `startup`.
 WORKER_SPY = """
@@ -32,19 +40,48 @@ WORKER_SPY = """
 """
 
 
-def snapshot_path(dist):
-    info = json.loads((dist / "build-info.json").read_text(encoding="utf-8"))
-    if not info.get("snapshot"):
+def build_info(root):
+    info = json.loads((root / "build-info.json").read_text(encoding="utf-8"))
+    if not info.get("snapshot") or not info.get("numpy_snapshot"):
         # A test that could not run has not passed: `python build.py test` installs Node.
-        pytest.fail("dist/ has no start-up snapshot: build it with Node.js 18+ on PATH "
+        pytest.fail("dist/ has no start-up snapshots: build it with Node.js 18+ on PATH "
                     "(`python build.py test` installs it); the build printed why it made none")
-    return info["snapshot"]
+    return info
 
 
 def copy_of(dist, tmp_path):
     site = tmp_path / "site"
     shutil.copytree(dist, site)
     return site
+
+
+def rewrite_gzip(path, change):
+    data = bytearray(gzip.decompress(path.read_bytes()))
+    change(data)
+    path.write_bytes(gzip.compress(bytes(data), compresslevel=1))
+
+
+def misfit_numpy_snapshot(root):
+    """The NumPy snapshot's manifest expects one more function-table slot than restoring
+    its libraries gives (as a snapshot made by another runtime would)."""
+    def change(data):
+        length, = struct.unpack_from("<I", data, 4)
+        manifest = json.loads(data[8:8 + length])
+        manifest["table_length"] += 1
+        text = json.dumps(manifest, separators=(",", ":")).encode()
+        assert 8 + len(text) <= manifest["image"]["offset"]
+        data[4:8] = struct.pack("<I", len(text))
+        data[8:8 + len(text)] = text
+    rewrite_gzip(root / build_info(root)["numpy_snapshot"], change)
+
+
+def foreign_plain_snapshot(root):
+    """The plain snapshot names another BUILD_ID (as one made for another Pyodide would)."""
+    def change(data):
+        magic, = struct.unpack_from("<I", data)
+        assert magic == 1886286592  # Pyodide 0.27's snapshot header
+        data[16:20] = bytes(b ^ 0xFF for b in data[16:20])  # the first word of the BUILD_ID
+    rewrite_gzip(root / build_info(root)["snapshot"], change)
 
 
 def boot(widget):
@@ -67,8 +104,12 @@ def assert_reference_trace(widget):
     assert widget.marked("data-argmax") == [[3, 1]]
 
 
-def boot_steps(widget):
-    return [step["message"] for step in widget.page.evaluate("window.poolgradWidget.timings.bootSteps")]
+def assert_numpy_works_in_the_worker(widget):
+    """Beyond trace(): NumPy's linear algebra (a library the snapshot restored) and its
+    random module (libraries loaded from the file system after the restore)."""
+    answer = widget.page.evaluate("window.poolgradWidget.trace({x: [[1, 2], [3, 4]], kernel_size: [1, 1],"
+                                  " stride: [1, 1], padding: [0, 0], dilation: [1, 1], mode: 'avg'})")
+    assert "trace" in answer, answer
 
 
 def served(site, path, since=0):
@@ -77,55 +118,193 @@ def served(site, path, since=0):
     return [request.status for request in site.requests[since:] if request == path]
 
 
-def test_boots_from_the_snapshot_under_the_pages_csp(widget, context, dist, site, page_policy, route_with_policy):
-    """The worker served with the page's own CSP: fetching and gunzipping the snapshot
-    needs nothing beyond script-src 'self' 'wasm-unsafe-eval' and connect-src 'self'."""
-    snapshot = snapshot_path(dist)
+def assert_runtime_fetched_once(site, since=0):
+    for path in RUNTIME_FILES:
+        assert served(site, path, since) == [200], path
+
+
+def test_boots_from_the_numpy_snapshot_under_the_pages_csp(widget, context, dist, site, page_policy,
+                                                          route_with_policy):
+    """The worker served with the page's own CSP: fetching and unpacking the snapshot and
+    compiling NumPy's libraries need nothing beyond script-src 'self' 'wasm-unsafe-eval'
+    and connect-src 'self'. NumPy's wheel is not fetched: its files are in the snapshot."""
+    info = build_info(dist)
     with_csp = route_with_policy(context, "**/worker.js", page_policy)
     before = len(site.requests)
     startup = boot(widget)
     assert with_csp, "the worker script was not served with the CSP"
-    assert startup == {"snapshot": "used", "reason": None}
-    assert served(site, f"/{snapshot}", before) == [200]
-    # One runtime: the snapshot was restored, not thrown away for a second start.
-    assert served(site, "/pyodide/pyodide.asm.wasm", before) == [200]
-    assert not any(FALLBACK_STEP in message for message in boot_steps(widget))
+    assert startup["snapshot"] == "numpy" and startup["rejected"] == []
+    assert startup["platform"] == "iPad" and startup["trampolines"] == "js"
+    assert served(site, f"/{info['numpy_snapshot']}", before) == [200]
+    assert served(site, f"/{info['snapshot']}", before) == []
+    assert served(site, NUMPY_WHEEL, before) == []
+    assert_runtime_fetched_once(site, before)
+    assert_reference_trace(widget)
+    assert_numpy_works_in_the_worker(widget)
+
+
+def test_a_numpy_snapshot_that_does_not_fit_falls_back_to_the_plain_one(widget, dist, tmp_path,
+                                                                       serve_directory):
+    root = copy_of(dist, tmp_path)
+    misfit_numpy_snapshot(root)
+    info = build_info(root)
+    widget.site = serve_directory(root)
+    startup = boot(widget)
+    assert startup["snapshot"] == "plain"
+    [rejected] = startup["rejected"]
+    assert rejected["snapshot"] == "numpy" and "function table" in rejected["reason"]
+    assert served(widget.site, f"/{info['numpy_snapshot']}") == [200]
+    assert served(widget.site, f"/{info['snapshot']}") == [200]
+    # Two runtimes were created, from one download of each file.
+    assert_runtime_fetched_once(widget.site)
+    assert served(widget.site, NUMPY_WHEEL) == [200]
     assert_reference_trace(widget)
 
 
-def test_boots_without_a_snapshot(widget, dist, tmp_path, serve_directory):
-    snapshot = snapshot_path(dist)
+def test_when_neither_snapshot_fits_python_starts_normally(widget, dist, tmp_path, serve_directory):
     root = copy_of(dist, tmp_path)
-    (root / snapshot).unlink()
-    info = json.loads((root / "build-info.json").read_text(encoding="utf-8"))
-    info["snapshot"] = None
+    misfit_numpy_snapshot(root)
+    foreign_plain_snapshot(root)
+    widget.site = serve_directory(root)
+    startup = boot(widget)
+    assert startup["snapshot"] == "none"
+    assert [r["snapshot"] for r in startup["rejected"]] == ["numpy", "plain"]
+    assert "build id mismatch" in startup["rejected"][1]["reason"]
+    steps = [step["message"] for step in widget.page.evaluate("window.poolgradWidget.timings.bootSteps")]
+    assert "Starting Python (without a start-up snapshot) and loading NumPy" in steps
+    assert_runtime_fetched_once(widget.site)
+    assert served(widget.site, NUMPY_WHEEL) == [200]
+    assert widget.status()[0] == "ready"
+    assert_reference_trace(widget)
+
+
+def test_boots_without_snapshots(widget, dist, tmp_path, serve_directory):
+    root = copy_of(dist, tmp_path)
+    info = build_info(root)
+    for key in ("snapshot", "numpy_snapshot"):
+        (root / info[key]).unlink()
+        info[key] = info[f"{key}_bytes"] = None
     (root / "build-info.json").write_text(json.dumps(info), encoding="utf-8")
     widget.site = serve_directory(root)
     startup = boot(widget)
-    assert startup == {"snapshot": "none", "reason": None}
+    assert startup["snapshot"] == "none" and startup["rejected"] == []
     assert not any(request.endswith(".gz") for request in widget.site.requests)
-    assert served(widget.site, "/pyodide/pyodide.asm.wasm") == [200]
+    assert_runtime_fetched_once(widget.site)
     assert_reference_trace(widget)
 
 
-def test_a_snapshot_of_another_build_falls_back_to_a_normal_start(widget, dist, tmp_path, serve_directory):
-    """A well-formed gzip whose snapshot names another BUILD_ID (as one made for another
-    Pyodide would): loadPyodide throws after creating the runtime, and the worker starts
-    Python again without it, in the same worker."""
-    snapshot = snapshot_path(dist)
-    root = copy_of(dist, tmp_path)
-    data = bytearray(gzip.decompress((root / snapshot).read_bytes()))
-    magic, = struct.unpack_from("<I", data)
-    assert magic == 1886286592  # Pyodide 0.27's snapshot header
-    data[16:20] = bytes(b ^ 0xFF for b in data[16:20])  # the first word of the BUILD_ID
-    (root / snapshot).write_bytes(gzip.compress(bytes(data), compresslevel=1))
-    widget.site = serve_directory(root)
+def test_a_browser_that_cannot_unpack_gzip_downloads_no_snapshot(widget, context, dist, tmp_path,
+                                                                 serve_directory):
+    """Safari before 16.4 has no DecompressionStream: the worker must not fetch 18 MB it
+    cannot unpack, and starts Python normally, fetching each runtime file once."""
+    widget.site = serve_directory(copy_of(dist, tmp_path))
+
+    def without_decompression(route):
+        response = route.fetch()
+        route.fulfill(response=response, body="delete globalThis.DecompressionStream;\n" + response.text())
+
+    context.route("**/worker.js", without_decompression)
     startup = boot(widget)
-    assert startup["snapshot"] == "rejected"
-    assert "build id mismatch" in startup["reason"]
-    assert any(FALLBACK_STEP in message for message in boot_steps(widget))
-    assert served(widget.site, f"/{snapshot}") == [200]
-    # The runtime was created twice: once for the snapshot, once for the normal start.
-    assert len(served(widget.site, "/pyodide/pyodide.asm.wasm")) >= 2
+    assert startup["snapshot"] == "none"
+    assert [r["snapshot"] for r in startup["rejected"]] == ["numpy", "plain"]
+    assert all("DecompressionStream" in r["reason"] for r in startup["rejected"])
+    assert not any(request.endswith(".gz") for request in widget.site.requests)
+    assert_runtime_fetched_once(widget.site)
+    assert_reference_trace(widget)
+
+
+def test_an_ipad_boots_with_pyodides_ios_path(widget, context, site):
+    """iPadOS Safari says navigator.platform "MacIntel" (in the page and in a worker), which
+    Pyodide 0.27's iOS check misses (pyodide#5670): the worker makes the check see an iOS
+    platform, on every engine (the NumPy snapshot is made that way), and Pyodide calls C
+    through JavaScript. Chromium's emulation does not reach a worker's navigator, so the
+    worker script gets iPadOS's value from a prefix."""
+    page = widget.page
+    cdp = context.new_cdp_session(page)
+    cdp.send("Emulation.setUserAgentOverride", {"userAgent": IPAD_USER_AGENT, "platform": "MacIntel"})
+    cdp.send("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
+
+    def as_on_an_ipad(route):
+        response = route.fetch()
+        prefix = 'Object.defineProperty(WorkerNavigator.prototype, "platform", { get: () => "MacIntel" });\n'
+        route.fulfill(response=response, body=prefix + response.text())
+
+    context.route("**/worker.js", as_on_an_ipad)
+    startup = boot(widget)
+    assert page.evaluate("[navigator.platform, navigator.maxTouchPoints > 1]") == ["MacIntel", True]
+    assert startup["enginePlatform"] == "MacIntel"  # what the worker's own navigator says
+    assert re.search("iPad|iPhone|iPod", startup["platform"])  # what Pyodide's check saw
+    assert startup["trampolines"] == "js"
+    assert startup["snapshot"] == "numpy"
+    assert_reference_trace(widget)
+
+
+def hold_back(context, patterns, seconds):
+    """Hold the requests matching `patterns` for `seconds` each; returns the function that
+    lets through those whose time has come (routes are answered from the test's thread)."""
+    held = []
+    for pattern in patterns:
+        context.route(pattern, lambda route: held.append([time.monotonic() + seconds, route]))
+
+    def release_due():
+        for entry in held:
+            due, route = entry
+            if route is not None and time.monotonic() >= due:
+                route.continue_()
+                entry[1] = None
+        return len(held)
+
+    return release_due
+
+
+def test_a_slow_boot_is_not_a_failed_boot(widget, context):
+    """Three files each held back for 5 s with a stall timeout of 8 s (build-info.json, then
+    the NumPy snapshot, which is asked for only after it, and poolgrad's wheel): the boot
+    takes longer than the stall timeout in total, but no step stalls, so it becomes ready."""
+    page = widget.page
+    page.add_init_script("window.poolgradBootStallMs = 8000;")
+    page.add_init_script(WORKER_SPY)
+    release_due = hold_back(context, ["**/build-info.json", "**/numpy-snapshot.bin.gz", "**/wheels/*.whl"], 5)
+    widget.open(REFERENCE, wait=False)
+    status = page.locator("#status")
+    while status.get_attribute("data-state") == "loading":
+        page.wait_for_timeout(200)
+        release_due()
+    assert release_due() == 3
+    assert status.get_attribute("data-state") == "ready", status.text_content()
+    assert page.evaluate("window.poolgradWidget.timings.bootMs") > 8000
+    widget.wait_settled()
+    [ready] = page.evaluate("window.__workerMessages.filter((m) => m.type === 'ready')")
+    assert ready["startup"]["snapshot"] == "numpy"
+    assert_reference_trace(widget)
+
+
+def test_a_stalled_step_fails_the_boot_and_names_the_step(widget, context):
+    """poolgrad's wheel never arrives: after the stall timeout the status says which step
+    stalled, instead of an endless spinner."""
+    widget.page.add_init_script("window.poolgradBootStallMs = 4000;")
+    hold_back(context, ["**/wheels/*.whl"], 3600)
+    widget.open(REFERENCE, wait=False)
+    status = widget.page.locator("#status")
+    expect(status).to_have_attribute("data-state", "error", timeout=60_000)
+    expect(status).to_contain_text('no progress for 4 s at "Installing poolgrad"')
+
+
+def test_what_the_worker_said_before_the_page_listened_counts(widget, context):
+    """app.js (which makes the bridge) held back for 8 s while early.js's worker boots:
+    the bridge adopts the worker after its progress, or even its "ready", and must neither
+    fail at once nor after its stall timeout (3 s here) once ready."""
+    page = widget.page
+    page.add_init_script("window.poolgradBootStallMs = 3000;")
+    page.add_init_script(WORKER_SPY)
+    release_due = hold_back(context, ["**/app.js"], 8)
+    page.goto(widget.site.url + "index.html" + REFERENCE, wait_until="commit")  # "load" waits for app.js
+    deadline = time.monotonic() + 60
+    while page.evaluate("!window.poolgradWidget") and time.monotonic() < deadline:
+        page.wait_for_timeout(200)
+        release_due()
+    widget.wait_settled()
+    page.wait_for_timeout(4000)  # longer than the stall timeout
     assert widget.status()[0] == "ready"
+    assert page.evaluate("window.__workerMessages.filter((m) => m.type === 'ready').length") == 1
     assert_reference_trace(widget)
