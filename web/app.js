@@ -13,6 +13,7 @@ import { WorkerBridge } from "./bridge.js";
 import { bindControls, controlElements, fillPresetOptions, syncControls } from "./controls.js";
 import { Guide } from "./guide.js";
 import { lessonBlocks, renderLesson } from "./lesson.js";
+import { keepOffline } from "./offline.js";
 import { Player } from "./player.js";
 import { applyPreview, renderSelection, renderView } from "./render.js";
 import {
@@ -415,6 +416,7 @@ const bridge = new WorkerBridge({
     app.boot.step = app.boot.steps;
     app.timings.bootMs = performance.now() - pageStart;
     updateStatus();
+    keepOffline(byId("update-notice"));
   },
   onFailure(text) {
     app.boot.failure = text;

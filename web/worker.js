@@ -1,7 +1,7 @@
 // Module worker that runs poolgrad under Pyodide, off the page's main thread.
-// Every path is resolved against this script's URL, so the site works under any
-// sub-path; build-info.json (written by build.py) names the Pyodide folder, the wheel and
-// (when the build could make one) Python's start-up snapshot.
+// Every path is resolved against the site's root (the worker's name, set by the page), so
+// the site works under any sub-path; build-info.json (written by build.py) names the
+// Pyodide folder, the wheel and (when the build could make one) Python's start-up snapshot.
 
 const STEPS = 4;
 
@@ -106,7 +106,8 @@ async function startPython(loadPyodide, indexURL, packages, snapshot) {
 }
 
 async function boot() {
-  const siteRoot = new URL("./", self.location.href);
+  // The page names the site's root (early.js); build-info.json gives every path below it.
+  const siteRoot = new URL(self.name || "./", self.location.href);
   progress(1, "Reading the build description");
   const infoResponse = await fetch(new URL("build-info.json", siteRoot));
   if (!infoResponse.ok) throw new Error(`build-info.json answered HTTP ${infoResponse.status}; serve the built dist/ folder`);

@@ -77,7 +77,7 @@ def served(site, path, since=0):
     return [request.status for request in site.requests[since:] if request == path]
 
 
-def test_boots_from_the_snapshot_under_the_pages_csp(widget, context, dist, site, page_policy, route_with_policy):
+def test_boots_from_the_snapshot_under_the_pages_csp(widget, context, dist, site, page_policy, route_with_policy, published):
     """The worker served with the page's own CSP: fetching and gunzipping the snapshot
     needs nothing beyond script-src 'self' 'wasm-unsafe-eval' and connect-src 'self'."""
     snapshot = snapshot_path(dist)
@@ -88,12 +88,12 @@ def test_boots_from_the_snapshot_under_the_pages_csp(widget, context, dist, site
     assert startup == {"snapshot": "used", "reason": None}
     assert served(site, f"/{snapshot}", before) == [200]
     # One runtime: the snapshot was restored, not thrown away for a second start.
-    assert served(site, "/pyodide/pyodide.asm.wasm", before) == [200]
+    assert served(site, f"/{published('pyodide.asm.wasm')}", before) == [200]
     assert not any(FALLBACK_STEP in message for message in boot_steps(widget))
     assert_reference_trace(widget)
 
 
-def test_boots_without_a_snapshot(widget, dist, tmp_path, serve_directory):
+def test_boots_without_a_snapshot(widget, dist, tmp_path, serve_directory, published):
     snapshot = snapshot_path(dist)
     root = copy_of(dist, tmp_path)
     (root / snapshot).unlink()
@@ -104,11 +104,11 @@ def test_boots_without_a_snapshot(widget, dist, tmp_path, serve_directory):
     startup = boot(widget)
     assert startup == {"snapshot": "none", "reason": None}
     assert not any(request.endswith(".gz") for request in widget.site.requests)
-    assert served(widget.site, "/pyodide/pyodide.asm.wasm") == [200]
+    assert served(widget.site, f"/{published('pyodide.asm.wasm')}") == [200]
     assert_reference_trace(widget)
 
 
-def test_a_snapshot_of_another_build_falls_back_to_a_normal_start(widget, dist, tmp_path, serve_directory):
+def test_a_snapshot_of_another_build_falls_back_to_a_normal_start(widget, dist, tmp_path, serve_directory, published):
     """A well-formed gzip whose snapshot names another BUILD_ID (as one made for another
     Pyodide would): loadPyodide throws after creating the runtime, and the worker starts
     Python again without it, in the same worker."""
@@ -126,6 +126,6 @@ def test_a_snapshot_of_another_build_falls_back_to_a_normal_start(widget, dist, 
     assert any(FALLBACK_STEP in message for message in boot_steps(widget))
     assert served(widget.site, f"/{snapshot}") == [200]
     # The runtime was created twice: once for the snapshot, once for the normal start.
-    assert len(served(widget.site, "/pyodide/pyodide.asm.wasm")) >= 2
+    assert len(served(widget.site, f"/{published('pyodide.asm.wasm')}")) >= 2
     assert widget.status()[0] == "ready"
     assert_reference_trace(widget)
