@@ -9,11 +9,14 @@ Standard library only. Subcommands (``python build.py --help``):
     bench            run the benchmarks under benchmarks/
     bundle [PATH]    zip dist/ with a one-file launcher for offline demos
 
+dist/ is published with content-hashed folder names, a service worker that keeps the site
+offline after one visit, and the hosts' _headers cache rules (see "publish" below).
+
 Importable API (used by the tests): ``build``, ``bundle``, ``make_server``,
 ``MIME_TYPES``, ``find_chromium``, ``verify_file``, ``make_lock``, ``DIST``, ``ROOT``.
 Importing this module does no work.
 
-Python's start-up snapshot (dist/pyodide/snapshot.bin.gz) is made by running
+Python's start-up snapshot (pyodide/<hash>/snapshot.bin.gz in dist/) is made by running
 scripts/pyodide_snapshot.mjs with Node (18+) against the vendored Pyodide core, and cached
 by the sha256 of those inputs; without Node the site is built without it (boot ~2 s slower).
 
@@ -54,7 +57,7 @@ PYODIDE_VERSION = "0.27.7"
 # `npm pack pyodide@0.27.7` writes this tarball.
 PYODIDE_TARBALL = "pyodide-0.27.7.tgz"
 PYODIDE_TARBALL_SHA256 = "89d5d952675eb08e11286e52c7238f1248ce71726e896db9703e73bef23dc343"
-# Core files shipped in dist/pyodide/ (from the tarball's package/ folder).
+# Core files verified from the tarball's package/ folder (PYODIDE_SHIPPED says which are shipped).
 PYODIDE_CORE_SHA256 = {
     "pyodide.js": "b4cb23a53aba19c221659b9fb40a2f18281d685691dc06647fb0afd0681baf98",
     "pyodide.mjs": "04c052c815abb0bf2981fa38c2dfa58e3120ee5288c956df2b2a15e301782c5f",
@@ -1318,7 +1321,8 @@ def run_tests(pytest_args: list[str]) -> int:
 
 
 def run_bench(args: list[str]) -> int:
-    scripts = [ROOT / "benchmarks" / "bench_pool.py", ROOT / "benchmarks" / "bench_browser.py"]
+    scripts = [ROOT / "benchmarks" / "bench_pool.py", ROOT / "benchmarks" / "bench_browser.py",
+               ROOT / "benchmarks" / "bench_offline.py"]
     if not scripts[0].is_file():
         raise BuildError("benchmarks/bench_pool.py not found")
     rc = 0
@@ -1362,7 +1366,7 @@ USAGE = """usage: python build.py [build | serve [--port N] [--no-build] | test 
   build    assemble dist/, the offline static site (default)
   serve    build if needed, then serve dist/ on http://127.0.0.1:8000/
   test     install the test extra and a Chromium, build, run pytest with the given args
-  bench    run benchmarks/bench_pool.py (and benchmarks/bench_browser.py if present)
+  bench    run benchmarks/bench_pool.py (and bench_browser.py, bench_offline.py if present)
   bundle   zip dist/ with a launcher: poolgrad-offline.zip (or PATH)
 """
 

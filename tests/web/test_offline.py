@@ -96,14 +96,19 @@ def answered(host, since):
     return [path for path in host.requests[since:] if not path.endswith("/sw.js")]
 
 
-def test_a_reload_with_the_network_off_needs_nothing_from_the_server(offline_context, dist, serve_directory):
+def test_a_reload_with_the_network_off_needs_nothing_from_the_server(offline_context, dist, serve_directory,
+                                                                     page_policy, route_with_policy):
     site = serve_directory(dist)
+    # As a host that sends the page's CSP with every file would: the service worker too
+    # runs under it (its fetches are connect-src 'self').
+    with_csp = route_with_policy(offline_context, "**/*", page_policy)
     page = new_page(offline_context)
     page.goto(site.url + "index.html" + REFERENCE)
     wait_ready(page)
     first = outputs(page)
     assert first["output"] == ["4", "8", "9", "-2"]
     assert saved_build(page) == site.url
+    assert site.url + "sw.js" in with_csp
     # One cache, named after this build, holding exactly the build's files.
     saved = page.evaluate(SAVED)
     assert list(saved) == [f"poolgrad {site.url} {build_id(dist)}"]
