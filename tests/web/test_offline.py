@@ -245,3 +245,30 @@ def test_opened_from_disk_the_page_says_how_to_serve_it(browser, dist):
         expect(page.locator("#boot-progress")).to_be_hidden()
     finally:
         context.close()
+
+
+def test_a_host_caught_halfway_through_an_update_is_not_saved(offline_context, dist, tmp_path, serve_directory):
+    """One fixed name already of the next build: the install fails on its sha256, no
+    worker takes control, and the page keeps working from the network."""
+    root = tmp_path / "site"
+    shutil.copytree(dist, root)
+    demo = root / "embed-demo.html"
+    demo.write_text(demo.read_text(encoding="utf-8") + "<!-- the next build -->\n", encoding="utf-8")
+    host = serve_directory(root)
+    page = new_page(offline_context)
+    page.goto(host.url + "index.html" + REFERENCE)
+    wait_ready(page)
+    settled = page.evaluate("""async () => {
+      const registration = await navigator.serviceWorker.register("./sw.js");
+      const worker = registration.installing ?? registration.waiting ?? registration.active;
+      while (!["redundant", "activated"].includes(worker.state)) {
+        await new Promise((resolve) => worker.addEventListener("statechange", resolve, { once: true }));
+      }
+      return worker.state;
+    }""")
+    assert settled == "redundant"
+    page.reload()
+    wait_ready(page)
+    assert page.evaluate("navigator.serviceWorker.controller") is None
+    assert outputs(page)["output"] == ["4", "8", "9", "-2"]
+    expect(page.locator("#update-notice")).to_be_empty()
