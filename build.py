@@ -695,7 +695,12 @@ def app_icon(size: int) -> bytes:
 
 
 def web_app_manifest(root_from_here: str) -> bytes:
-    """The web app manifest; ``root_from_here`` is the site's root relative to it."""
+    """The web app manifest; ``root_from_here`` is the site's root relative to it.
+
+    >>> manifest = json.loads(web_app_manifest("../../"))
+    >>> manifest["start_url"], manifest["scope"], manifest["display"]
+    ('../../index.html', '../../', 'standalone')
+    """
     icons = [{"src": f"icon-{n}.png", "sizes": f"{n}x{n}", "type": "image/png", "purpose": "any maskable"}
              for n in ICON_SIZES]
     icons.append({"src": "favicon.svg", "sizes": "any", "type": "image/svg+xml", "purpose": "any"})
@@ -747,7 +752,12 @@ def published_names(files: dict) -> dict:
 
 def _rename_in_json(value, names: dict):
     """``value`` (build-info.json's data) with every string that names a file, or a folder
-    whose files all moved into one folder, replaced by its published name."""
+    whose files all moved into one folder, replaced by its published name.
+
+    >>> names = {"pyodide/a.wasm": "pyodide/0f/a.wasm", "pyodide/b.js": "pyodide/0f/b.js"}
+    >>> _rename_in_json({"pyodide": "pyodide/", "wasm": "pyodide/a.wasm", "version": "1"}, names)
+    {'pyodide': 'pyodide/0f/', 'wasm': 'pyodide/0f/a.wasm', 'version': '1'}
+    """
     if isinstance(value, dict):
         return {k: _rename_in_json(v, names) for k, v in value.items()}
     if isinstance(value, list):
@@ -767,7 +777,12 @@ HTML_REFERENCE = re.compile(r'(\b(?:src|href)=")(\./)?([^"?#:]+)')
 
 def _rename_in_html(html: str, names: dict) -> str:
     """``html`` with each src/href that names a moved file pointing at its published name
-    (a query and a fragment are kept)."""
+    (a query and a fragment are kept).
+
+    >>> _rename_in_html('<script src="./app.js"></script><a href="index.html?embed=1">',
+    ...                 {"app.js": "app/0f/app.js", "index.html": "index.html"})
+    '<script src="./app/0f/app.js"></script><a href="index.html?embed=1">'
+    """
     def swap(m):
         path = m.group(3)
         return f"{m.group(1)}./{names[path]}" if names.get(path, path) != path else m.group(0)
@@ -776,7 +791,20 @@ def _rename_in_html(html: str, names: dict) -> str:
 
 def headers_file(published: list) -> str:
     """The ``_headers`` file (the format Netlify and Cloudflare Pages read; the local servers
-    apply it too): fixed names revalidated, hashed folders cached for a year, wasm typed."""
+    apply it too): fixed names revalidated, hashed folders cached for a year, wasm typed.
+
+    >>> print(headers_file(["index.html", "pyodide/0f/x.wasm"]))  # doctest: +ELLIPSIS
+    # Written by ...
+    /
+      Cache-Control: no-cache
+    /index.html
+      Cache-Control: no-cache
+    /pyodide/*
+      Cache-Control: public, max-age=31536000, immutable
+    /pyodide/0f/x.wasm
+      Content-Type: application/wasm
+    <BLANKLINE>
+    """
     lines = ["# Written by poolgrad's build.py. A file under a content-hashed folder never changes:",
              "# cache it for a year. The entry pages, build-info.json and the service worker",
              "# name the current folders: revalidate them on every visit.",
@@ -795,7 +823,11 @@ def headers_file(published: list) -> str:
 def service_worker(template: str, build_id: str, files: list) -> bytes:
     """web/sw.js with the build's description prepended: its id and, for each file to keep
     offline, [published path, sha256 (None: build-info.json, checked by its build_id), whether
-    the path is content-hashed]."""
+    the path is content-hashed].
+
+    >>> service_worker("// template", "0123", [["index.html", "ab", False]]).decode().splitlines()[1:]
+    ['const BUILD = {"id":"0123","files":[["index.html","ab",false]]};', '', '// template']
+    """
     description = json.dumps({"id": build_id, "files": files}, separators=(",", ":"))
     return (f"// Written by poolgrad's build.py: the build this service worker keeps offline.\n"
             f"const BUILD = {description};\n\n{template}").encode()
