@@ -272,3 +272,26 @@ def test_a_host_caught_halfway_through_an_update_is_not_saved(offline_context, d
     assert page.evaluate("navigator.serviceWorker.controller") is None
     assert outputs(page)["output"] == ["4", "8", "9", "-2"]
     expect(page.locator("#update-notice")).to_be_empty()
+
+
+def test_the_site_is_installable_as_an_app(browser, build_module, site, tmp_path):
+    """Chromium's own checks: the manifest parses without errors and, once the service
+    worker controls the page, nothing stands in the way of installing it. A profile on
+    disk, since an incognito-like context is never installable."""
+    context = browser.browser_type.launch_persistent_context(
+        str(tmp_path / "profile"), executable_path=build_module.find_chromium(), args=build_module.CHROMIUM_ARGS,
+        service_workers="allow")
+    try:
+        page = context.pages[0] if context.pages else context.new_page()
+        page.goto(site.url + "index.html")
+        wait_ready(page)
+        saved_build(page)
+        page.reload()
+        wait_ready(page)
+        cdp = context.new_cdp_session(page)
+        manifest = cdp.send("Page.getAppManifest")
+        assert manifest["errors"] == []
+        assert urlsplit(manifest["url"]).path.endswith("/manifest.webmanifest")
+        assert cdp.send("Page.getInstallabilityErrors")["installabilityErrors"] == []
+    finally:
+        context.close()
