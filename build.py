@@ -893,10 +893,10 @@ def staging_dir(dist: Path) -> Path:
     it (``.dist.stage`` for ``dist``), kept between builds so a warm build copies only what
     changed, and never inside the folder a host publishes.
 
-    >>> staging_dir(Path("site", "dist")).as_posix()
-    'site/.dist.stage'
+    >>> staging_dir(Path("site", "dist")) == Path("site", ".dist.stage").resolve()
+    True
     """
-    dist = Path(dist)
+    dist = Path(dist).resolve()
     return dist.parent / f".{dist.name}.stage"
 
 
