@@ -11,14 +11,18 @@ Standard library only. Subcommands (``python build.py --help``):
                      the browser benchmark in one engine)
     bundle [PATH]    zip dist/ with a one-file launcher for offline demos
 
+dist/ is published with content-hashed folder names, a service worker that keeps the site
+offline after one visit, and the hosts' _headers cache rules (see "publish" below).
+
 Importable API (used by the tests): ``build``, ``bundle``, ``make_server``,
 ``MIME_TYPES``, ``find_chromium``, ``verify_file``, ``make_lock``, ``DIST``, ``ROOT``.
 Importing this module does no work.
 
-Python's start-up snapshots (dist/pyodide/snapshot.bin.gz, and numpy-snapshot.bin.gz with
-NumPy and micropip already imported) are made by running scripts/pyodide_snapshot.mjs with
-Node (18+) against the vendored Pyodide core and wheels, and cached by the sha256 of those
-inputs; without Node the site is built without them (Python starts seconds slower).
+Python's start-up snapshots (in dist/, pyodide/<hash>/snapshot.bin.gz, and
+numpy-snapshot.bin.gz with NumPy and micropip already imported) are made by running
+scripts/pyodide_snapshot.mjs with Node (18+) against the vendored Pyodide core and wheels,
+and cached by the sha256 of those inputs; without Node the site is built without them
+(Python starts seconds slower).
 
 Vendored files come from the package registries through their ordinary clients
 (``npm pack``, ``pip download``), are cached outside the repository
@@ -57,7 +61,7 @@ PYODIDE_VERSION = "0.27.7"
 # `npm pack pyodide@0.27.7` writes this tarball.
 PYODIDE_TARBALL = "pyodide-0.27.7.tgz"
 PYODIDE_TARBALL_SHA256 = "89d5d952675eb08e11286e52c7238f1248ce71726e896db9703e73bef23dc343"
-# Core files shipped in dist/pyodide/ (from the tarball's package/ folder).
+# Core files verified from the tarball's package/ folder (PYODIDE_SHIPPED says which are shipped).
 PYODIDE_CORE_SHA256 = {
     "pyodide.js": "b4cb23a53aba19c221659b9fb40a2f18281d685691dc06647fb0afd0681baf98",
     "pyodide.mjs": "04c052c815abb0bf2981fa38c2dfa58e3120ee5288c956df2b2a15e301782c5f",
@@ -67,6 +71,9 @@ PYODIDE_CORE_SHA256 = {
     "pyodide.js.map": "e47348f701f7e16646a903fbb8f631491dab2f0eb95abf0f50f91520c2bd3b42",
     "pyodide.mjs.map": "2c222c365362dcf99657da38aa627537e732006692f0da4dcf7e5f783724795d",
 }
+# What the site loads of those: the worker imports pyodide.mjs, which loads the rest. The
+# classic-script loader pyodide.js and the source maps are verified but not shipped.
+PYODIDE_SHIPPED = ("pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip")
 # The release's original lock file: read (for "info" and the package entries), not shipped.
 PYODIDE_LOCK = "pyodide-lock.json"
 PYODIDE_LOCK_SHA256 = "9c45b916001a750f4102fc287494f3eab215909c7535c626a20db80fd6333e2c"
@@ -577,15 +584,12 @@ def _prune(dist: Path, keep: set) -> None:
             p.unlink()
 
 
-def build(dist: Path = DIST, quiet: bool = False) -> Path:
-    """Assemble the offline static site in ``dist`` and return its path.
-
-    A warm build (everything cached) uses no network and takes well under a few seconds.
-    """
+def assemble(dist: Path, quiet: bool = False) -> Path:
+    """Assemble the site's files under their plain names (``index.html``, ``app.js``,
+    ``pyodide/…``, ``wheels/…``, ``build-info.json``) in the staging folder ``dist``;
+    ``publish`` then gives them their published names. Returns ``dist``."""
     dist = Path(dist)
     cache = cache_dir()
-    t_start = time.perf_counter()
-    _say(f"build: dist={dist}  cache={cache}", quiet)
     keep: set[str] = {DIST_MARKER}
 
     def step(label: str, fn):
@@ -616,7 +620,7 @@ def build(dist: Path = DIST, quiet: bool = False) -> Path:
             n += 1
         return n
 
-    copied = step("front end (web/ -> dist/)", copy_web)
+    step("front end (web/)", copy_web)
 
     # 2. Pyodide core and wheels, verified in the cache and in dist/
     core = step(f"pyodide {PYODIDE_VERSION} core (cache)", lambda: pyodide_core(cache, quiet))
@@ -624,7 +628,7 @@ def build(dist: Path = DIST, quiet: bool = False) -> Path:
 
     def vendor():
         pdir = dist / "pyodide"
-        items = [(core / n, h) for n, h in PYODIDE_CORE_SHA256.items()]
+        items = [(core / n, h) for n, h in PYODIDE_CORE_SHA256.items() if n in PYODIDE_SHIPPED]
         items += [(wheels / f, h) for f, h in PYODIDE_WHEELS.values()]
         for src, sha in items:
             dest = pdir / src.name
@@ -690,9 +694,298 @@ def build(dist: Path = DIST, quiet: bool = False) -> Path:
         if rel.startswith(("pyodide/", "wheels/")) and (WEB / rel).is_file():
             _say(f"  warning: web/{rel} is shadowed by a vendored file", quiet)
     _prune(dist, keep)
+    return dist
 
-    size = sum(p.stat().st_size for p in dist.rglob("*") if p.is_file())
-    _say(f"built {dist} ({len(keep)} files, {size / 1e6:.1f} MB; {copied} front-end files updated) "
+
+# ------------------------------------------------------------------------ publish
+#
+# The published layout: every file that can change between builds lives in a folder named
+# after the content hash of its group, so a host may cache it for a year:
+#
+#   app/<hash>/      the front end's files (modules, styles, icons, the web app manifest):
+#                    one folder, so the modules' relative imports keep working
+#   pyodide/<hash>/  Pyodide, its wheels, its lock file and Python's start-up snapshot
+#   wheels/<hash>/   poolgrad's wheel
+#
+# Only the entry pages (index.html, embed-demo.html), build-info.json and the service worker
+# sw.js keep fixed names, and they must be revalidated on every visit. build-info.json names
+# the published paths, so the worker follows a rename without knowing the layout.
+
+SERVICE_WORKER = "sw.js"
+BUILD_INFO = "build-info.json"
+FRONT_END_GROUP = "app"  # the folder of the files web/ puts at the site's root
+IMMUTABLE = "public, max-age=31536000, immutable"
+REVALIDATE = "no-cache"
+MANIFEST = "manifest.webmanifest"
+ICON_SIZES = (192, 512)
+THEME_COLOR = "#1d4ed8"
+
+
+def _png(size: int, rows: list) -> bytes:
+    """An 8-bit RGB PNG of ``size`` x ``size`` pixels from its rows of RGB bytes."""
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    raw = b"".join(b"\0" + row for row in rows)
+    header = struct.pack(">IIBBBBB", size, size, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b"")
+
+
+def app_icon(size: int) -> bytes:
+    """The favicon's picture (a 2 x 2 pooling window with its maximum) as a ``size``-pixel
+    PNG with a full-bleed background and its cells inside the central circle that a
+    "maskable" icon keeps, so one file serves both icon purposes.
+
+    >>> icon = app_icon(48)
+    >>> icon[:8] == bytes([137]) + b"PNG" + bytes([13, 10, 26, 10]), struct.unpack(">II", icon[16:24])
+    (True, (48, 48))
+    """
+    def rgb(hex_colour):
+        return bytes.fromhex(hex_colour.lstrip("#"))
+
+    background = rgb(THEME_COLOR)
+    # favicon.svg's cells on its 16-unit grid: x, y (each 5 units wide), colour.
+    cells = [(2, 2, "#fdba74"), (9, 2, "#ffffff"), (2, 9, "#ffffff"), (9, 9, "#ea580c")]
+
+    def at(unit):  # units 2..14 onto the central 56 % of the icon
+        return round(size * (0.22 + (unit - 2) / 12 * 0.56))
+
+    rows = []
+    for y in range(size):
+        row = bytearray(background * size)
+        for cx, cy, colour in cells:
+            if at(cy) <= y < at(cy + 5):
+                x0, x1 = at(cx), at(cx + 5)
+                row[3 * x0:3 * x1] = rgb(colour) * (x1 - x0)
+        rows.append(bytes(row))
+    return _png(size, rows)
+
+
+def web_app_manifest(root_from_here: str) -> bytes:
+    """The web app manifest; ``root_from_here`` is the site's root relative to it.
+
+    >>> manifest = json.loads(web_app_manifest("../../"))
+    >>> manifest["start_url"], manifest["scope"], manifest["display"]
+    ('../../index.html', '../../', 'standalone')
+    """
+    icons = [{"src": f"icon-{n}.png", "sizes": f"{n}x{n}", "type": "image/png", "purpose": "any maskable"}
+             for n in ICON_SIZES]
+    icons.append({"src": "favicon.svg", "sizes": "any", "type": "image/svg+xml", "purpose": "any"})
+    manifest = {
+        "name": "poolgrad: 2D pooling, traced",
+        "short_name": "poolgrad",
+        "description": "Max and average pooling computed by Python in your browser: windows, argmax "
+                       "and gradient routing. Works offline once loaded.",
+        "start_url": f"{root_from_here}index.html",
+        "scope": root_from_here,
+        "display": "standalone",
+        "background_color": "#ffffff",
+        "theme_color": THEME_COLOR,
+        "icons": icons,
+    }
+    return (json.dumps(manifest, indent=2) + "\n").encode()
+
+
+def _is_entry(rel: str) -> bool:
+    """Files that keep their name: the root's pages, build-info.json and the service worker."""
+    return "/" not in rel and (rel.endswith(".html") or rel in (BUILD_INFO, SERVICE_WORKER))
+
+
+def published_names(files: dict) -> dict:
+    """Map each file's plain path to its published one. ``files`` maps plain path -> sha256.
+
+    Every file but an entry (``_is_entry``) moves into ``<group>/<hash>/``: the group is its
+    top folder (``app`` for files at the root) and the hash covers the group's names and
+    contents, so a change anywhere in a group renames that group and nothing else.
+
+    >>> names = published_names({"index.html": "a", "app.js": "b", "pyodide/x.wasm": "c"})
+    >>> names["index.html"], names["app.js"].split("/")[0], names["pyodide/x.wasm"].split("/")[2]
+    ('index.html', 'app', 'x.wasm')
+    """
+    groups: dict = {}
+    for rel in files:
+        if not _is_entry(rel):
+            group, _, inner = rel.partition("/") if "/" in rel else (FRONT_END_GROUP, "", rel)
+            groups.setdefault(group, []).append((inner, rel))
+    names = {rel: rel for rel in files if _is_entry(rel)}
+    for group, members in groups.items():
+        h = hashlib.sha256()
+        for inner, rel in sorted(members):
+            h.update(f"{inner}\0{files[rel]}\n".encode())
+        for inner, rel in members:
+            names[rel] = f"{group}/{h.hexdigest()[:12]}/{inner}"
+    return names
+
+
+def _rename_in_json(value, names: dict):
+    """``value`` (build-info.json's data) with every string that names a file, or a folder
+    whose files all moved into one folder, replaced by its published name.
+
+    >>> names = {"pyodide/a.wasm": "pyodide/0f/a.wasm", "pyodide/b.js": "pyodide/0f/b.js"}
+    >>> _rename_in_json({"pyodide": "pyodide/", "wasm": "pyodide/a.wasm", "version": "1"}, names)
+    {'pyodide': 'pyodide/0f/', 'wasm': 'pyodide/0f/a.wasm', 'version': '1'}
+    """
+    if isinstance(value, dict):
+        return {k: _rename_in_json(v, names) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_rename_in_json(v, names) for v in value]
+    if isinstance(value, str):
+        if value in names:
+            return names[value]
+        if value.endswith("/"):
+            moved = {names[rel][:-len(rel[len(value):])] for rel in names if rel.startswith(value)}
+            if len(moved) == 1:
+                return moved.pop()
+    return value
+
+
+HTML_REFERENCE = re.compile(r'(\b(?:src|href)=")(\./)?([^"?#:]+)')
+
+
+def _rename_in_html(html: str, names: dict) -> str:
+    """``html`` with each src/href that names a moved file pointing at its published name
+    (a query and a fragment are kept).
+
+    >>> _rename_in_html('<script src="./app.js"></script><a href="index.html?embed=1">',
+    ...                 {"app.js": "app/0f/app.js", "index.html": "index.html"})
+    '<script src="./app/0f/app.js"></script><a href="index.html?embed=1">'
+    """
+    def swap(m):
+        path = m.group(3)
+        return f"{m.group(1)}./{names[path]}" if names.get(path, path) != path else m.group(0)
+    return HTML_REFERENCE.sub(swap, html)
+
+
+def headers_file(published: list) -> str:
+    """The ``_headers`` file (the format Netlify and Cloudflare Pages read; the local servers
+    apply it too): fixed names revalidated, hashed folders cached for a year, wasm typed.
+
+    >>> print(headers_file(["index.html", "pyodide/0f/x.wasm"]))  # doctest: +ELLIPSIS
+    # Written by ...
+    /
+      Cache-Control: no-cache
+    /index.html
+      Cache-Control: no-cache
+    /pyodide/*
+      Cache-Control: public, max-age=31536000, immutable
+    /pyodide/0f/x.wasm
+      Content-Type: application/wasm
+    <BLANKLINE>
+    """
+    lines = ["# Written by poolgrad's build.py. A file under a content-hashed folder never changes:",
+             "# cache it for a year. The entry pages, build-info.json and the service worker",
+             "# name the current folders: revalidate them on every visit.",
+             "/", f"  Cache-Control: {REVALIDATE}"]
+    for rel in sorted(published):
+        if "/" not in rel:
+            lines += [f"/{rel}", f"  Cache-Control: {REVALIDATE}"]
+    for folder in sorted({rel.split("/")[0] for rel in published if "/" in rel}):
+        lines += [f"/{folder}/*", f"  Cache-Control: {IMMUTABLE}"]
+    for rel in sorted(published):
+        if rel.endswith(".wasm"):
+            lines += [f"/{rel}", "  Content-Type: application/wasm"]
+    return "\n".join(lines) + "\n"
+
+
+def service_worker(template: str, build_id: str, files: list) -> bytes:
+    """web/sw.js with the build's description prepended: its id and, for each file to keep
+    offline, [published path, sha256 (None: build-info.json, checked by its build_id), whether
+    the path is content-hashed].
+
+    >>> service_worker("// template", "0123", [["index.html", "ab", False]]).decode().splitlines()[1:]
+    ['const BUILD = {"id":"0123","files":[["index.html","ab",false]]};', '', '// template']
+    """
+    description = json.dumps({"id": build_id, "files": files}, separators=(",", ":"))
+    return (f"// Written by poolgrad's build.py: the build this service worker keeps offline.\n"
+            f"const BUILD = {description};\n\n{template}").encode()
+
+
+def publish(stage: Path, dist: Path) -> dict:
+    """Write the staged site into ``dist`` under its published names (``published_names``),
+    with the web app manifest and icons, the service worker and its file list, the hosts'
+    ``_headers`` and ``.nojekyll``; delete anything else in ``dist``. Returns build-info."""
+    sources: dict = {}
+    for p in sorted(stage.rglob("*")):
+        rel = p.relative_to(stage).as_posix()
+        if p.is_file() and rel != DIST_MARKER:
+            sources[rel] = p
+    if BUILD_INFO not in sources:
+        raise BuildError(f"the staged site {stage} has no {BUILD_INFO}")
+    template = sources.pop(SERVICE_WORKER, None)
+    if template is None:
+        raise BuildError(f"web/{SERVICE_WORKER} is missing: the site needs its service worker")
+    # Generated front-end files, published in app/<hash>/: two folders below the root.
+    sources[MANIFEST] = web_app_manifest("../../")
+    for n in ICON_SIZES:
+        sources[f"icon-{n}.png"] = app_icon(n)
+
+    def digest(source):
+        return hashlib.sha256(source).hexdigest() if isinstance(source, bytes) else sha256_of(source)
+
+    names = published_names({rel: "" if _is_entry(rel) else digest(src) for rel, src in sources.items()})
+    names[SERVICE_WORKER] = SERVICE_WORKER
+    contents: dict = {}  # published path -> bytes, or the staged file
+    for rel, src in sources.items():
+        if _is_entry(rel) and rel.endswith(".html"):
+            contents[rel] = _rename_in_html(src.read_text(encoding="utf-8"), names).encode()
+        elif rel != BUILD_INFO:
+            contents[names[rel]] = src
+    ids = hashlib.sha256()
+    for rel in sorted(contents):
+        ids.update(f"{rel}\0{digest(contents[rel])}\n".encode())
+    build_id = ids.hexdigest()[:16]
+    info = _rename_in_json(json.loads(sources[BUILD_INFO].read_text(encoding="utf-8")), names)
+    info["build_id"] = build_id
+    contents[BUILD_INFO] = (json.dumps(info, indent=2) + "\n").encode()
+    # build-info.json is checked by its build_id instead: its "built" time changes on every
+    # build, and an unchanged site must not look like a new version to its learners.
+    kept = [[rel, None if rel == BUILD_INFO else digest(contents[rel]), "/" in rel] for rel in sorted(contents)]
+    contents[SERVICE_WORKER] = service_worker(template.read_text(encoding="utf-8"), build_id, kept)
+    contents["_headers"] = headers_file(list(contents)).encode()
+    contents[".nojekyll"] = b""
+
+    for rel, src in contents.items():
+        dest = dist / rel
+        if isinstance(src, bytes):
+            if not (dest.is_file() and dest.stat().st_size == len(src) and dest.read_bytes() == src):
+                _atomic_write_bytes(dest, src)
+        elif not (dest.is_file() and dest.stat().st_size == src.stat().st_size and sha256_of(dest) == sha256_of(src)):
+            _copy_file(src, dest)
+    _prune(dist, set(contents) | {DIST_MARKER})
+    return info
+
+
+def staging_dir(dist: Path) -> Path:
+    """Where ``dist``'s files are assembled under their plain names: a hidden folder beside
+    it (``.dist.stage`` for ``dist``), kept between builds so a warm build copies only what
+    changed, and never inside the folder a host publishes.
+
+    >>> staging_dir(Path("site", "dist")) == Path("site", ".dist.stage").resolve()
+    True
+    """
+    dist = Path(dist).resolve()
+    return dist.parent / f".{dist.name}.stage"
+
+
+def build(dist: Path = DIST, quiet: bool = False) -> Path:
+    """Build the offline static site into ``dist`` and return its path: assemble it
+    (``assemble``), then publish it under cache-friendly names (``publish``).
+
+    A warm build (everything cached) uses no network and takes well under a few seconds.
+    """
+    dist = Path(dist)
+    t_start = time.perf_counter()
+    _say(f"build: dist={dist}  cache={cache_dir()}", quiet)
+    _prepare_dist(dist)  # refuse a foreign folder before any work
+    assemble(staging_dir(dist), quiet)
+    t0 = time.perf_counter()
+    info = publish(staging_dir(dist), dist)
+    _say(f"  {'publish (hashed names, service worker)':<38} {time.perf_counter() - t0:6.2f} s", quiet)
+    files = [p for p in dist.rglob("*") if p.is_file() and p.name != DIST_MARKER]
+    size = sum(p.stat().st_size for p in files)
+    _say(f"built {dist} (build {info['build_id']}: {len(files)} files, {size / 1e6:.1f} MB) "
          f"in {time.perf_counter() - t_start:.2f} s", quiet)
     return dist
 
@@ -701,6 +994,8 @@ def build(dist: Path = DIST, quiet: bool = False) -> Path:
 import functools  # noqa: E402
 import http.server  # noqa: E402
 import mimetypes  # noqa: E402
+import re  # noqa: E402
+import urllib.parse  # noqa: E402
 
 MIME_TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -716,6 +1011,7 @@ MIME_TYPES = {
     ".gz": "application/gzip",
     ".svg": "image/svg+xml",
     ".png": "image/png",
+    ".webmanifest": "application/manifest+json",
     ".ico": "image/x-icon",
     ".txt": "text/plain; charset=utf-8",
     ".md": "text/markdown; charset=utf-8",
@@ -730,7 +1026,54 @@ class RequestRecord(str):
     status = 0
 
 
+def read_header_rules(root):
+    r"""The rules of ``root``/_headers (the format Netlify and Cloudflare Pages read, which
+    build.py writes): a list of (path pattern, [(name, value), ...]); [] without the file.
+
+    >>> import tempfile; folder = tempfile.mkdtemp()
+    >>> _ = open(os.path.join(folder, "_headers"), "w").write("# c\n/app/*\n  Cache-Control: immutable\n")
+    >>> read_header_rules(folder)
+    [('/app/*', [('Cache-Control', 'immutable')])]
+    """
+    try:
+        with open(os.path.join(root, "_headers"), encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return []
+    rules = []
+    for line in lines:
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if not line[0].isspace():
+            rules.append((line.strip(), []))
+        elif rules and ":" in line:
+            name, value = line.split(":", 1)
+            rules[-1][1].append((name.strip(), value.strip()))
+    return rules
+
+
+def headers_for(rules, url_path):
+    """The headers the rules give ``url_path`` (its query ignored): every matching rule
+    applies, ``*`` matches anything, and a header set by several is joined with ", ", as
+    Netlify and Cloudflare Pages do.
+
+    >>> headers_for([("/", [("Cache-Control", "no-cache")]), ("/app/*", [("Cache-Control", "x")])], "/app/1/a.js?v")
+    [('Cache-Control', 'x')]
+    """
+    path = urllib.parse.unquote(url_path.split("?", 1)[0].split("#", 1)[0])
+    chosen = {}
+    for pattern, headers in rules:
+        if re.fullmatch(".*".join(map(re.escape, pattern.split("*"))), path):
+            for name, value in headers:
+                key = name.lower()
+                chosen[key] = (name, f"{chosen[key][1]}, {value}" if key in chosen else value)
+    return list(chosen.values())
+
+
 class SiteHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves a built site with its MIME types and the cache rules of its _headers file
+    (no-cache for a file no rule covers)."""
+
     request_log = None  # a list, or None to log each request to stderr
 
     def guess_type(self, path):
@@ -739,8 +1082,27 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
             return MIME_TYPES[ext]
         return mimetypes.guess_type(str(path))[0] or "application/octet-stream"
 
+    def site_headers(self):
+        """The headers the site's rules give this request (Content-Type comes from
+        MIME_TYPES, which agrees with the rules' wasm type)."""
+        chosen = [(n, v) for n, v in headers_for(read_header_rules(self.directory), self.path)
+                  if n.lower() != "content-type"]
+        if not any(n.lower() == "cache-control" for n, _ in chosen):
+            chosen.append(("Cache-Control", "no-cache"))
+        return chosen
+
+    def send_head(self):
+        # A 304 from a file's date is safe only for a content-hashed file: a fixed name
+        # (index.html, sw.js) may be replaced by a newer build with an older or equal date
+        # (a copied folder), and a 304 would then keep the old build.
+        immutable = any("immutable" in v for n, v in self.site_headers() if n.lower() == "cache-control")
+        if not immutable and "If-Modified-Since" in self.headers:
+            del self.headers["If-Modified-Since"]
+        return super().send_head()
+
     def end_headers(self):
-        self.send_header("Cache-Control", "no-cache")
+        for name, value in self.site_headers():
+            self.send_header(name, value)
         super().end_headers()
 
     def log_request(self, code="-", size="-"):
@@ -1190,9 +1552,9 @@ BENCH_ENGINES = ("chromium", "firefox", "webkit", "wpe")
 
 
 def run_bench(args: list[str]) -> int:
-    """The benchmarks: bench_pool.py and bench_browser.py (Chromium); with `--engine E`,
-    only the browser benchmark in engine E (chromium: bench_browser.py; firefox, webkit,
-    wpe: bench_engines.py). Other arguments go to the scripts."""
+    """The benchmarks: bench_pool.py, bench_browser.py (Chromium) and bench_offline.py;
+    with `--engine E`, only the browser benchmark in engine E (chromium: bench_browser.py;
+    firefox, webkit, wpe: bench_engines.py). Other arguments go to the scripts."""
     engine = None
     if "--engine" in args:
         at = args.index("--engine")
@@ -1200,9 +1562,10 @@ def run_bench(args: list[str]) -> int:
         args = args[:at] + args[at + 2:]
         if engine not in BENCH_ENGINES:
             raise BuildError(f"--engine must be one of {', '.join(BENCH_ENGINES)}; got {engine!r}")
-    scripts = [ROOT / "benchmarks" / "bench_pool.py", ROOT / "benchmarks" / "bench_browser.py"]
+    scripts = [ROOT / "benchmarks" / "bench_pool.py", ROOT / "benchmarks" / "bench_browser.py",
+               ROOT / "benchmarks" / "bench_offline.py"]
     if engine == "chromium":
-        scripts = scripts[1:]
+        scripts = scripts[1:2]
     elif engine:
         scripts = [ROOT / "benchmarks" / "bench_engines.py"]
         args = ["--engine", engine, *args]
@@ -1249,8 +1612,8 @@ USAGE = """usage: python build.py [build | serve [--port N] [--no-build] | test 
   build    assemble dist/, the offline static site (default)
   serve    build if needed, then serve dist/ on http://127.0.0.1:8000/
   test     install the test extra, Chromium, Firefox ESR, WebKitGTK and WPE WebKit, build,
-           run pytest with the given args
-  bench    run benchmarks/bench_pool.py (and benchmarks/bench_browser.py if present);
+           run the node tests of tests/js/ and pytest with the given args
+  bench    run benchmarks/bench_pool.py, bench_browser.py and bench_offline.py;
            --engine chromium|firefox|webkit|wpe: only the browser benchmark, in that engine
   bundle   zip dist/ with a launcher: poolgrad-offline.zip (or PATH)
 """

@@ -4,8 +4,9 @@ Run it with `python benchmarks/bench_browser.py [--runs N] [--samples N]` or thr
 `python build.py bench`. It builds dist/ when dist/build-info.json is missing, serves
 dist/ with build.make_server on 127.0.0.1 (in a thread, with a request log), and does N
 cold runs (default 5). Each run opens a fresh Playwright browser context, which starts
-with an empty HTTP cache. The server sends `Cache-Control: no-cache`, so a cached copy
-would come back as a conditional request answered 304. The script checks that the first
+with an empty HTTP cache and no service worker. The server sends the site's _headers
+cache rules (`no-cache` for the fixed names), so a cached copy of those would come back as
+a conditional request answered 304. The script checks that the first
 request for every file in every run was answered 200, and that each run fetched the same
 number of files up to ready. Later 304s in the same run are Chromium asking again for
 the favicon after each URL change.
@@ -337,7 +338,9 @@ def served_bytes(dist: Path, path: str) -> int:
 
 def one_run(browser, site_url, origin_host, server_log, dist, samples):
     """One cold run: a fresh context, boot to ready, then taps and parameter changes."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    # No service worker: this measures the page's own cold load (bench_offline.py measures
+    # the worker saving the build and the visits after it).
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
     # Context-level events also see the Web Worker's requests (checked against the
     # server's log below). The handler only collects objects: querying sizes inside a
     # handler would slow down the page while it is being timed.

@@ -5,10 +5,12 @@ before pytest; tests that need it reuse dist/ when present."""
 from __future__ import annotations
 
 import gzip
+import hashlib
 import importlib.util
 import json
 import os
 import re
+import shutil
 import struct
 import subprocess
 import sys
@@ -156,7 +158,7 @@ def node():
 
 
 def test_built_lock_lists_exactly_the_shipped_wheels(built_dist):
-    pdir = built_dist / "pyodide"
+    pdir = built_dist / _info(built_dist)["pyodide"]
     lock = json.loads((pdir / "pyodide-lock.json").read_text())
     assert lock["info"]["version"] == B.PYODIDE_VERSION
     listed = {e["file_name"] for e in lock["packages"].values()}
@@ -168,24 +170,27 @@ def test_built_lock_lists_exactly_the_shipped_wheels(built_dist):
 
 def test_built_site_matches_its_pins_and_build_info(built_dist, node):
     info = json.loads((built_dist / "build-info.json").read_text())
-    assert info["pyodide"] == "pyodide/"
+    assert re.fullmatch(r"pyodide/[0-9a-f]{12}/", info["pyodide"])
     assert info["packages"] == ["numpy", "micropip"]
-    assert re.fullmatch(r"wheels/poolgrad-[^/]+-py3-none-any\.whl", info["poolgrad_wheel"])
+    assert re.fullmatch(r"wheels/[0-9a-f]{12}/poolgrad-[^/]+-py3-none-any\.whl", info["poolgrad_wheel"])
     assert (built_dist / info["poolgrad_wheel"]).is_file()
     with zipfile.ZipFile(built_dist / info["poolgrad_wheel"]) as zf:
         assert "poolgrad/__init__.py" in zf.namelist()
-    for name, sha in B.PYODIDE_CORE_SHA256.items():
-        B.verify_file(built_dist / "pyodide" / name, sha)
+    pdir = built_dist / info["pyodide"]
+    for name in B.PYODIDE_SHIPPED:
+        B.verify_file(pdir / name, B.PYODIDE_CORE_SHA256[name])
+    # What the site does not load is not shipped: the classic-script loader, source maps.
+    assert not [p.name for p in built_dist.rglob("*") if p.suffix == ".map" or p.name == "pyodide.js"]
     # Node is here (the `node` fixture), so the build made both snapshots.
-    build_id = B.pyodide_build_id(built_dist / "pyodide")
-    assert info["snapshot"] == f"pyodide/{B.SNAPSHOT_FILE}"
+    build_id = B.pyodide_build_id(pdir)
+    assert info["snapshot"] == f"{info['pyodide']}{B.SNAPSHOT_FILE}"
     raw = gzip.decompress((built_dist / info["snapshot"]).read_bytes())
     assert len(raw) == info["snapshot_bytes"]
     B.check_snapshot(raw, build_id)
-    assert info["numpy_snapshot"] == f"pyodide/{B.NUMPY_SNAPSHOT_FILE}"
+    assert info["numpy_snapshot"] == f"{info['pyodide']}{B.NUMPY_SNAPSHOT_FILE}"
     raw = gzip.decompress((built_dist / info["numpy_snapshot"]).read_bytes())
     assert len(raw) == info["numpy_snapshot_bytes"]
-    wheels = [built_dist / "pyodide" / fname for fname, _ in B.PYODIDE_WHEELS.values()]
+    wheels = [pdir / fname for fname, _ in B.PYODIDE_WHEELS.values()]
     manifest = B.check_numpy_snapshot(raw, build_id, wheels)
     # What `import numpy` loads: its core (first, at the runtime's first free table slot)
     # and the libraries that core imports; numpy.random's are left for later.
@@ -207,10 +212,16 @@ def test_warm_build_into_a_fresh_directory_is_complete_and_prunes_strays(built_d
     (dist / "stray.txt").write_text("left over")
     B.build(dist, quiet=True)
     assert not (dist / "stray.txt").exists()
-    lock = json.loads((dist / "pyodide" / "pyodide-lock.json").read_text())
+    lock = json.loads((dist / _info(dist)["pyodide"] / "pyodide-lock.json").read_text())
     assert {e["file_name"] for e in lock["packages"].values()} == {f for f, _ in B.PYODIDE_WHEELS.values()}
+    [app] = dist.glob("app/*/")
     for rel in (p.relative_to(B.WEB) for p in B.WEB.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-        assert (dist / rel).read_bytes() == (B.WEB / rel).read_bytes()
+        if rel.suffix == ".html":  # entries keep their name; their links are rewritten
+            assert (dist / rel).is_file()
+        elif rel.name == "sw.js":  # at the root, after the build's description
+            assert (dist / rel).read_text().endswith((B.WEB / rel).read_text())
+        else:
+            assert (app / rel).read_bytes() == (B.WEB / rel).read_bytes()
 
 
 def test_build_refuses_a_foreign_non_empty_directory(tmp_path):
@@ -249,13 +260,13 @@ def test_the_snapshots_are_made_with_node_once_then_taken_from_the_cache(node, s
     first = B.build(tmp_path / "first", quiet=True)
     assert len(runs) == 1
     info = _info(first)
-    assert info["snapshot"] == "pyodide/snapshot.bin.gz"
+    assert re.fullmatch(r"pyodide/[0-9a-f]{12}/snapshot\.bin\.gz", info["snapshot"])
     packed = (first / info["snapshot"]).read_bytes()
     raw = gzip.decompress(packed)  # a valid gzip (its CRC checked)
     assert struct.unpack_from("<I", raw)[0] == B.SNAPSHOT_MAGIC == 1886286592
     assert 8 << 20 <= len(raw) <= 256 << 20 and len(packed) < len(raw) // 2
     assert info["snapshot_bytes"] == len(raw)
-    build_id = B.pyodide_build_id(first / "pyodide")
+    build_id = B.pyodide_build_id(first / info["pyodide"])
     assert build_id and raw[16:48] == struct.pack("<8I", *(int(build_id[i:i + 8], 16) for i in range(0, 64, 8)))
     B.check_snapshot(raw, build_id)
     numpy_packed = (first / info["numpy_snapshot"]).read_bytes()
@@ -276,8 +287,8 @@ def test_the_snapshots_are_made_with_node_once_then_taken_from_the_cache(node, s
     second = B.build(tmp_path / "second", quiet=True)
     assert len(runs) == 1
     assert cached.stat().st_mtime_ns == made_at
-    assert (second / "pyodide" / B.SNAPSHOT_FILE).read_bytes() == packed
-    assert (second / "pyodide" / B.NUMPY_SNAPSHOT_FILE).read_bytes() == numpy_packed
+    assert (second / _info(second)["snapshot"]).read_bytes() == packed
+    assert (second / _info(second)["numpy_snapshot"]).read_bytes() == numpy_packed
     assert _info(second)["snapshot"] == info["snapshot"]
 
 
@@ -306,8 +317,8 @@ def test_without_a_usable_node_the_build_succeeds_without_snapshots(scratch_cach
     dist = tmp_path / "site"
     # Snapshots left by an earlier build must not outlive a build that could not make them.
     B.build(dist, quiet=True)
-    (dist / "pyodide" / B.SNAPSHOT_FILE).write_bytes(b"stale")
-    (dist / "pyodide" / B.NUMPY_SNAPSHOT_FILE).write_bytes(b"stale")
+    (B.staging_dir(dist) / "pyodide" / B.SNAPSHOT_FILE).write_bytes(b"stale")
+    (B.staging_dir(dist) / "pyodide" / B.NUMPY_SNAPSHOT_FILE).write_bytes(b"stale")
     capsys.readouterr()
     assert B.build(dist) == dist
     out = capsys.readouterr().out.splitlines()
@@ -318,9 +329,9 @@ def test_without_a_usable_node_the_build_succeeds_without_snapshots(scratch_cach
     info = _info(dist)
     assert info["snapshot"] is None and info["snapshot_bytes"] is None
     assert info["numpy_snapshot"] is None and info["numpy_snapshot_bytes"] is None
-    assert not (dist / "pyodide" / B.SNAPSHOT_FILE).exists()
-    assert not (dist / "pyodide" / B.NUMPY_SNAPSHOT_FILE).exists()
-    assert (dist / "pyodide" / "pyodide.asm.wasm").is_file() and (dist / info["poolgrad_wheel"]).is_file()
+    assert not list(dist.rglob(B.SNAPSHOT_FILE))
+    assert not list(dist.rglob(B.NUMPY_SNAPSHOT_FILE))
+    assert (dist / info["pyodide"] / "pyodide.asm.wasm").is_file() and (dist / info["poolgrad_wheel"]).is_file()
     assert not list(scratch_cache.glob(f"pyodide-{B.PYODIDE_VERSION}-snapshots/*/*"))
 
 
@@ -618,3 +629,188 @@ def test_an_unexpected_error_is_one_line_without_traceback(monkeypatch, capsys):
     assert B.main(["build"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err and "ZeroDivisionError" in err
+
+
+# ------------------------------------------------------------------ publishing
+
+
+FIXED_NAMES = {"index.html", "embed-demo.html", "build-info.json", "sw.js", "_headers", ".nojekyll"}
+
+
+def _published(dist):
+    return sorted(p.relative_to(dist).as_posix() for p in dist.rglob("*") if p.is_file() and p.name != B.DIST_MARKER)
+
+
+def _service_worker_build(dist):
+    """The build description that build.py prepends to sw.js."""
+    line = next(l for l in (dist / "sw.js").read_text().splitlines() if l.startswith("const BUILD = "))
+    return json.loads(line[len("const BUILD = "):].rstrip(";"))
+
+
+def test_every_file_but_the_fixed_names_is_under_its_groups_content_hash(built_dist):
+    published = _published(built_dist)
+    assert FIXED_NAMES <= set(published)
+    hashed = [rel for rel in published if rel not in FIXED_NAMES]
+    assert all(re.fullmatch(r"(app|pyodide|wheels)/[0-9a-f]{12}/[^/]+", rel) for rel in hashed), hashed
+    groups = {}
+    for rel in hashed:
+        group, digest, name = rel.split("/")
+        groups.setdefault((group, digest), []).append(name)
+    assert sorted(group for group, _ in groups) == ["app", "pyodide", "wheels"]  # one folder each
+    for (group, digest), names in groups.items():
+        h = hashlib.sha256()
+        for name in sorted(names):
+            h.update(f"{name}\0{B.sha256_of(built_dist / group / digest / name)}\n".encode())
+        assert h.hexdigest()[:12] == digest, group
+
+
+def test_entry_pages_and_build_info_name_files_that_exist(built_dist):
+    info = _info(built_dist)
+    for key in ("poolgrad_wheel", "snapshot"):
+        assert (built_dist / info[key]).is_file(), key
+    assert (built_dist / info["pyodide"] / "pyodide.mjs").is_file()
+    for page in ("index.html", "embed-demo.html"):
+        html = (built_dist / page).read_text()
+        links = re.findall(r'\b(?:src|href)="([^"#?:]+)', html)
+        assert links
+        for link in links:
+            assert (built_dist / link).is_file(), f"{page}: {link}"
+            assert link in ("index.html",) or link.startswith("./app/"), link
+    index = (built_dist / "index.html").read_text()
+    manifest_link = re.search(r'<link rel="manifest" href="\./([^"]+)">', index).group(1)
+    manifest = json.loads((built_dist / manifest_link).read_text())
+    where = Path(manifest_link).parent
+    assert (built_dist / where / manifest["start_url"]).resolve() == (built_dist / "index.html").resolve()
+    assert (built_dist / where / manifest["scope"]).resolve() == built_dist.resolve()
+    assert manifest["display"] == "standalone" and manifest["name"] and manifest["short_name"] == "poolgrad"
+    pngs = [icon for icon in manifest["icons"] if icon["type"] == "image/png"]
+    assert {icon["sizes"] for icon in pngs} >= {"192x192", "512x512"}
+    for icon in pngs:
+        data = (built_dist / where / icon["src"]).read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n"
+        assert "%dx%d" % struct.unpack(">II", data[16:24]) == icon["sizes"]
+
+
+def test_the_service_worker_keeps_exactly_the_published_site(built_dist):
+    build = _service_worker_build(built_dist)
+    info = _info(built_dist)
+    assert build["id"] == info["build_id"] and re.fullmatch(r"[0-9a-f]{16}", build["id"])
+    kept = {path: (sha, hashed) for path, sha, hashed in build["files"]}
+    assert sorted(kept) == sorted(rel for rel in _published(built_dist) if rel not in {"sw.js", "_headers", ".nojekyll"})
+    for path, (sha, hashed) in kept.items():
+        assert hashed == (path not in FIXED_NAMES)
+        # build-info.json carries the build id instead (its "built" time changes every build).
+        assert sha == (None if path == "build-info.json" else B.sha256_of(built_dist / path))
+    assert (built_dist / "sw.js").read_text().endswith((B.WEB / "sw.js").read_text())
+
+
+def test_a_code_change_renames_only_its_group_and_a_rebuild_changes_nothing(built_dist, tmp_path, monkeypatch):
+    first = B.build(tmp_path / "first", quiet=True)
+    again = B.build(tmp_path / "again", quiet=True)
+    # Identical sources: the same names and the same service worker, so learners are not
+    # told of a "new version" that is not one.
+    assert _published(first) == _published(again)
+    assert (first / "sw.js").read_bytes() == (again / "sw.js").read_bytes()
+    web = tmp_path / "web"
+    shutil.copytree(B.WEB, web)
+    (web / "render.js").write_text((web / "render.js").read_text() + "\n// changed\n")
+    monkeypatch.setattr(B, "WEB", web)
+    second = B.build(tmp_path / "second", quiet=True)
+    before, after = set(_published(first)), set(_published(second))
+    assert {rel.split("/")[1] for rel in before ^ after if rel.startswith("app/")} and all(
+        rel.startswith("app/") for rel in before ^ after)
+    assert _info(first)["pyodide"] == _info(second)["pyodide"]
+    assert _info(first)["poolgrad_wheel"] == _info(second)["poolgrad_wheel"]
+    assert _info(first)["build_id"] != _info(second)["build_id"]
+
+
+def test_headers_file_and_the_local_server_agree_on_caching(built_dist):
+    rules = B.read_header_rules(built_dist)
+    log = []
+    srv = B.make_server(built_dist, request_log=log)
+    t = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+    t.start()
+    base = B.server_url(srv)
+    try:
+        for rel in _published(built_dist) + [""]:
+            expected = [v for n, v in B.headers_for(rules, "/" + rel) if n == "Cache-Control"]
+            with urllib.request.urlopen(base + rel, timeout=10) as r:
+                got = r.headers.get_all("Cache-Control")
+                ctype = r.headers.get("Content-Type")
+            if rel in FIXED_NAMES - {"_headers", ".nojekyll"} or rel == "":
+                assert expected == got == ["no-cache"], rel
+            elif rel not in FIXED_NAMES:
+                assert expected == got == ["public, max-age=31536000, immutable"], rel
+            if rel.endswith(".wasm"):
+                assert ("Content-Type", "application/wasm") in B.headers_for(rules, "/" + rel)
+                assert ctype == "application/wasm"
+        # A date-based 304 only for content-hashed files: a fixed name is always sent whole.
+        late = "Fri, 01 Jan 2100 00:00:00 GMT"
+        wheel = _info(built_dist)["poolgrad_wheel"]
+        for rel, status in (("sw.js", 200), ("index.html", 200), (wheel, 304)):
+            request = urllib.request.Request(base + rel, headers={"If-Modified-Since": late})
+            try:
+                with urllib.request.urlopen(request, timeout=10) as r:
+                    got = r.status
+            except urllib.error.HTTPError as e:
+                got = e.code
+            assert got == status, rel
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def test_the_offline_bundles_server_sends_the_same_headers(site, tmp_path):
+    (site / "_headers").write_text("/\n  Cache-Control: no-cache\n/wheels/*\n  Cache-Control: public, max-age=31536000, immutable\n")
+    out = B.bundle(tmp_path / "demo.zip", dist=site, build_first=False, quiet=True)
+    with zipfile.ZipFile(out) as zf:
+        zf.extractall(tmp_path / "unzipped")
+    proc = subprocess.Popen([sys.executable, str(tmp_path / "unzipped" / "poolgrad-offline" / "serve.py"), "--port", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    try:
+        base = re.search(r"http://127\.0\.0\.1:\d+/", proc.stdout.readline()).group(0)
+        with urllib.request.urlopen(base + "wheels/poolgrad-0.1.0-py3-none-any.whl", timeout=10) as r:
+            assert r.headers.get_all("Cache-Control") == ["public, max-age=31536000, immutable"]
+        with urllib.request.urlopen(base, timeout=10) as r:
+            assert r.headers.get_all("Cache-Control") == ["no-cache"]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_headers_rules_follow_the_hosts_format():
+    combined = [("/*", [("X-A", "1")]), ("/app/*", [("X-A", "2"), ("Cache-Control", "immutable")])]
+    assert B.headers_for(combined, "/app/x/y.js?v=1") == [("X-A", "1, 2"), ("Cache-Control", "immutable")]
+    assert B.headers_for(combined, "/index.html") == [("X-A", "1")]
+    assert B.headers_for([("/", [("Cache-Control", "no-cache")])], "/index.html") == []
+
+
+# ------------------------------------------------------------------ the workflow
+
+
+def test_the_pages_workflow_is_valid_yaml_that_builds_with_build_py_and_deploys_dist():
+    try:
+        import yaml
+    except ImportError:
+        pytest.fail("PyYAML is missing: it is in the [test] extra (`python build.py test` installs it)")
+    workflow = yaml.safe_load((REPO / ".github" / "workflows" / "pages.yml").read_text())
+    triggers = workflow.get("on", workflow.get(True))  # YAML 1.1 reads a bare `on` as true
+    assert "push" in triggers and "workflow_dispatch" in triggers
+    assert workflow["permissions"] == {"contents": "read", "pages": "write", "id-token": "write"}
+    steps = [step for job in workflow["jobs"].values() for step in job["steps"]]
+    uses = [step["uses"].split("@")[0] for step in steps if "uses" in step]
+    for action in ("actions/checkout", "actions/configure-pages", "actions/upload-pages-artifact", "actions/deploy-pages"):
+        assert action in uses, action
+    runs = [step["run"] for step in steps if "run" in step]
+    assert any(re.search(r"^python build\.py\s*$", run, re.M) for run in runs), runs
+    upload = next(step for step in steps if step.get("uses", "").startswith("actions/upload-pages-artifact"))
+    assert upload["with"]["path"] == "dist"
+    deploy_job = next(job for job in workflow["jobs"].values()
+                      if any(s.get("uses", "").startswith("actions/deploy-pages") for s in job["steps"]))
+    assert deploy_job["environment"]["name"] == "github-pages" and deploy_job["needs"]
+
+
+def test_build_py_examples_run():
+    import doctest
+    result = doctest.testmod(B, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted >= 5 and result.failed == 0

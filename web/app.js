@@ -14,6 +14,7 @@ import { bindControls, controlElements, fillPresetOptions, syncControls } from "
 import { pairText, sizeText } from "./format.js";
 import { Guide } from "./guide.js";
 import { lessonBlocks, renderLesson } from "./lesson.js";
+import { keepOffline } from "./offline.js";
 import { Player } from "./player.js";
 import { decodeNumber, encodeNumber } from "./format.js";
 import { applyPreview, renderSelection, renderView } from "./render.js";
@@ -444,6 +445,7 @@ const bridge = new WorkerBridge({
     app.boot.step = app.boot.steps;
     app.timings.bootMs = performance.now() - pageStart;
     updateStatus();
+    keepOffline(byId("update-notice"));
   },
   onFailure(text) {
     app.boot.failure = text;

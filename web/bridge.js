@@ -5,7 +5,7 @@
 // REQUEST_TIMEOUT_MS (a runaway computation blocks it for good) is answered with an
 // error, and a fresh worker takes over the other requests.
 
-import { adoptWorker } from "./early.js";
+import { adoptWorker, startWorker } from "./early.js";
 
 // A slow boot is not a failed one (two widgets on a slow tablet can take a minute): the
 // boot fails only when the worker has reported no progress for this long. Every progress
@@ -101,7 +101,7 @@ export class WorkerBridge {
     this.restarting = true;
     this.step = "restarting the Python worker";
     this.watchForStall();
-    this.worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
+    this.worker = startWorker();
     this.worker.addEventListener("message", this.listener);
     this.worker.addEventListener("error", this.listener);
     job.resolve({

@@ -18,7 +18,17 @@ const root = document.documentElement;
 if (config.embed) root.dataset.embed = "1";
 if (!config.lesson) root.dataset.lesson = "0";
 
-const worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
+// The page is at the site's root; the worker's script is in a content-hashed folder below
+// it, so the page tells it where the root is (the worker's name).
+const siteRoot = new URL("./", location.href).href;
+
+// A new Python worker for this page; the bridge starts another one this way when a request
+// has blocked the first for good.
+export function startWorker() {
+  return new Worker(new URL("./worker.js", import.meta.url), { type: "module", name: siteRoot });
+}
+
+const worker = startWorker();
 const heard = [];
 const keep = (event) => {
   // An error event is cancelled now (the bridge reports it); otherwise the console would

@@ -1,7 +1,8 @@
 // Module worker that runs poolgrad under Pyodide, off the page's main thread.
-// Every path is resolved against this script's URL, so the site works under any
-// sub-path; build-info.json (written by build.py) names the Pyodide folder, the wheel and
-// (when the build could make them) Python's start-up snapshots, restored by snapshot.js.
+// Every path is resolved against the site's root (the worker's name, set by the page), so
+// the site works under any sub-path; build-info.json (written by build.py) names the
+// Pyodide folder, the wheel and (when the build could make them) Python's start-up
+// snapshots, restored by snapshot.js.
 
 import { AFTER_START, compileLibraries, readNumpySnapshot, restoreNumpySnapshot, takeTheIOSPath } from "./snapshot.js";
 
@@ -179,7 +180,8 @@ async function startPython(info, siteRoot, indexURL) {
 }
 
 async function boot() {
-  const siteRoot = new URL("./", self.location.href);
+  // The page names the site's root (early.js); build-info.json gives every path below it.
+  const siteRoot = new URL(self.name || "./", self.location.href);
   progress(1, "Reading the build description");
   const infoResponse = await fetch(new URL("build-info.json", siteRoot));
   if (!infoResponse.ok) throw new Error(`build-info.json answered HTTP ${infoResponse.status}; serve the built dist/ folder`);

@@ -137,10 +137,26 @@ def browser(build_module):
         launched.close()
 
 
+@pytest.fixture(scope="session")
+def published(dist):
+    """published("worker.js") -> the path under dist/ where the build published that file
+    (in a content-hashed folder, e.g. "app/<hash>/worker.js")."""
+
+    def find(name):
+        found = [p.relative_to(dist).as_posix() for p in dist.rglob(name) if p.is_file()]
+        assert len(found) == 1, f"{name}: {found}"
+        return found[0]
+
+    return find
+
+
 @pytest.fixture
 def context(browser):
-    """A fresh context that refuses, and records, any request not aimed at 127.0.0.1."""
-    fresh = browser.new_context(viewport={"width": 1280, "height": 900})
+    """A fresh context that refuses, and records, any request not aimed at 127.0.0.1.
+
+    Its pages get no service worker: each test sees a first visit, and the server's log
+    holds only what the page asked for (tests/web/test_offline.py covers the worker)."""
+    fresh = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
     foreign = []
 
     def guard(route):

@@ -19,9 +19,9 @@ pytestmark = pytest.mark.browser
 
 FIXTURE = "1,2,5,6;3,4,8,7;0,-1,-3,-2;-4,9,-6,-5"
 REFERENCE = f"#k=2&s=2&p=0&d=1&mode=max&grad=1&x={FIXTURE}&g=1,2;3,4"
-RUNTIME_FILES = ["/pyodide/pyodide.asm.js", "/pyodide/pyodide.asm.wasm", "/pyodide/python_stdlib.zip",
-                 "/pyodide/pyodide-lock.json"]
-NUMPY_WHEEL = "/pyodide/numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl"
+# File names, not paths: the build publishes them in content-hashed folders.
+RUNTIME_FILES = ["pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"]
+NUMPY_WHEEL = "numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl"
 IPAD_USER_AGENT = ("Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 "
                    "(KHTML, like Gecko) Version/17.5 Safari/605.1.15")
 
@@ -113,9 +113,12 @@ def assert_numpy_works_in_the_worker(widget):
 
 
 def served(site, path, since=0):
-    """Statuses of the requests for `path` (from the `since`-th request of the site's log on:
-    the session's site serves every test)."""
-    return [request.status for request in site.requests[since:] if request == path]
+    """Statuses of the requests for `path` (a site path, or a file name: the file wherever the
+    build published it), from the `since`-th request of the site's log on: the session's
+    site serves every test."""
+    def wanted(request):
+        return request == path if path.startswith("/") else request.rpartition("/")[2] == path
+    return [request.status for request in site.requests[since:] if wanted(request)]
 
 
 def assert_runtime_fetched_once(site, since=0):

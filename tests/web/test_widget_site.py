@@ -14,7 +14,7 @@ pytestmark = pytest.mark.browser
 FIXTURE = "1,2,5,6;3,4,8,7;0,-1,-3,-2;-4,9,-6,-5"
 
 
-def test_boot_draws_first_queues_changes_then_works_offline(widget, context, site):
+def test_boot_draws_first_queues_changes_then_works_offline(widget, context, site, published):
     page = widget.page
     widget.open(wait=False)
     status = page.locator("#status")
@@ -31,8 +31,8 @@ def test_boot_draws_first_queues_changes_then_works_offline(widget, context, sit
     assert page.locator("#boot-progress").is_hidden()
     assert widget.values("output") == [["8", "8"], ["9", "9"]]
     fetched = set(site.requests)
-    assert {"/index.html", "/build-info.json", "/worker.js", "/pyodide/pyodide.asm.wasm"} <= fetched
-    assert any(path.startswith("/wheels/poolgrad-") for path in fetched)
+    assert {"/index.html", "/build-info.json", f"/{published('worker.js')}", f"/{published('pyodide.asm.wasm')}"} <= fetched
+    assert any(path.startswith("/wheels/") and "/poolgrad-" in path for path in fetched)
     assert site.foreign_requests() == []
     # "ready" means everything is loaded: the widget keeps working with the network off.
     context.set_offline(True)
@@ -47,7 +47,8 @@ def test_boot_draws_first_queues_changes_then_works_offline(widget, context, sit
     assert timings["bootMs"] > 0 and timings["lastRenderMs"] is not None
 
 
-def test_sub_path_iframe_and_worker_under_the_same_csp(serve_directory, browser, dist, tmp_path, page_policy, route_with_policy):
+def test_sub_path_iframe_and_worker_under_the_same_csp(serve_directory, browser, dist, tmp_path, page_policy, route_with_policy,
+                                                       published):
     """Hosted under /course/pooling/ inside an iframe, with the worker script served with
     the page's own CSP as a header: Pyodide must boot with 'wasm-unsafe-eval' alone."""
     (tmp_path / "course").mkdir()
@@ -61,7 +62,7 @@ def test_sub_path_iframe_and_worker_under_the_same_csp(serve_directory, browser,
     policy = page_policy
     assert "'unsafe-eval'" not in policy and "'unsafe-inline'" not in policy
     context = browser.new_context()
-    worker_requests = route_with_policy(context, "**/course/pooling/worker.js", policy)
+    worker_requests = route_with_policy(context, f"**/course/pooling/{published('worker.js')}", policy)
     try:
         page = context.new_page()
         page.goto(host_site.url + "host.html")
@@ -73,7 +74,7 @@ def test_sub_path_iframe_and_worker_under_the_same_csp(serve_directory, browser,
         expect(frame.locator('[data-argmax="true"]')).to_have_attribute("data-row", "3")
         assert worker_requests, "the worker script was not fetched through the CSP route"
         paths = set(host_site.requests)
-        assert "/course/pooling/pyodide/pyodide.asm.wasm" in paths
+        assert f"/course/pooling/{published('pyodide.asm.wasm')}" in paths
         assert all(path == "/host.html" or path.startswith("/course/pooling/") for path in paths)
         assert host_site.foreign_requests() == []
     finally:

@@ -1,0 +1,297 @@
+"""Offline after one visit (web/sw.js, web/offline.js, build.py's publish step): the service
+worker keeps the whole build, answers a reload with the network off, replaces a build with
+the next one as a whole, is scoped to the folder the site is hosted in (also inside an
+iframe), and makes the site installable; a page opened from disk says how to serve it.
+
+These tests make their own contexts with service workers allowed (the shared `context`
+fixture blocks them), one per test, so no saved build outlives its test."""
+
+import json
+import shutil
+from urllib.parse import urlsplit
+
+import pytest
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+
+BOOT_TIMEOUT_MS = 90_000
+FIXTURE = "1,2,5,6;3,4,8,7;0,-1,-3,-2;-4,9,-6,-5"
+REFERENCE = f"#k=2&s=2&p=0&d=1&mode=max&grad=1&x={FIXTURE}&g=1,2;3,4"
+
+# The saved builds of the page's site: {cache name: [saved URLs]}.
+SAVED = """async () => {
+  const saved = {};
+  for (const name of await caches.keys()) {
+    saved[name] = (await (await caches.open(name)).keys()).map((request) => request.url).sort();
+  }
+  return saved;
+}"""
+
+
+def kept_offline(dist):
+    """What the service worker must keep: every published file but the worker itself and
+    the files only hosts read."""
+    skip = {"sw.js", "_headers", ".nojekyll", ".poolgrad-dist"}
+    return sorted(p.relative_to(dist).as_posix() for p in dist.rglob("*") if p.is_file() and p.name not in skip)
+
+
+def build_id(dist):
+    return json.loads((dist / "build-info.json").read_text(encoding="utf-8"))["build_id"]
+
+
+@pytest.fixture
+def offline_context(browser):
+    """A fresh context with service workers allowed that refuses any host but 127.0.0.1."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="allow")
+    foreign, problems = [], []
+
+    def guard(route):
+        if urlsplit(route.request.url).hostname == "127.0.0.1":
+            route.continue_()
+        else:
+            foreign.append(route.request.url)
+            route.abort()
+
+    context.route("**/*", guard)
+    context.problems = problems
+    yield context
+    context.close()
+    assert foreign == [], f"requests to other hosts: {foreign}"
+    assert problems == [], problems
+
+
+def new_page(context):
+    """A page whose uncaught errors fail the test (CSP violations too, via the console)."""
+    page = context.new_page()
+    page.add_init_script("""document.addEventListener("securitypolicyviolation", (event) => {
+      console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI}`);
+    });""")
+    page.on("pageerror", lambda error: context.problems.append(f"page error: {error}"))
+    page.on("console", lambda message: message.text.startswith("CSP violation") and context.problems.append(message.text))
+    return page
+
+
+def wait_ready(where):
+    status = where.locator("#status")
+    expect(status).to_have_attribute("data-state", "ready", timeout=BOOT_TIMEOUT_MS)
+    expect(where.locator("#output-grid")).to_have_attribute("aria-busy", "false")
+
+
+def outputs(where):
+    """The output and input-gradient grids' texts, row-major."""
+    return {grid: where.locator(f'[data-grid="{grid}"]:not([data-pad])').all_inner_texts()
+            for grid in ("output", "grad-input")}
+
+
+def saved_build(where):
+    """Wait until the service worker has saved the build and is active; return its scope."""
+    return where.evaluate("navigator.serviceWorker.ready.then((registration) => registration.scope)")
+
+
+def answered(host, since):
+    """What the server answered from its `since`-th request on, but the browser's own checks
+    for a newer service worker: on each navigation the browser asks for sw.js, beyond the
+    reach of Playwright's offline mode (truly offline that check fails, and nothing changes)."""
+    return [path for path in host.requests[since:] if not path.endswith("/sw.js")]
+
+
+def test_a_reload_with_the_network_off_needs_nothing_from_the_server(offline_context, dist, serve_directory,
+                                                                     page_policy, route_with_policy):
+    site = serve_directory(dist)
+    # As a host that sends the page's CSP with every file would: the service worker too
+    # runs under it (its fetches are connect-src 'self').
+    with_csp = route_with_policy(offline_context, "**/*", page_policy)
+    page = new_page(offline_context)
+    page.goto(site.url + "index.html" + REFERENCE)
+    wait_ready(page)
+    first = outputs(page)
+    assert first["output"] == ["4", "8", "9", "-2"]
+    assert saved_build(page) == site.url
+    assert site.url + "sw.js" in with_csp
+    # One cache, named after this build, holding exactly the build's files.
+    saved = page.evaluate(SAVED)
+    assert list(saved) == [f"poolgrad {site.url} {build_id(dist)}"]
+    assert next(iter(saved.values())) == sorted(site.url + rel for rel in kept_offline(dist))
+
+    before = len(site.requests)
+    offline_context.set_offline(True)
+    page.reload()
+    wait_ready(page)
+    assert page.evaluate("navigator.serviceWorker.controller !== null")
+    assert outputs(page) == first
+    expect(page.locator("#status")).to_contain_text("Ready: max pooling")
+    expect(page.locator("#update-notice")).to_be_empty()
+    page.locator('[data-grid="output"][data-row="1"][data-col="0"]').click()
+    expect(page.locator('[data-argmax="true"]')).to_have_count(1)
+    # The embedded view and the embed demo are kept too.
+    page.goto(site.url + "index.html?embed=1" + REFERENCE)
+    wait_ready(page)
+    assert outputs(page) == first
+    page.goto(site.url + "embed-demo.html")
+    for frame in (page.frame_locator("iframe").first, page.frame_locator("iframe").last):
+        wait_ready(frame)
+    assert answered(site, before) == []
+    # And with no server at all.
+    site.server.shutdown()
+    site.server.server_close()
+    page.goto(site.url + "index.html" + REFERENCE)
+    wait_ready(page)
+    assert outputs(page) == first
+
+
+def swap_site(root, new_dist):
+    shutil.rmtree(root)
+    shutil.copytree(new_dist, root)
+
+
+def test_a_new_build_replaces_the_saved_one_whole(offline_context, build_module, tmp_path, serve_directory, monkeypatch):
+    """Build, visit, rebuild with a code change, visit again: the page offers the new
+    version, and taking it gives the new build's files, all of them, none of the old."""
+    first = build_module.build(tmp_path / "first", quiet=True)
+    web = tmp_path / "web"
+    shutil.copytree(build_module.WEB, web)
+    index = web / "index.html"
+    index.write_text(index.read_text(encoding="utf-8").replace("<h1>Pooling, traced</h1>", "<h1>Pooling, traced again</h1>"),
+                     encoding="utf-8")
+    (web / "format.js").write_text((web / "format.js").read_text(encoding="utf-8") + "\n// the second build\n", encoding="utf-8")
+    monkeypatch.setattr(build_module, "WEB", web)
+    second = build_module.build(tmp_path / "second", quiet=True)
+    old_files, new_files = set(kept_offline(first)), set(kept_offline(second))
+    changed = new_files - old_files
+    assert build_id(first) != build_id(second)
+    assert changed and all(rel.startswith("app/") for rel in changed)  # the other groups kept their names
+
+    root = tmp_path / "site"
+    shutil.copytree(first, root)
+    host = serve_directory(root)
+    page = new_page(offline_context)
+    page.goto(host.url + "index.html" + REFERENCE)
+    wait_ready(page)
+    saved_build(page)
+    notice = page.locator("#update-notice")
+    expect(notice).to_be_empty()
+
+    swap_site(root, second)
+    before = len(host.requests)
+    page.reload()  # the old build, from the service worker, which finds the new one
+    wait_ready(page)
+    expect(page.locator("h1")).to_have_text("Pooling, traced")
+    expect(notice).to_have_attribute("role", "status")
+    expect(notice).to_contain_text("A new version of this lesson is ready.", timeout=BOOT_TIMEOUT_MS)
+    button = notice.get_by_role("button", name="Reload to use it")
+    expect(button).to_be_visible()
+    button.click()
+    expect(page.locator("h1")).to_have_text("Pooling, traced again", timeout=BOOT_TIMEOUT_MS)
+    wait_ready(page)
+    assert outputs(page)["output"] == ["4", "8", "9", "-2"]
+    expect(notice).to_be_empty()
+
+    # Only the new build is saved, whole; the page loaded its files and no file of the old.
+    assert page.evaluate(SAVED) == {f"poolgrad {host.url} {build_id(second)}": sorted(host.url + rel for rel in new_files)}
+    assert page.evaluate("fetch('build-info.json').then((r) => r.json()).then((info) => info.build_id)") == build_id(second)
+    loaded = {urlsplit(url).path.lstrip("/") for url in page.evaluate(
+        "performance.getEntriesByType('resource').map((entry) => entry.name)")}
+    app_folder = {rel.rsplit("/", 1)[0] for rel in changed}
+    assert loaded & changed and not loaded & (old_files - new_files)
+    assert {rel.rsplit("/", 1)[0] for rel in loaded if rel.startswith("app/")} == app_folder
+    # The server was asked for the new build's changed files and its fixed names only: the
+    # unchanged folders (Pyodide, the wheel) came from the saved build.
+    asked = {path.split("?")[0].lstrip("/") for path in host.requests[before:]}
+    assert asked <= changed | {"", "index.html", "embed-demo.html", "build-info.json", "sw.js"}
+    assert changed <= asked
+    assert all(request.status in (200, 304) for request in host.requests[before:])
+
+
+def test_under_a_sub_path_in_an_iframe_the_worker_keeps_that_folder(offline_context, dist, tmp_path, serve_directory):
+    (tmp_path / "course").mkdir()
+    (tmp_path / "course" / "pooling").symlink_to(dist, target_is_directory=True)
+    (tmp_path / "host.html").write_text(
+        '<!doctype html><title>lesson</title><h1>A lesson page</h1>'
+        f'<iframe title="pooling widget" width="1100" height="800" src="course/pooling/index.html?embed=1{REFERENCE}"></iframe>',
+        encoding="utf-8",
+    )
+    host = serve_directory(tmp_path)
+    page = new_page(offline_context)
+    page.goto(host.url + "host.html")
+    frame = page.frame_locator("iframe")
+    wait_ready(frame)
+    first = outputs(frame)
+    inner = page.frames[1]
+    assert saved_build(inner) == host.url + "course/pooling/"
+    assert inner.evaluate("navigator.serviceWorker.ready.then((r) => r.active.scriptURL)") == host.url + "course/pooling/sw.js"
+    saved = inner.evaluate(SAVED)
+    assert list(saved) == [f"poolgrad {host.url}course/pooling/ {build_id(dist)}"]
+
+    before = len(host.requests)
+    offline_context.set_offline(True)
+    inner.evaluate("location.reload()")
+    wait_ready(frame)
+    assert outputs(frame) == first
+    assert page.frames[1].evaluate("navigator.serviceWorker.controller.scriptURL") == host.url + "course/pooling/sw.js"
+    assert answered(host, before) == []
+
+
+def test_opened_from_disk_the_page_says_how_to_serve_it(browser, dist):
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto((dist / "index.html").as_uri())
+        status = page.locator("#status")
+        expect(status).to_have_attribute("data-state", "error", timeout=10_000)
+        expect(status).to_contain_text("opened as a file")
+        expect(status).to_contain_text("python serve.py")
+        expect(status).to_contain_text("python build.py serve")
+        expect(page.locator("#boot-progress")).to_be_hidden()
+    finally:
+        context.close()
+
+
+def test_a_host_caught_halfway_through_an_update_is_not_saved(offline_context, dist, tmp_path, serve_directory):
+    """One fixed name already of the next build: the install fails on its sha256, no
+    worker takes control, and the page keeps working from the network."""
+    root = tmp_path / "site"
+    shutil.copytree(dist, root)
+    demo = root / "embed-demo.html"
+    demo.write_text(demo.read_text(encoding="utf-8") + "<!-- the next build -->\n", encoding="utf-8")
+    host = serve_directory(root)
+    page = new_page(offline_context)
+    page.goto(host.url + "index.html" + REFERENCE)
+    wait_ready(page)
+    settled = page.evaluate("""async () => {
+      const registration = await navigator.serviceWorker.register("./sw.js");
+      const worker = registration.installing ?? registration.waiting ?? registration.active;
+      while (!["redundant", "activated"].includes(worker.state)) {
+        await new Promise((resolve) => worker.addEventListener("statechange", resolve, { once: true }));
+      }
+      return worker.state;
+    }""")
+    assert settled == "redundant"
+    page.reload()
+    wait_ready(page)
+    assert page.evaluate("navigator.serviceWorker.controller") is None
+    assert outputs(page)["output"] == ["4", "8", "9", "-2"]
+    expect(page.locator("#update-notice")).to_be_empty()
+
+
+def test_the_site_is_installable_as_an_app(browser, build_module, site, tmp_path):
+    """Chromium's own checks: the manifest parses without errors and, once the service
+    worker controls the page, nothing stands in the way of installing it. A profile on
+    disk, since an incognito-like context is never installable."""
+    context = browser.browser_type.launch_persistent_context(
+        str(tmp_path / "profile"), executable_path=build_module.find_chromium(), args=build_module.CHROMIUM_ARGS,
+        service_workers="allow")
+    try:
+        page = context.pages[0] if context.pages else context.new_page()
+        page.goto(site.url + "index.html")
+        wait_ready(page)
+        saved_build(page)
+        page.reload()
+        wait_ready(page)
+        cdp = context.new_cdp_session(page)
+        manifest = cdp.send("Page.getAppManifest")
+        assert manifest["errors"] == []
+        assert urlsplit(manifest["url"]).path.endswith("/manifest.webmanifest")
+        assert cdp.send("Page.getInstallabilityErrors")["installabilityErrors"] == []
+    finally:
+        context.close()
