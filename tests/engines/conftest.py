@@ -124,7 +124,7 @@ class EngineWidget:
         self.driver.get(self.site.url + page + hash_)
         return self
 
-    def wait(self, script, *args, timeout=20, what="a condition"):
+    def wait(self, script, *args, timeout=30, what="a condition"):
         return drivers.wait_for(self.driver, script, *args, timeout=timeout, what=f"{what} ({self.engine})")
 
     def on_index(self):

@@ -165,6 +165,7 @@ def test_no_horizontal_scroll_at_360_px(widget):
     """, FIXTURE)
     try:
         driver.switch_to.frame(driver.find_element("id", "narrow-frame"))
+        widget.settled()  # the frame boots its own worker: allow a boot's time
         wait_values(widget, "output", MAX_2X2_STRIDE_1, "2 x 2, stride 1 with the gradient, 360 px wide")
         # clientWidth leaves out a classic vertical scroll bar, where the engine draws one.
         inner, page, room = driver.execute_script(
