@@ -267,7 +267,7 @@ def test_a_slow_boot_is_not_a_failed_boot(widget, context):
     page = widget.page
     page.add_init_script("window.poolgradBootStallMs = 8000;")
     page.add_init_script(WORKER_SPY)
-    release_due = hold_back(context, ["**/build-info.json", "**/numpy-snapshot.bin.gz", "**/wheels/*.whl"], 5)
+    release_due = hold_back(context, ["**/build-info.json", "**/numpy-snapshot.bin.gz", "**/poolgrad-*.whl"], 5)
     widget.open(REFERENCE, wait=False)
     status = page.locator("#status")
     while status.get_attribute("data-state") == "loading":
@@ -286,7 +286,7 @@ def test_a_stalled_step_fails_the_boot_and_names_the_step(widget, context):
     """poolgrad's wheel never arrives: after the stall timeout the status says which step
     stalled, instead of an endless spinner."""
     widget.page.add_init_script("window.poolgradBootStallMs = 4000;")
-    hold_back(context, ["**/wheels/*.whl"], 3600)
+    hold_back(context, ["**/poolgrad-*.whl"], 3600)
     widget.open(REFERENCE, wait=False)
     status = widget.page.locator("#status")
     expect(status).to_have_attribute("data-state", "error", timeout=60_000)
