@@ -118,7 +118,7 @@ function fetchEachFileOnce(prefixes) {
   };
 }
 
-function reject(snapshot, error) {
+function noteRejected(snapshot, error) {
   const reason = String(error?.message ?? error).split("\n")[0];
   startup.rejected.push({ snapshot, reason });
   console.warn(`poolgrad: Python's ${snapshot} start-up snapshot was not used (${reason})`);
@@ -131,7 +131,7 @@ async function startPython(info, siteRoot, indexURL) {
     if (!info[name]) return null;
     // Safari before 16.4: a snapshot it cannot unpack is not downloaded at all.
     if (!unpack) {
-      reject(name === "numpy_snapshot" ? "numpy" : "plain", "this browser cannot unpack gzip (no DecompressionStream)");
+      noteRejected(name === "numpy_snapshot" ? "numpy" : "plain", "this browser cannot unpack gzip (no DecompressionStream)");
       return null;
     }
     return new URL(info[name], siteRoot);
@@ -159,7 +159,7 @@ async function startPython(info, siteRoot, indexURL) {
       startup.snapshot = "numpy";
       return pyodide;
     } catch (error) {
-      reject("numpy", error);
+      noteRejected("numpy", error);
     }
   }
   if (plainURL) {
@@ -172,7 +172,7 @@ async function startPython(info, siteRoot, indexURL) {
       startup.snapshot = "plain";
       return pyodide;
     } catch (error) {
-      reject("plain", error);
+      noteRejected("plain", error);
     }
   }
   progress(3, `Starting Python${startup.rejected.length ? " (without a start-up snapshot)" : ""} and loading NumPy`);
