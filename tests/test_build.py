@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import importlib.util
 import json
 import os
 import re
@@ -21,21 +20,9 @@ from pathlib import Path
 
 import pytest
 
+import poolgrad_build_script as B  # loaded once, by tests/conftest.py
+
 REPO = Path(__file__).resolve().parents[1]
-
-
-def _load_build_module():
-    name = "poolgrad_build_script"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, REPO / "build.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
-B = _load_build_module()
 
 
 # ----------------------------------------------------------------------------- pins

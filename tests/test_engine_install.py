@@ -3,29 +3,15 @@ missing with one apt-get call, and failing with what to install when it cannot."
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import platform
-import sys
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+import poolgrad_build_script as B  # loaded once, by tests/conftest.py
 
 
-def _load_build_module():
-    name = "poolgrad_build_script"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, REPO / "build.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-B = _load_build_module()
 
 NOTHING = {engine: dict.fromkeys(parts) for engine, parts in B.ENGINE_PARTS.items()}
 

@@ -34,8 +34,8 @@ drivers = _load("poolgrad_engine_drivers", Path(__file__).with_name("drivers.py"
 
 
 @pytest.fixture(scope="session")
-def engines_build():
-    return _load("poolgrad_build_for_engines", ROOT / "build.py")
+def engines_build(build_module):
+    return build_module
 
 
 @pytest.fixture(scope="session")

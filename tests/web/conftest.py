@@ -7,7 +7,6 @@ work on these machines); without it the browser tests fail with a message saying
 install.
 """
 
-import importlib.util
 import os
 import threading
 from pathlib import Path
@@ -24,18 +23,6 @@ document.addEventListener("securitypolicyviolation", (event) => {
   console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI}`);
 });
 """
-
-
-def _load_build_module():
-    spec = importlib.util.spec_from_file_location("poolgrad_build_script", ROOT / "build.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-@pytest.fixture(scope="session")
-def build_module():
-    return _load_build_module()
 
 
 @pytest.fixture(scope="session")
