@@ -10,7 +10,7 @@
 // boot (with the start of each boot step), trace, round-trip and render times in ms.
 
 import { WorkerBridge } from "./bridge.js";
-import { bindControls, controlElements, fillPresetOptions, syncControls } from "./controls.js";
+import { bindControls, controlElements, fillPresetOptions, switchMode, syncControls } from "./controls.js";
 import { pairText, sizeText } from "./format.js";
 import { Guide } from "./guide.js";
 import { lessonBlocks, renderLesson } from "./lesson.js";
@@ -18,7 +18,7 @@ import { Player } from "./player.js";
 import { decodeNumber, encodeNumber } from "./format.js";
 import { applyPreview, renderSelection, renderView } from "./render.js";
 import {
-  HashError, defaultState, parseHash, parseNumberToken, requestKey, serialiseState, traceRequest,
+  InputError, defaultState, parseCellValue, parseHash, requestKey, serialiseState, traceRequest,
 } from "./state.js";
 
 const byId = (id) => document.getElementById(id);
@@ -194,7 +194,7 @@ function loadHash() {
     app.controlError = null;
     setState(parsed, { wasEditing });
   } catch (error) {
-    if (!(error instanceof HashError)) throw error;
+    if (!(error instanceof InputError)) throw error;
     app.hashError = error.message;
     render();
   }
@@ -260,9 +260,9 @@ function commitEdit(editor) {
   }
   let value;
   try {
-    value = parseNumberToken(editor.value, `${editing.grid === "input" ? "Input" : "Upstream gradient"} cell (${editing.row},${editing.col})`);
+    value = parseCellValue(editor.value, `${editing.grid === "input" ? "Input" : "Upstream gradient"} cell (${editing.row},${editing.col})`);
   } catch (error) {
-    if (!(error instanceof HashError)) throw error;
+    if (!(error instanceof InputError)) throw error;
     app.controlError = error.message;
     updateStatus();
     editor.setAttribute("aria-invalid", "true");
@@ -402,13 +402,10 @@ function renderTeaching() {
   guide.update(app.state, trace, { inspected: app.view.inspected });
 }
 
-// The Max / Average toggle goes through #mode, so it changes exactly what #mode changes;
-// the selection is kept (dropped only if the other mode's output is too small for it).
+// The Max / Average toggle makes the very change #mode makes.
 for (const [mode, button] of Object.entries(modeButtons)) {
   button.addEventListener("click", () => {
-    if (app.state.mode === mode) return;
-    controls.mode.value = mode;
-    controls.mode.dispatchEvent(new Event("change"));
+    if (app.state.mode !== mode) change(switchMode(mode));
   });
 }
 
