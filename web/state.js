@@ -6,6 +6,7 @@
 // message that says what to fix.
 
 import { encodeNumber, pairText } from "./format.js";
+import { outputInRange } from "./trace-view.js";
 
 export const MAX_SIDE = 16;
 const MAX_HASH_LENGTH = 20000;
@@ -258,6 +259,17 @@ export function serialiseState(state) {
     .filter((property) => !leftOut(property, state[property.key], state))
     .map((property) => `${property.key}=${KINDS[property.kind].write(state[property.key])}`);
   return `#${parts.join("&")}`;
+}
+
+// The hash the page writes for `state`, given `trace`, the answer for this very state
+// (null while there is none): the canonical form, less a selection the output does not
+// have, whether it arrived in a link or the output shrank under it. This is the one place
+// the trace bears on the link: the state itself keeps the selection as it was made (every
+// view of it asks trace-view's selectedOutput, which ignores it), so nothing the worker
+// answers is written back into the state.
+export function hashFor(state, trace) {
+  const unshown = trace !== null && state.sel !== null && !outputInRange(trace, state.sel);
+  return serialiseState(unshown ? { ...state, sel: null } : state);
 }
 
 // What the worker needs: everything but the view-only parts (selection, grad toggle).

@@ -2,9 +2,10 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import {
-  defaultState, FIXTURE, HASH_PROPERTIES, InputError, MATRIX_SPELLINGS, parseCellValue, parseHash, parseMatrix, parsePair,
+  defaultState, FIXTURE, HASH_PROPERTIES, hashFor, InputError, MATRIX_SPELLINGS, parseCellValue, parseHash, parseMatrix, parsePair,
   requestKey, serialiseState, traceRequest,
 } from "../../web/state.js";
+import { recorded } from "./traces.mjs";
 
 const FIXTURE_TEXT = "1,2,5,6;3,4,8,7;0,-1,-3,-2;-4,9,-6,-5";
 const CANONICAL = `#k=3&s=1&p=0&d=1&mode=max&grad=1&sel=0,1&x=${FIXTURE_TEXT}`;
@@ -127,4 +128,15 @@ test("a cell edit takes one number by the same rule as the matrices", () => {
   assert.ok(Object.is(parseCellValue("-0", "Input cell (0,0)"), -0));
   assert.throws(() => parseCellValue("1,2", "Input cell (0,1)"),
     (e) => e.source === "cell" && e.message === 'Input cell (0,1): "1,2" is not a number (use digits like 3, -1.5, 2e-3, or NaN / Infinity)');
+});
+
+test("the link drops a selection the current output does not have; the state keeps it", () => {
+  const { trace } = recorded("fixture_k2_grad"); // 2 x 2 output
+  const state = parseHash(`#k=2&sel=5,5&x=${FIXTURE_TEXT}`);
+  assert.equal(hashFor(state, trace), `#k=2&s=2&p=0&d=1&mode=max&grad=0&x=${FIXTURE_TEXT}`);
+  assert.deepEqual(state.sel, [5, 5]);
+  // In range it stays; with no answer for this state yet, the link says what the state says.
+  assert.match(hashFor(parseHash("#sel=1,1"), trace), /&sel=1,1&/);
+  assert.match(hashFor(state, null), /&sel=5,5&/);
+  assert.equal(hashFor(parseHash("#k=3"), trace), serialiseState(parseHash("#k=3")));
 });
