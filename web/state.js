@@ -39,7 +39,7 @@ export function quote(text) {
 
 // The one number rule, for every matrix value and every cell edit: a decimal or
 // exponent spelling, or one of the words NaN / Infinity / -Infinity, within ±1e15.
-export function parseNumberToken(token, where, source) {
+function parseNumberToken(token, where, source) {
   const trimmed = token.trim();
   if (NON_FINITE_WORDS.has(trimmed)) return Number(trimmed);
   if (!NUMBER_PATTERN.test(trimmed)) {
