@@ -1,7 +1,10 @@
 // Wiring: URL hash <-> state, controls, grid interactions, the worker, and #status.
-// Data flows one way: event -> state (written to the hash) -> worker trace -> render.
-// A selection change never goes to the worker: the last trace already holds every
-// window and argmax, so a tap only re-marks a few cells.
+// Data flows one way, through one loop: an event or a hash change makes a new state
+// (setState); the worker is asked for its trace when the state changes what Python
+// computes; the hash is written from (state, trace) by hashFor; render() draws
+// (state, trace, view). An answer from the worker enters the same loop (writeHash, then
+// render) and never changes the state. A selection change never goes to the worker: the
+// last trace already holds every window and argmax, so a tap only re-marks a few cells.
 //
 // Test hook: window.poolgradWidget.trace(request) sends a raw trace() request (keyword
 // arguments of poolgrad.trace as JSON, non-finite values as "NaN"/"Infinity"/"-Infinity")
@@ -10,16 +13,16 @@
 // boot (with the start of each boot step), trace, round-trip and render times in ms.
 
 import { WorkerBridge } from "./bridge.js";
-import { bindControls, controlElements, fillPresetOptions, syncControls } from "./controls.js";
+import { bindControls, controlElements, fillPresetOptions, switchMode, syncControls } from "./controls.js";
 import { pairText, sizeText } from "./format.js";
 import { Guide } from "./guide.js";
 import { lessonBlocks, renderLesson } from "./lesson.js";
 import { keepOffline } from "./offline.js";
 import { Player } from "./player.js";
 import { decodeNumber, encodeNumber } from "./format.js";
-import { applyPreview, renderSelection, renderView } from "./render.js";
+import { applyPreview, explanationText, redrawPlan, renderSelection, renderView } from "./render.js";
 import {
-  HashError, defaultState, parseHash, parseNumberToken, requestKey, serialiseState, traceRequest,
+  InputError, defaultState, hashFor, parseCellValue, parseHash, requestKey, traceRequest,
 } from "./state.js";
 
 const byId = (id) => document.getElementById(id);
@@ -50,6 +53,8 @@ const app = {
   controlError: null,
   boot: { ready: false, failure: null, step: 0, steps: 4, message: "Starting the Python worker" },
   view: { focus: {}, editing: null, inspected: null },
+  // What the grids show now: the `next` of the render that last drew them (redrawPlan).
+  drawn: null,
   timings: { bootMs: null, bootSteps: [], lastTraceMs: null, lastRoundTripMs: null, lastRenderMs: null },
 };
 const pageStart = performance.now();
@@ -94,25 +99,39 @@ function focusedCell() {
   return cell ? { grid: cell.dataset.grid, row: cell.dataset.row, col: cell.dataset.col } : null;
 }
 
+// The one render: decides with redrawPlan how much of the view to redraw, then brings the
+// controls, #status and the teaching layer up to date.
 function render() {
   const started = performance.now();
-  const focus = focusedCell();
+  const trace = isCurrent() ? app.trace : null;
+  const awaitingTrace = app.boot.ready && !app.boot.failure && app.traceKey !== requestKey(app.state);
+  // The player starts over on a new trace; its position is drawn as part of the grids.
+  if (!awaitingTrace) player.sync(trace, app.state.grad);
   // A stale trace (the worker is computing the new state) still shows the output, but
   // its windows may not fit the new input, so the input grid is drawn without overlays.
-  renderView(regions, app.state, app.trace, { ...app.view, staleInput: !isCurrent(), traceError: app.traceError });
-  stage.querySelector("[data-editor]")?.focus();
-  if (focus && !app.view.editing) {
-    stage.querySelector(`[data-grid="${focus.grid}"][data-row="${focus.row}"][data-col="${focus.col}"]`)?.focus({ preventScroll: true });
+  const view = { ...app.view, staleInput: !isCurrent(), traceError: app.traceError, stepMarks: player.marks() };
+  const next = { state: app.state, trace: app.trace, view, awaitingTrace };
+  const plan = redrawPlan(app.drawn, next);
+  if (plan === "all") {
+    const focus = focusedCell();
+    renderView(regions, app.state, app.trace, view);
+    stage.querySelector("[data-editor]")?.focus();
+    if (focus && !app.view.editing) {
+      stage.querySelector(`[data-grid="${focus.grid}"][data-row="${focus.row}"][data-col="${focus.col}"]`)?.focus({ preventScroll: true });
+    }
+  } else if (plan === "selection") {
+    renderSelection(regions, app.state, app.trace, view);
   }
-  regions.outputGrid.setAttribute("aria-busy", String(app.traceKey !== requestKey(app.state) && !app.traceError));
+  if (plan !== "wait") app.drawn = next;
+  regions.outputGrid.setAttribute("aria-busy", String(awaitingTrace || (app.traceKey !== requestKey(app.state) && !app.traceError)));
   syncControls(controls, app.state);
   updateStatus();
-  renderTeaching();
+  if (plan !== "wait") renderTeaching(trace);
   app.timings.lastRenderMs = performance.now() - started;
 }
 
 function writeHash() {
-  const canonical = serialiseState(app.state);
+  const canonical = hashFor(app.state, isCurrent() ? app.trace : null);
   if (location.hash !== canonical) history.replaceState(null, "", canonical);
 }
 
@@ -135,67 +154,39 @@ async function requestTrace() {
   } else {
     app.trace = answer.trace;
     app.traceError = null;
-    if (dropSelectionOutside(app.state, app.trace)) writeHash();
   }
+  // The answer may show that the selection lies outside the output: the link drops it.
+  writeHash();
   render();
 }
 
-// A selection the output does not have (a link's, or one the output shrank under) is
-// dropped from the state, and so from the URL, however it arrived.
-function dropSelectionOutside(state, trace) {
-  const [height, width] = trace.output_shape;
-  if (!state.sel || (state.sel[0] < height && state.sel[1] < width)) return false;
-  state.sel = null;
-  return true;
-}
-
-const withoutSelection = (state) => serialiseState({ ...state, sel: null });
-
-function setState(next, { wasEditing = false } = {}) {
+function setState(next) {
   const needsTrace = requestKey(next) !== requestKey(app.state) || app.traceKey === null;
-  const selectionOnly = !needsTrace && !wasEditing && withoutSelection(next) === withoutSelection(app.state);
   app.state = next;
   app.hashError = null;
-  if (!needsTrace && app.trace && app.traceKey === requestKey(next)) dropSelectionOutside(next, app.trace);
   // The worker starts computing before the main thread does anything else with the change.
   if (needsTrace) requestTrace();
   writeHash();
-  if (selectionOnly) {
-    const started = performance.now();
-    renderSelection(regions, app.state, app.trace, { staleInput: !isCurrent() });
-    updateStatus();
-    renderTeaching();
-    app.timings.lastRenderMs = performance.now() - started;
-  } else if (needsTrace && app.boot.ready && !app.boot.failure) {
-    // The answer is milliseconds away and redraws everything; drawing now as well would
-    // double the cost of every parameter change.
-    regions.outputGrid.setAttribute("aria-busy", "true");
-    syncControls(controls, app.state);
-    updateStatus();
-  } else {
-    render();
-  }
+  render();
 }
 
 function change(mutator) {
   const next = cloneState(app.state);
   mutator(next);
-  const wasEditing = app.view.editing !== null;
   app.view.editing = null;
-  setState(next, { wasEditing });
+  setState(next);
 }
 
 function loadHash() {
   // A new state from outside (Back, a pasted link) ends any edit: the edited cell belonged
   // to the state that was left, and may not even exist in this one.
-  const wasEditing = app.view.editing !== null;
   app.view.editing = null;
   try {
     const parsed = parseHash(location.hash);
     app.controlError = null;
-    setState(parsed, { wasEditing });
+    setState(parsed);
   } catch (error) {
-    if (!(error instanceof HashError)) throw error;
+    if (!(error instanceof InputError)) throw error;
     app.hashError = error.message;
     render();
   }
@@ -224,7 +215,7 @@ function cellOf(target) {
 function announceSelection() {
   const sel = app.state.sel;
   if (!sel) announcer.textContent = "No output cell selected.";
-  else announcer.textContent = (isCurrent() && regions.explanation.textContent)
+  else announcer.textContent = (isCurrent() && explanationText(app.state, app.trace))
     || `Output (${sel[0]},${sel[1]}) selected; its window shows once the output is computed.`;
 }
 
@@ -261,9 +252,9 @@ function commitEdit(editor) {
   }
   let value;
   try {
-    value = parseNumberToken(editor.value, `${editing.grid === "input" ? "Input" : "Upstream gradient"} cell (${editing.row},${editing.col})`);
+    value = parseCellValue(editor.value, `${editing.grid === "input" ? "Input" : "Upstream gradient"} cell (${editing.row},${editing.col})`);
   } catch (error) {
-    if (!(error instanceof HashError)) throw error;
+    if (!(error instanceof InputError)) throw error;
     app.controlError = error.message;
     updateStatus();
     editor.setAttribute("aria-invalid", "true");
@@ -291,12 +282,16 @@ function cancelEdit() {
 
 const ARROWS = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
 
+// The shape of a grid as drawn: the input's from the state, the others' from the trace
+// they were drawn from.
+function gridShape(grid) {
+  if (grid === "input") return [app.state.x.length, app.state.x[0].length];
+  return grid === "grad-input" ? app.drawn.trace.input_shape : app.drawn.trace.output_shape;
+}
+
 function moveFocus(cell, key) {
   const table = cell.node.closest("table");
-  const cells = [...table.querySelectorAll(`[data-grid="${cell.grid}"]:not([data-pad])`)];
-  const rows = cells.map((node) => Number(node.dataset.row));
-  const cols = cells.map((node) => Number(node.dataset.col));
-  const [lastRow, lastCol] = [Math.max(...rows), Math.max(...cols)];
+  const [lastRow, lastCol] = gridShape(cell.grid).map((side) => side - 1);
   let [row, col] = [cell.row, cell.col];
   if (key in ARROWS) {
     row = Math.min(lastRow, Math.max(0, row + ARROWS[key][0]));
@@ -392,24 +387,20 @@ const player = new Player({
   progress: byId("player-progress"),
   caption: byId("player-caption"),
   motionNote: byId("player-motion"),
-}, stage, announce);
+}, () => render(), announce);
 const guide = new Guide({ list: byId("guide-steps"), progress: byId("guide-progress"), reset: byId("guide-reset") }, announce);
 
-function renderTeaching() {
-  const trace = isCurrent() ? app.trace : null;
+function renderTeaching(trace) {
   renderLesson(lessonText, lessonBlocks(app.state, trace));
   for (const [mode, button] of Object.entries(modeButtons)) button.setAttribute("aria-pressed", String(app.state.mode === mode));
-  player.sync(trace, app.state.grad);
+  player.draw();
   guide.update(app.state, trace, { inspected: app.view.inspected });
 }
 
-// The Max / Average toggle goes through #mode, so it changes exactly what #mode changes;
-// the selection is kept (dropped only if the other mode's output is too small for it).
+// The Max / Average toggle makes the very change #mode makes.
 for (const [mode, button] of Object.entries(modeButtons)) {
   button.addEventListener("click", () => {
-    if (app.state.mode === mode) return;
-    controls.mode.value = mode;
-    controls.mode.dispatchEvent(new Event("change"));
+    if (app.state.mode !== mode) change(switchMode(mode));
   });
 }
 

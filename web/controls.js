@@ -3,7 +3,7 @@
 
 import { pairText } from "./format.js";
 import { PRESETS } from "./presets.js";
-import { HashError, MAX_SIDE, parseNumberToken, parsePair, quote } from "./state.js";
+import { InputError, MATRIX_SPELLINGS, MAX_SIDE, parseMatrix, parsePair, quote } from "./state.js";
 
 const PAIR_CONTROLS = { kernel: "k", stride: "s", padding: "p", dilation: "d" };
 
@@ -60,9 +60,9 @@ export function syncControls(controls, state) {
     const input = controls[id];
     let typedValue = null;
     try {
-      typedValue = pairText(parsePair(input.value, key));
+      typedValue = pairText(parsePair(input.value, key, "field"));
     } catch (error) {
-      if (!(error instanceof HashError)) throw error;
+      if (!(error instanceof InputError)) throw error;
     }
     if (document.activeElement === input && (typedValue === pairText(state[key]) || typedValue === null)) continue;
     input.value = pairText(state[key]);
@@ -84,42 +84,27 @@ function resized(matrix, rows, cols) {
   return Array.from({ length: rows }, (_, r) => Array.from({ length: cols }, (_, c) => matrix[r]?.[c] ?? 0));
 }
 
-// Rows on lines, numbers separated by spaces or commas (what a spreadsheet prints), or
-// bracketed rows, whatever the line breaks ([[1, 2], [3, 4]], NumPy's [[1 2]\n [3 4]] and
-// array([[...]])): each innermost [...] is one row.
-function pastedRows(text) {
-  if (!text.includes("[")) return text.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== "");
-  const rows = [...text.matchAll(/\[([^[\]]*)\]/g)].map((match) => match[1].trim());
-  const rest = text.replace(/\[([^[\]]*)\]/g, " ").replace(/^\s*array\(/, "").replace(/\)\s*$/, "");
-  if (/[^\s,[\]]/.test(rest)) {
-    throw new HashError("The pasted matrix has numbers outside the brackets of its rows; write every row in brackets, like [[1, 2], [3, 4]], or one row per line without brackets.");
-  }
-  return rows;
-}
-
-function parsePastedMatrix(text) {
-  const lines = pastedRows(text);
-  if (lines.length === 0 || lines.every((line) => line === "")) throw new HashError("Paste some numbers first: one row per line, separated by spaces or commas.");
-  if (lines.length > MAX_SIDE) throw new HashError(`The pasted matrix has ${lines.length} rows; the limit is ${MAX_SIDE} x ${MAX_SIDE}.`);
-  const rows = lines.map((line) => line.split(/[\s,]+/).filter((token) => token !== ""));
-  const width = rows[0].length;
-  if (width > MAX_SIDE) throw new HashError(`The pasted matrix has ${width} columns; the limit is ${MAX_SIDE} x ${MAX_SIDE}.`);
-  rows.forEach((row, r) => {
-    if (row.length !== width) throw new HashError(`Row ${r} has ${row.length} numbers but row 0 has ${width}; every row needs the same count.`);
-  });
-  return rows.map((row, r) => row.map((token, c) => parseNumberToken(token, `Row ${r}, col ${c}`)));
+// The state change of picking a pooling mode, from #mode or the Max / Average buttons:
+// the selection is kept (the next trace decides whether the output still has it).
+export function switchMode(mode) {
+  return (state) => {
+    state.mode = mode;
+    // Average pooling has no dilation (as in PyTorch's avg_pool2d).
+    if (mode === "avg") state.d = [1, 1];
+    state.g = null;
+  };
 }
 
 // `actions`: change(mutator) applies a state change; reportControlError(text|null).
 export function bindControls(controls, { getState, change, reportControlError, gradientShape }) {
   for (const [id, key] of Object.entries(PAIR_CONTROLS)) {
     const input = controls[id];
-    const apply = () => {
+    const apply = (text) => {
       let value;
       try {
-        value = parsePair(input.value.trim(), key);
+        value = parsePair(text.trim(), key, "field");
       } catch (error) {
-        if (!(error instanceof HashError)) throw error;
+        if (!(error instanceof InputError)) throw error;
         reportControlError(error.message);
         return;
       }
@@ -132,28 +117,25 @@ export function bindControls(controls, { getState, change, reportControlError, g
     };
     // Typing fires "input"; a value set without typing (WebDriver's clear() then keys,
     // autofill, some mobile keyboards) may only fire "change" when the field is committed.
-    input.addEventListener("input", apply);
-    input.addEventListener("change", apply);
+    input.addEventListener("input", () => apply(input.value));
+    input.addEventListener("change", () => apply(input.value));
     // Arrow keys step a square value, like a number field, without losing pair support.
+    // The stepped value goes to the state like a typed one; syncControls then shows it.
     input.addEventListener("keydown", (event) => {
       if (event.key !== "ArrowUp" && event.key !== "ArrowDown") return;
       const [first, second] = getState()[key];
       if (first !== second) return;
       event.preventDefault();
-      input.value = String(Math.max(0, first + (event.key === "ArrowUp" ? 1 : -1)));
-      input.dispatchEvent(new Event("input"));
+      const stepped = String(Math.max(0, first + (event.key === "ArrowUp" ? 1 : -1)));
+      input.value = stepped;
+      apply(stepped);
     });
     input.addEventListener("blur", () => {
       reportControlError(null);
       syncControls(controls, getState());
     });
   }
-  controls.mode.addEventListener("change", () => change((state) => {
-    state.mode = controls.mode.value;
-    // Average pooling has no dilation (as in PyTorch's avg_pool2d).
-    if (state.mode === "avg") state.d = [1, 1];
-    state.g = null;
-  }));
+  controls.mode.addEventListener("change", () => change(switchMode(controls.mode.value)));
   controls.ceil.addEventListener("change", () => change((state) => {
     state.ceil = controls.ceil.checked;
     state.g = null;
@@ -191,9 +173,9 @@ export function bindControls(controls, { getState, change, reportControlError, g
   controls.pasteApply.addEventListener("click", () => {
     let matrix;
     try {
-      matrix = parsePastedMatrix(controls.paste.value);
+      matrix = parseMatrix(controls.paste.value, MATRIX_SPELLINGS.paste());
     } catch (error) {
-      if (!(error instanceof HashError)) throw error;
+      if (!(error instanceof InputError)) throw error;
       controls.pasteMessage.dataset.kind = "error";
       controls.pasteMessage.textContent = error.message;
       reportControlError(`The pasted matrix was not loaded: ${error.message}`);

@@ -3,8 +3,10 @@
 // (no Python call per step). The position is view state, not part of the URL hash.
 //
 // Positions: null = not stepping (the full view); 0 = nothing computed yet; p in 1..L =
-// steps 1..p done, step p highlighted. The marks use their own attributes (data-pending,
-// data-partial, data-step), never the selection's, and are re-applied after every render.
+// steps 1..p done, step p highlighted. frame() turns a position into marks; the Player
+// never touches a grid cell: render.js draws the marks as part of each cell (their own
+// attributes data-pending, data-partial and data-step, never the selection's), and the
+// Player asks for a render whenever its position changes.
 
 import { cellName, decodeNumber, formatNumber } from "./format.js";
 import { gradientReceivers, termFrom, windowText } from "./trace-view.js";
@@ -100,22 +102,36 @@ export function frame(trace, withGradient, position) {
   return { marks, caption };
 }
 
-const MARK_ATTRIBUTES = ["data-pending", "data-partial", "data-step"];
 const IDLE_CAPTION = "Press Play, or step forward, to compute the outputs one window at a time; with Gradient routing on, the backward pass follows.";
+
+// A step-through position's marks as render.js draws them: per "grid:row,col", one change
+// ({pending, partial, step, text, notes}), later marks on a cell overriding earlier ones
+// and notes adding up, in the order frame() lists them.
+export function marksByCell(marks) {
+  const cells = new Map();
+  for (const [grid, row, col, { note, ...change }] of marks) {
+    const key = `${grid}:${row},${col}`;
+    const merged = { ...cells.get(key), ...change };
+    merged.notes = [...(cells.get(key)?.notes ?? []), ...(note ? [note] : [])];
+    cells.set(key, merged);
+  }
+  return cells;
+}
 
 export class Player {
   // elements: box, play, back, forward, reset, speed, progress, caption, motionNote;
-  // root: where the grids are; announce(text) speaks a step taken by hand.
-  constructor(elements, root, announce) {
+  // redraw(): render the page again (its grids draw this.marks()); announce(text) speaks
+  // a step taken by hand.
+  constructor(elements, redraw, announce) {
     this.elements = elements;
-    this.root = root;
+    this.redraw = redraw;
     this.announce = announce;
     this.trace = null;
     this.withGradient = false;
     this.total = 0;
     this.position = null;
+    this.current = null;
     this.timer = null;
-    this.touched = [];
     this.reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
     this.reducedMotion.addEventListener("change", () => {
       if (this.reducedMotion.matches) this.pause();
@@ -130,16 +146,15 @@ export class Player {
     elements.reset.addEventListener("click", () => {
       if (!usable(elements.reset)) return;
       this.pause();
-      this.position = null;
-      this.draw();
+      this.moveTo(null);
     });
     elements.speed.addEventListener("change", () => {
       if (this.timer) this.startTimer();
     });
   }
 
-  // Called after every render with the current trace (null if there is none): a new
-  // trace or gradient setting starts over from the full view.
+  // Called by every render before the grids are drawn, with the current trace (null if
+  // there is none): a new trace or gradient setting starts over from the full view.
   sync(trace, withGradient) {
     const usable = Boolean(trace) && (!withGradient || trace.grad_input !== undefined);
     if (trace !== this.trace || (usable && withGradient !== this.withGradient)) {
@@ -148,34 +163,50 @@ export class Player {
       this.withGradient = usable && withGradient;
       this.total = trace ? playerSteps(trace, this.withGradient).length : 0;
       this.position = null;
+      this.current = null;
     }
-    this.draw();
+  }
+
+  // This position's marks for render.js (marksByCell), or null when not stepping; the
+  // same object until the position or the trace changes.
+  marks() {
+    return this.current?.cells ?? null;
   }
 
   step(delta) {
     this.pause();
-    this.moveTo(delta);
+    this.moveBy(delta);
     this.announce(this.elements.caption.textContent);
   }
 
-  moveTo(delta) {
+  moveBy(delta) {
     if (!this.trace) return;
     const from = this.position ?? (delta > 0 ? -1 : this.total + 1);
-    this.position = Math.max(0, Math.min(this.total, from + delta));
-    this.draw();
+    this.moveTo(Math.max(0, Math.min(this.total, from + delta)));
+  }
+
+  moveTo(position) {
+    this.position = position;
+    if (position === null) {
+      this.current = null;
+    } else {
+      const { marks, caption } = frame(this.trace, this.withGradient, position);
+      this.current = { cells: marksByCell(marks), caption };
+    }
+    this.redraw();
   }
 
   play() {
     if (!this.trace || this.reducedMotion.matches) return;
-    if (this.position === null || this.position === this.total) this.position = 0;
     this.startTimer();
-    this.draw();
+    if (this.position === null || this.position === this.total) this.moveTo(0);
+    else this.draw();
   }
 
   startTimer() {
     clearInterval(this.timer);
     this.timer = setInterval(() => {
-      this.moveTo(1);
+      this.moveBy(1);
       if (this.position === this.total) this.pause();
     }, Number(this.elements.speed.value));
   }
@@ -187,30 +218,13 @@ export class Player {
     this.draw();
   }
 
-  clearMarks() {
-    // In reverse, so a cell changed twice gets its original text and name back.
-    for (const { node, text, label, labelSet } of this.touched.reverse()) {
-      for (const attribute of MARK_ATTRIBUTES) node.removeAttribute(attribute);
-      if (text !== undefined) node.textContent = text;
-      if (labelSet !== undefined && node.getAttribute("aria-label") === labelSet) node.setAttribute("aria-label", label);
-    }
-    this.touched = [];
-  }
-
-  // Re-apply this position's marks on the grids as they are now.
+  // The player's own controls and caption (the grids are render.js's).
   draw() {
-    this.clearMarks();
     const { elements } = this;
     const stepping = this.trace !== null && this.position !== null;
     elements.box.dataset.stepping = String(stepping);
     let caption = this.trace ? IDLE_CAPTION : "The step-through is available when the output is shown.";
-    if (stepping) {
-      const cells = new Map();
-      for (const node of this.root.querySelectorAll("[data-grid]")) cells.set(`${node.dataset.grid}:${node.dataset.row},${node.dataset.col}`, node);
-      const current = frame(this.trace, this.withGradient, this.position);
-      for (const [grid, row, col, change] of current.marks) this.mark(cells.get(`${grid}:${row},${col}`), change);
-      caption = current.caption;
-    }
+    if (stepping) caption = this.current.caption;
     const playing = this.timer !== null;
     elements.play.setAttribute("aria-pressed", String(playing));
     elements.play.disabled = !this.trace || this.reducedMotion.matches;
@@ -220,23 +234,5 @@ export class Player {
     elements.motionNote.hidden = !this.reducedMotion.matches;
     elements.progress.textContent = stepping ? `Step ${this.position} of ${this.total}` : "";
     if (elements.caption.textContent !== caption) elements.caption.textContent = caption;
-  }
-
-  mark(node, change) {
-    if (!node) return;
-    const record = { node };
-    if (change.pending) node.setAttribute("data-pending", "true");
-    if (change.partial) node.setAttribute("data-partial", "true");
-    if (change.step) node.setAttribute("data-step", change.step);
-    if (change.text !== undefined) {
-      record.text = node.textContent;
-      node.textContent = change.text;
-    }
-    if (change.note) {
-      record.label = node.getAttribute("aria-label");
-      record.labelSet = `${record.label}; ${change.note}`;
-      node.setAttribute("aria-label", record.labelSet);
-    }
-    this.touched.push(record);
   }
 }

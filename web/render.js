@@ -1,8 +1,16 @@
-// Pure rendering: (state, trace, view) -> DOM nodes. No event handling, no worker calls.
-// A grid whose rows and columns are unchanged is updated in place, writing only what
-// differs; the result is the DOM a fresh build would give (tests/web/test_render_reuse.py).
-// Every user-derived string goes in through textContent or attribute values, never HTML.
+// Rendering: (state, trace, view) -> the DOM of every region. No event handling, no
+// worker calls. Not pure: to redraw cheaply it keeps, at module level, what the last
+// render built — each grid table's shape and cells (builtGrids), the cells by grid and
+// "row,col" (cellsByGrid), each cell's accessible name before selection roles
+// (baseLabels), the colours written (writtenColours: the browser reads them back in
+// another notation) and the cells the selection marked (markedCells). A grid whose rows
+// and columns are unchanged is updated in place, writing only what differs; the result is
+// the DOM a fresh build would give (tests/web/test_render_reuse.py). The step-through's
+// marks (view.stepMarks, from player.js) are drawn as part of each cell, like any other
+// attribute. Every user-derived string goes in through textContent or attribute values,
+// never HTML.
 
+import { serialiseState } from "./state.js";
 import { cellName, decodeNumber, formatNumber, formatSum, listCells, sizeText } from "./format.js";
 import { gradientReceivers, selectedOutput, sharedCells, termFrom, windowCells, windowText } from "./trace-view.js";
 
@@ -86,8 +94,17 @@ function magnitudeScale(matrices) {
 // Each built grid's shape and cells in row-major order, so the next render can reuse it.
 const builtGrids = new WeakMap();
 const writtenColours = new WeakMap();
-// Marks the step-through player puts on cells and takes off again itself.
-const PLAYER_MARKS = "[data-step], [data-pending], [data-partial]";
+
+// A cell's spec with the step-through's change for it (player.js, marksByCell) applied.
+export function withStepMark(spec, change) {
+  if (!change) return spec;
+  return {
+    ...spec,
+    text: change.text ?? spec.text,
+    attributes: { ...spec.attributes, "data-pending": change.pending, "data-partial": change.partial, "data-step": change.step },
+    label: [spec.label, ...change.notes].join("; "),
+  };
+}
 
 // Brings a reused cell to exactly what a new one built from `spec` would be, writing only
 // what differs: unchanged cells then cost the browser no restyle and no relayout.
@@ -117,12 +134,13 @@ function updateCell(td, attributes, spec) {
 // in the sentences; each cell's accessible name says where it is and what it is.
 // `previous` is the grid of this name now on the page: when it has the same rows and
 // columns (a kernel change keeps the input's), its cells are updated in place.
-function gridTable({ name, rowIndices, colIndices, focus, describe }, previous) {
+function gridTable({ name, rowIndices, colIndices, focus, describe: describeBase, stepMarks }, previous) {
+  const describe = (row, col) => withStepMark(describeBase(row, col), stepMarks?.get(`${name}:${row},${col}`));
   const index = new Map();
   cellsByGrid.set(name, index);
   const shape = `${rowIndices[0]}:${rowIndices.length},${colIndices[0]}:${colIndices.length}`;
   const built = previous && builtGrids.get(previous);
-  if (built && built.shape === shape && !previous.querySelector(PLAYER_MARKS)) {
+  if (built && built.shape === shape) {
     let next = 0;
     for (const row of rowIndices) {
       for (const col of colIndices) {
@@ -222,6 +240,7 @@ function inputGrid(state, trace, view, previous) {
     rowIndices: range(-padRows, height + 2 * padRows),
     colIndices: range(-padCols, width + 2 * padCols),
     focus: focusCell(view, "input", height, width),
+    stepMarks: view.stepMarks,
     describe(r, c) {
       const pad = r < 0 || c < 0 || r >= height || c >= width;
       const value = pad ? padValue : state.x[r][c];
@@ -250,6 +269,7 @@ function planeGrid(name, [height, width], view, previous, describe) {
     rowIndices: range(0, height),
     colIndices: range(0, width),
     focus: focusCell(view, name, height, width),
+    stepMarks: view.stepMarks,
     describe,
   }, previous);
 }
@@ -322,7 +342,8 @@ function averageSentence(trace, [i, j]) {
   return sentence;
 }
 
-function explanation(state, trace) {
+// The sentence about the selected output (or how to select one), as #explanation shows it.
+export function explanationText(state, trace) {
   const overlay = selectionOverlay(trace, state.sel);
   if (!overlay) {
     return trace
@@ -467,7 +488,7 @@ export function renderSelection(regions, state, trace, view) {
     cell.setAttribute("aria-label", baseLabels.get(cell));
   }
   markedCells = [];
-  regions.explanation.textContent = explanation(state, trace);
+  regions.explanation.textContent = explanationText(state, trace);
   const overlay = selectionOverlay(trace, state.sel);
   if (!overlay) return;
   const name = cellName(overlay.output);
@@ -507,3 +528,29 @@ export function applyPreview(root, trace, output, selection) {
     }
   }
 }
+
+// How much one render redraws, from what the grids show (`drawn`: the `next` of the
+// render that last drew them, null before the first) and what they should show (`next`:
+// { state, trace, view, awaitingTrace }, view as renderView takes it):
+// - "wait": nothing yet. The state changed what the worker computes and its answer, which
+//   redraws everything, is milliseconds away; drawing the old trace now as well would
+//   double the cost of every parameter change.
+// - "selection": the grids already show this view but for the selection: only its marks
+//   and the explanation change (renderSelection). This is the same render at lower cost:
+//   renderView ends with the very same renderSelection call, and nothing else it draws
+//   depends on the selection.
+// - "all": renderView.
+export function redrawPlan(drawn, next) {
+  if (drawn === null) return "all";
+  const sameEdit = drawn.view.editing === next.view.editing;
+  if (next.awaitingTrace && sameEdit) return "wait";
+  const sameGrids = sameEdit
+    && drawn.trace === next.trace
+    && drawn.view.staleInput === next.view.staleInput
+    && drawn.view.traceError === next.view.traceError
+    && drawn.view.stepMarks === next.view.stepMarks
+    && withoutSelection(drawn.state) === withoutSelection(next.state);
+  return sameGrids ? "selection" : "all";
+}
+
+const withoutSelection = (state) => serialiseState({ ...state, sel: null });

@@ -1,19 +1,16 @@
-// The widget's whole state, and its one serialisation: the URL hash.
-// parseHash validates everything and throws HashError with a message that says what to
-// fix; serialiseState writes the canonical form (docs/design.md, "The URL hash").
+// The widget's whole state, its one serialisation (the URL hash), and every parse of the
+// learner's text into it. One table, HASH_PROPERTIES, drives both directions: parseHash
+// reads each property by its kind, serialiseState writes them in table order, leaving out
+// the ones whose rule says so (docs/design.md, "The URL hash"). Errors are InputError,
+// carrying where the text came from (the hash, the paste box, a cell edit, a field) and a
+// message that says what to fix.
 
 import { encodeNumber, pairText } from "./format.js";
+import { outputInRange } from "./trace-view.js";
 
 export const MAX_SIDE = 16;
 const MAX_HASH_LENGTH = 20000;
 const MAX_MAGNITUDE = 1e15;
-const PARAMETER_LIMITS = {
-  k: { name: "kernel (k)", min: 1, max: MAX_SIDE },
-  s: { name: "stride (s)", min: 1, max: MAX_SIDE },
-  p: { name: "padding (p)", min: 0, max: MAX_SIDE / 2 },
-  d: { name: "dilation (d)", min: 1, max: MAX_SIDE },
-};
-const KNOWN_KEYS = ["k", "s", "p", "d", "mode", "ceil", "cip", "grad", "sel", "x", "g"];
 const NUMBER_PATTERN = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 const NON_FINITE_WORDS = new Set(["NaN", "Infinity", "-Infinity"]);
 
@@ -24,22 +21,14 @@ export const FIXTURE = [
   [-4, 9, -6, -5],
 ];
 
-export class HashError extends Error {}
-
-export function defaultState() {
-  return {
-    x: FIXTURE.map((row) => row.slice()),
-    k: [2, 2],
-    s: [2, 2],
-    p: [0, 0],
-    d: [1, 1],
-    mode: "max",
-    ceil: false,
-    cip: true,
-    grad: false,
-    sel: null,
-    g: null,
-  };
+// A refusal of the learner's text. `source` says where the text came from: "hash",
+// "paste", "cell" or "field"; status lines word the error after it.
+export class InputError extends Error {
+  constructor(message, source) {
+    super(message);
+    this.name = "InputError";
+    this.source = source;
+  }
 }
 
 // Quote user text in a message without letting a huge or odd token swamp it.
@@ -48,143 +37,239 @@ export function quote(text) {
   return `"${clipped}"`;
 }
 
-export function parseNumberToken(token, where) {
+// The one number rule, for every matrix value and every cell edit: a decimal or
+// exponent spelling, or one of the words NaN / Infinity / -Infinity, within ±1e15.
+function parseNumberToken(token, where, source) {
   const trimmed = token.trim();
   if (NON_FINITE_WORDS.has(trimmed)) return Number(trimmed);
   if (!NUMBER_PATTERN.test(trimmed)) {
-    throw new HashError(`${where}: ${quote(trimmed)} is not a number (use digits like 3, -1.5, 2e-3, or NaN / Infinity)`);
+    throw new InputError(`${where}: ${quote(trimmed)} is not a number (use digits like 3, -1.5, 2e-3, or NaN / Infinity)`, source);
   }
   const number = Number(trimmed);
   if (!(Math.abs(number) <= MAX_MAGNITUDE)) {
-    throw new HashError(`${where}: ${quote(trimmed)} is too large; values must lie between -1e15 and 1e15`);
+    throw new InputError(`${where}: ${quote(trimmed)} is too large; values must lie between -1e15 and 1e15`, source);
   }
   return number;
 }
 
-// Parse "r;r;r" with "v,v,v" rows, refusing oversized grids before touching their values.
-function parseMatrix(text, label) {
-  if (text === "") throw new HashError(`${label} is empty; give rows separated by ";" and values by ","`);
-  const rows = text.split(";");
-  if (rows.length > MAX_SIDE) {
-    throw new HashError(`${label} has ${rows.length} rows; the limit is ${MAX_SIDE} x ${MAX_SIDE}`);
+// Rows on lines, numbers separated by spaces or commas (what a spreadsheet prints), or
+// bracketed rows, whatever the line breaks ([[1, 2], [3, 4]], NumPy's [[1 2]\n [3 4]] and
+// array([[...]])): each innermost [...] is one row.
+function pastedRows(text) {
+  if (!text.includes("[")) return text.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== "");
+  const rows = [...text.matchAll(/\[([^[\]]*)\]/g)].map((match) => match[1].trim());
+  const rest = text.replace(/\[([^[\]]*)\]/g, " ").replace(/^\s*array\(/, "").replace(/\)\s*$/, "");
+  if (/[^\s,[\]]/.test(rest)) {
+    throw new InputError("The pasted matrix has numbers outside the brackets of its rows; write every row in brackets, like [[1, 2], [3, 4]], or one row per line without brackets.", "paste");
   }
-  const cells = rows.map((row) => row.split(","));
-  const width = cells[0].length;
-  if (width > MAX_SIDE) {
-    throw new HashError(`${label} has ${width} columns; the limit is ${MAX_SIDE} x ${MAX_SIDE}`);
-  }
-  cells.forEach((row, r) => {
-    if (row.length !== width) {
-      throw new HashError(`${label} is ragged: row ${r} has ${row.length} values, row 0 has ${width}; every row needs the same count`);
-    }
-  });
-  return cells.map((row, r) => row.map((token, c) => parseNumberToken(token, `${label} row ${r}, col ${c}`)));
+  return rows;
 }
 
-function parseWholeNumber(text, limits) {
+// The spellings of a matrix parseMatrix reads: how text splits into rows and values,
+// and how its refusals are worded. The rules (size limits, same count per row, the
+// number rule) are parseMatrix's own and the same for both.
+export const MATRIX_SPELLINGS = {
+  // The hash's "r;r;r" with "v,v,v" rows; `label` names the matrix ("the input x").
+  hash: (label) => ({
+    source: "hash",
+    rows: (text) => (text === "" ? [] : text.split(";")),
+    values: (row) => row.split(","),
+    empty: `${label} is empty; give rows separated by ";" and values by ","`,
+    tooMany: (count, what) => `${label} has ${count} ${what}; the limit is ${MAX_SIDE} x ${MAX_SIDE}`,
+    ragged: (r, count, width) => `${label} is ragged: row ${r} has ${count} values, row 0 has ${width}; every row needs the same count`,
+    cell: (r, c) => `${label} row ${r}, col ${c}`,
+  }),
+  // The paste box: see pastedRows.
+  paste: () => ({
+    source: "paste",
+    // An all-blank paste ("", "[]") is empty, not a matrix of no numbers.
+    rows: (text) => {
+      const rows = pastedRows(text);
+      return rows.every((row) => row === "") ? [] : rows;
+    },
+    values: (row) => row.split(/[\s,]+/).filter((token) => token !== ""),
+    empty: "Paste some numbers first: one row per line, separated by spaces or commas.",
+    tooMany: (count, what) => `The pasted matrix has ${count} ${what}; the limit is ${MAX_SIDE} x ${MAX_SIDE}.`,
+    ragged: (r, count, width) => `Row ${r} has ${count} numbers but row 0 has ${width}; every row needs the same count.`,
+    cell: (r, c) => `Row ${r}, col ${c}`,
+  }),
+};
+
+// The one matrix parser: text in `spelling` (a MATRIX_SPELLINGS entry) to rows of
+// numbers, refusing an oversized grid before touching its values.
+export function parseMatrix(text, spelling) {
+  const fail = (message) => new InputError(message, spelling.source);
+  const rows = spelling.rows(text);
+  if (rows.length === 0) throw fail(spelling.empty);
+  if (rows.length > MAX_SIDE) throw fail(spelling.tooMany(rows.length, "rows"));
+  const cells = rows.map(spelling.values);
+  const width = cells[0].length;
+  if (width > MAX_SIDE) throw fail(spelling.tooMany(width, "columns"));
+  cells.forEach((row, r) => {
+    if (row.length !== width) throw fail(spelling.ragged(r, row.length, width));
+  });
+  return cells.map((row, r) => row.map((token, c) => parseNumberToken(token, spelling.cell(r, c), spelling.source)));
+}
+
+// One edited cell: the number rule alone, the same as for a matrix value.
+export function parseCellValue(text, where) {
+  return parseNumberToken(text, where, "cell");
+}
+
+// How each kind of property reads its text and writes it back: parse(text, property,
+// source) returns the value or throws InputError; write(value) is the canonical text.
+const KINDS = {
+  pair: {
+    parse(text, property, source) {
+      const parts = text.split(",");
+      if (parts.length > 2) throw new InputError(`${property.name} takes one number or a pair like 3,2; got ${quote(text)}`, source);
+      const values = parts.map((part) => wholeNumber(part.trim(), property, source));
+      return values.length === 1 ? [values[0], values[0]] : values;
+    },
+    write: pairText,
+  },
+  flag: {
+    parse(text, property, source) {
+      if (text === "1") return true;
+      if (text === "0") return false;
+      throw new InputError(`${property.key} must be 0 or 1 (${property.meaning}); got ${quote(text)}`, source);
+    },
+    write: (value) => (value ? "1" : "0"),
+  },
+  enum: {
+    parse(text, property, source) {
+      if (!property.values.includes(text)) throw new InputError(`${property.key} must be ${property.values.join(" or ")}; got ${quote(text)}`, source);
+      return text;
+    },
+    write: String,
+  },
+  selection: {
+    parse(text, property, source) {
+      const match = /^(\d{1,2}),(\d{1,2})$/.exec(text);
+      if (!match) throw new InputError(`${property.key} must be row,col of an output cell, like 0,1; got ${quote(text)}`, source);
+      return [Number(match[1]), Number(match[2])];
+    },
+    write: ([row, col]) => `${row},${col}`,
+  },
+  matrix: {
+    parse: (text, property) => parseMatrix(text, MATRIX_SPELLINGS.hash(property.name)),
+    write: (matrix) => matrix.map((row) => row.map(encodeNumber).join(",")).join(";"),
+  },
+};
+
+function wholeNumber(text, property, source) {
   if (!/^\d{1,6}$/.test(text)) {
-    throw new HashError(`${limits.name} must be a whole number or a pair like 3,2; got ${quote(text)}`);
+    throw new InputError(`${property.name} must be a whole number or a pair like 3,2; got ${quote(text)}`, source);
   }
   const value = Number(text);
-  if (value < limits.min || value > limits.max) {
-    throw new HashError(`${limits.name} must be between ${limits.min} and ${limits.max}; got ${value}`);
+  if (value < property.min || value > property.max) {
+    throw new InputError(`${property.name} must be between ${property.min} and ${property.max}; got ${value}`, source);
   }
   return value;
 }
 
-export function parsePair(text, key) {
-  const limits = PARAMETER_LIMITS[key];
-  const parts = text.split(",");
-  if (parts.length > 2) throw new HashError(`${limits.name} takes one number or a pair like 3,2; got ${quote(text)}`);
-  const values = parts.map((part) => parseWholeNumber(part.trim(), limits));
-  return values.length === 1 ? [values[0], values[0]] : values;
-}
-
-function parseFlag(text, key, meaning) {
-  if (text === "1") return true;
-  if (text === "0") return false;
-  throw new HashError(`${key} must be 0 or 1 (${meaning}); got ${quote(text)}`);
-}
-
-function parseSelection(text) {
-  const match = /^(\d{1,2}),(\d{1,2})$/.exec(text);
-  if (!match) throw new HashError(`sel must be row,col of an output cell, like 0,1; got ${quote(text)}`);
-  return [Number(match[1]), Number(match[2])];
-}
-
-export function parseHash(hash) {
-  const body = hash.startsWith("#") ? hash.slice(1) : hash;
-  if (body.length > MAX_HASH_LENGTH) {
-    throw new HashError(`the link's state is ${body.length} characters long; the largest allowed grid is ${MAX_SIDE} x ${MAX_SIDE}`);
-  }
-  const state = defaultState();
-  if (body === "") return state;
-  const seen = new Map();
-  for (const part of body.split("&")) {
-    if (part === "") continue;
-    const equals = part.indexOf("=");
-    const key = equals < 0 ? part : part.slice(0, equals);
-    if (!KNOWN_KEYS.includes(key)) {
-      throw new HashError(`unknown setting ${quote(key)} in the link; known settings: ${KNOWN_KEYS.join(", ")}`);
-    }
-    if (seen.has(key)) throw new HashError(`${key} appears twice in the link`);
-    let value;
-    try {
-      value = decodeURIComponent(equals < 0 ? "" : part.slice(equals + 1));
-    } catch {
-      throw new HashError(`${key} is not valid URL text`);
-    }
-    seen.set(key, value);
-  }
-  let strideGiven = false;
-  for (const [key, value] of seen) {
-    if (key in PARAMETER_LIMITS) {
-      state[key] = parsePair(value, key);
-      strideGiven ||= key === "s";
-    } else if (key === "mode") {
-      if (value !== "max" && value !== "avg") throw new HashError(`mode must be max or avg; got ${quote(value)}`);
-      state.mode = value;
-    } else if (key === "ceil") {
-      state.ceil = parseFlag(value, "ceil", "1 rounds the output size up");
-    } else if (key === "cip") {
-      state.cip = parseFlag(value, "cip", "0 leaves padding out of the average's divisor");
-    } else if (key === "grad") {
-      state.grad = parseFlag(value, "grad", "1 shows gradient routing");
-    } else if (key === "sel") {
-      state.sel = parseSelection(value);
-    } else if (key === "x") {
-      state.x = parseMatrix(value, "the input x");
-    } else if (key === "g") {
-      state.g = parseMatrix(value, "the upstream gradient g");
-    }
-  }
+// The state, property by property, in the hash's canonical order. `initial(state)` is
+// the value when the hash leaves the key out (it may depend on properties above it);
+// `written` says when serialiseState writes it: "always", or "unless-initial" (left out
+// while it equals its initial value). `check(state)`, run once every property is known,
+// returns a message for a combination the hash may not ask for.
+export const HASH_PROPERTIES = [
+  { key: "k", kind: "pair", name: "kernel (k)", min: 1, max: MAX_SIDE, initial: () => [2, 2], written: "always" },
   // PyTorch's default: a missing stride equals the kernel.
-  if (!strideGiven) state.s = state.k.slice();
-  if (state.mode === "avg" && (state.d[0] !== 1 || state.d[1] !== 1)) {
-    throw new HashError("dilation applies to max pooling only; use d=1 with mode=avg");
+  { key: "s", kind: "pair", name: "stride (s)", min: 1, max: MAX_SIDE, initial: (state) => state.k.slice(), written: "always" },
+  { key: "p", kind: "pair", name: "padding (p)", min: 0, max: MAX_SIDE / 2, initial: () => [0, 0], written: "always" },
+  {
+    key: "d", kind: "pair", name: "dilation (d)", min: 1, max: MAX_SIDE, initial: () => [1, 1], written: "always",
+    check: (state) => (state.mode === "avg" && (state.d[0] !== 1 || state.d[1] !== 1)
+      ? "dilation applies to max pooling only; use d=1 with mode=avg" : null),
+  },
+  { key: "mode", kind: "enum", values: ["max", "avg"], initial: () => "max", written: "always" },
+  { key: "ceil", kind: "flag", meaning: "1 rounds the output size up", initial: () => false, written: "unless-initial" },
+  { key: "cip", kind: "flag", meaning: "0 leaves padding out of the average's divisor", initial: () => true, written: "unless-initial" },
+  { key: "grad", kind: "flag", meaning: "1 shows gradient routing", initial: () => false, written: "always" },
+  { key: "sel", kind: "selection", initial: () => null, written: "unless-initial" },
+  { key: "x", kind: "matrix", name: "the input x", initial: () => FIXTURE.map((row) => row.slice()), written: "always" },
+  { key: "g", kind: "matrix", name: "the upstream gradient g", initial: () => null, written: "unless-initial" },
+];
+const PROPERTY = new Map(HASH_PROPERTIES.map((property) => [property.key, property]));
+
+// Give every property `state` lacks its initial value, in table order.
+function fillInitial(state) {
+  for (const property of HASH_PROPERTIES) {
+    if (!(property.key in state)) state[property.key] = property.initial(state);
   }
   return state;
 }
 
-function serialiseMatrix(matrix) {
-  return matrix.map((row) => row.map(encodeNumber).join(",")).join(";");
+export function defaultState() {
+  return fillInitial({});
+}
+
+// A pair parameter (k, s, p, d) as the hash and the parameter fields spell it.
+export function parsePair(text, key, source = "hash") {
+  const property = PROPERTY.get(key);
+  return KINDS[property.kind].parse(text, property, source);
+}
+
+export function parseHash(hash) {
+  const fail = (message) => new InputError(message, "hash");
+  const body = hash.startsWith("#") ? hash.slice(1) : hash;
+  if (body.length > MAX_HASH_LENGTH) {
+    throw fail(`the link's state is ${body.length} characters long; the largest allowed grid is ${MAX_SIDE} x ${MAX_SIDE}`);
+  }
+  const given = new Map();
+  for (const part of body.split("&")) {
+    if (part === "") continue;
+    const equals = part.indexOf("=");
+    const key = equals < 0 ? part : part.slice(0, equals);
+    if (!PROPERTY.has(key)) {
+      throw fail(`unknown setting ${quote(key)} in the link; known settings: ${[...PROPERTY.keys()].join(", ")}`);
+    }
+    if (given.has(key)) throw fail(`${key} appears twice in the link`);
+    try {
+      given.set(key, decodeURIComponent(equals < 0 ? "" : part.slice(equals + 1)));
+    } catch {
+      throw fail(`${key} is not valid URL text`);
+    }
+  }
+  // Parsed in the link's order, so the first bad setting is the one reported.
+  const state = {};
+  for (const [key, text] of given) {
+    const property = PROPERTY.get(key);
+    state[key] = KINDS[property.kind].parse(text, property, "hash");
+  }
+  fillInitial(state);
+  for (const property of HASH_PROPERTIES) {
+    const refusal = property.check?.(state);
+    if (refusal) throw fail(refusal);
+  }
+  return state;
+}
+
+function leftOut(property, value, state) {
+  if (property.written === "always") return false;
+  const initial = property.initial(state);
+  if (value === null || initial === null) return value === initial;
+  const { write } = KINDS[property.kind];
+  return write(value) === write(initial);
 }
 
 export function serialiseState(state) {
-  const parts = [
-    `k=${pairText(state.k)}`,
-    `s=${pairText(state.s)}`,
-    `p=${pairText(state.p)}`,
-    `d=${pairText(state.d)}`,
-    `mode=${state.mode}`,
-  ];
-  if (state.ceil) parts.push("ceil=1");
-  if (!state.cip) parts.push("cip=0");
-  parts.push(`grad=${state.grad ? 1 : 0}`);
-  if (state.sel) parts.push(`sel=${state.sel[0]},${state.sel[1]}`);
-  parts.push(`x=${serialiseMatrix(state.x)}`);
-  if (state.g) parts.push(`g=${serialiseMatrix(state.g)}`);
+  const parts = HASH_PROPERTIES
+    .filter((property) => !leftOut(property, state[property.key], state))
+    .map((property) => `${property.key}=${KINDS[property.kind].write(state[property.key])}`);
   return `#${parts.join("&")}`;
+}
+
+// The hash the page writes for `state`, given `trace`, the answer for this very state
+// (null while there is none): the canonical form, less a selection the output does not
+// have, whether it arrived in a link or the output shrank under it. This is the one place
+// the trace bears on the link: the state itself keeps the selection as it was made (every
+// view of it asks trace-view's selectedOutput, which ignores it), so nothing the worker
+// answers is written back into the state.
+export function hashFor(state, trace) {
+  const unshown = trace !== null && state.sel !== null && !outputInRange(trace, state.sel);
+  return serialiseState(unshown ? { ...state, sel: null } : state);
 }
 
 // What the worker needs: everything but the view-only parts (selection, grad toggle).

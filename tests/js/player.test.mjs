@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { frame, playerSteps } from "../../web/player.js";
+import { frame, marksByCell, playerSteps } from "../../web/player.js";
+import { withStepMark } from "../../web/render.js";
 import { recorded } from "./traces.mjs";
 
 const marksOf = (marks, grid, key) => marks.filter(([g, , , changes]) => g === grid && changes[key]).map(([, r, c]) => [r, c]);
@@ -41,4 +42,27 @@ test("backward steps add up where overlapping windows share a maximum", () => {
 test("average mode splits each gradient over the window's cells", () => {
   const { caption } = frame(recorded("average_k2_grad").trace, true, 8);
   assert.match(caption, /output \(1,1\) splits its upstream gradient 4 into 1 for each of the 4 cells of its window/);
+});
+
+test("a frame's marks become one change per cell: later marks win, notes add up", () => {
+  const { trace } = recorded("fixture_k2_grad");
+  const cells = marksByCell(frame(trace, true, 2).marks);
+  // Step 2 highlights output (0,1)'s window, whose argmax (1,2) is marked twice.
+  assert.equal(cells.get("input:1,2").step, "argmax");
+  assert.equal(cells.get("input:0,2").step, "window");
+  assert.deepEqual(cells.get("output:1,0"), { pending: true, text: "", notes: ["not computed yet in the step-through"] });
+  assert.deepEqual(cells.get("grad-input:0,0").notes, ["backward pass not started yet"]);
+  assert.equal(cells.has("output:0,0"), false); // done, and not the current step
+});
+
+test("render draws a step's change as part of the cell: attributes, text and accessible name", () => {
+  const spec = { text: "8", attributes: { "aria-selected": "false" }, label: "Output row 1, col 0: 9" };
+  assert.equal(withStepMark(spec, undefined), spec);
+  const pending = withStepMark(spec, { pending: true, text: "", notes: ["not computed yet in the step-through"] });
+  assert.deepEqual(pending, {
+    text: "",
+    attributes: { "aria-selected": "false", "data-pending": true, "data-partial": undefined, "data-step": undefined },
+    label: "Output row 1, col 0: 9; not computed yet in the step-through",
+  });
+  assert.equal(withStepMark(spec, { step: "current", notes: [] }).text, "8");
 });

@@ -1,7 +1,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { defaultState, FIXTURE, HashError, parseHash, requestKey, serialiseState, traceRequest } from "../../web/state.js";
+import {
+  defaultState, FIXTURE, HASH_PROPERTIES, hashFor, InputError, MATRIX_SPELLINGS, parseCellValue, parseHash, parseMatrix, parsePair,
+  requestKey, serialiseState, traceRequest,
+} from "../../web/state.js";
+import { recorded } from "./traces.mjs";
 
 const FIXTURE_TEXT = "1,2,5,6;3,4,8,7;0,-1,-3,-2;-4,9,-6,-5";
 const CANONICAL = `#k=3&s=1&p=0&d=1&mode=max&grad=1&sel=0,1&x=${FIXTURE_TEXT}`;
@@ -61,6 +65,78 @@ const REFUSED = [
 
 for (const [hash, message] of REFUSED) {
   test(`refuses ${hash.slice(0, 30)} with a message saying what to fix`, () => {
-    assert.throws(() => parseHash(hash), (error) => error instanceof HashError && message.test(error.message));
+    assert.throws(() => parseHash(hash), (error) => error instanceof InputError && error.source === "hash" && message.test(error.message));
   });
 }
+
+test("the first bad setting in the link's order is the one reported", () => {
+  assert.throws(() => parseHash("#mode=min&k=0"), /mode must be max or avg/);
+  assert.throws(() => parseHash("#k=0&mode=min"), /kernel \(k\) must be between 1 and 16/);
+});
+
+test("one table drives both directions: every key, in the canonical order, and what is left out", () => {
+  assert.deepEqual(HASH_PROPERTIES.map((p) => p.key), ["k", "s", "p", "d", "mode", "ceil", "cip", "grad", "sel", "x", "g"]);
+  assert.deepEqual(Object.keys(defaultState()).sort(), HASH_PROPERTIES.map((p) => p.key).sort());
+  const full = "#k=3,2&s=1&p=1,0&d=2&mode=max&ceil=1&grad=1&sel=1,0&x=1,2;3,4&g=-0,NaN;Infinity,-Infinity";
+  assert.equal(serialiseState(parseHash(full)), full);
+  // Left out while they equal their initial value: ceil=0, cip=1, no selection, g of ones.
+  assert.equal(serialiseState(parseHash("#ceil=0&cip=1&mode=avg")), `#k=2&s=2&p=0&d=1&mode=avg&grad=0&x=${FIXTURE_TEXT}`);
+  assert.throws(() => parseHash("#zoom=1"), /known settings: k, s, p, d, mode, ceil, cip, grad, sel, x, g$/);
+});
+
+test("every property's written text parses back to the same value", () => {
+  const state = parseHash("#k=3,2&s=1,2&p=1&d=1,2&ceil=1&cip=0&grad=1&sel=2,3&x=0.1,-0,1e-7&g=2");
+  assert.deepEqual(parseHash(serialiseState(state)), state);
+  assert.ok(Object.is(parseHash(serialiseState(state)).x[0][1], -0));
+});
+
+test("pairs typed in the parameter fields are refused as a field's error, with the hash's wording", () => {
+  assert.deepEqual(parsePair(" 3 , 2", "k", "field"), [3, 2]);
+  assert.throws(() => parsePair("9", "p", "field"), (e) => e.source === "field" && /padding \(p\) must be between 0 and 8; got 9/.test(e.message));
+});
+
+const paste = (text) => parseMatrix(text, MATRIX_SPELLINGS.paste());
+
+test("the paste box reads rows on lines, spaces or commas, and bracketed NumPy and list forms", () => {
+  assert.deepEqual(paste("1 5 2\n3, 4, 1\n"), [[1, 5, 2], [3, 4, 1]]);
+  assert.deepEqual(paste("[[1, 2], [3, 4]]"), [[1, 2], [3, 4]]);
+  assert.deepEqual(paste("array([[1.5, 2. , 3. ],\n       [4. , 5. , 6. ]])"), [[1.5, 2, 3], [4, 5, 6]]);
+  assert.deepEqual(paste("[[1 2]\n [3 4]]"), [[1, 2], [3, 4]]);
+  assert.deepEqual(paste("NaN -Infinity"), [[NaN, -Infinity]]);
+});
+
+const PASTE_REFUSED = [
+  ["1 2\n3", /^Row 1 has 1 numbers but row 0 has 2; every row needs the same count\.$/],
+  ["[[1, 2], [3]]", /^Row 1 has 1 numbers but row 0 has 2/],
+  ["[[1, 2], 3, 4]", /numbers outside the brackets of its rows/],
+  ["1 two", /^Row 0, col 1: "two" is not a number/],
+  ["", /^Paste some numbers first/],
+  ["[]", /^Paste some numbers first/],
+  [Array(17).fill("1").join("\n"), /^The pasted matrix has 17 rows; the limit is 16 x 16\.$/],
+  [Array(17).fill("1").join(" "), /^The pasted matrix has 17 columns; the limit is 16 x 16\.$/],
+  ["1e16", /too large; values must lie between -1e15 and 1e15/],
+];
+
+for (const [text, message] of PASTE_REFUSED) {
+  test(`the paste box refuses ${JSON.stringify(text).slice(0, 24)} as a paste error, not a hash error`, () => {
+    assert.throws(() => paste(text), (error) => error instanceof InputError && error.source === "paste" && message.test(error.message));
+  });
+}
+
+test("a cell edit takes one number by the same rule as the matrices", () => {
+  assert.equal(parseCellValue(" -1.5e2 ", "Input cell (0,0)"), -150);
+  assert.ok(Object.is(parseCellValue("-0", "Input cell (0,0)"), -0));
+  assert.throws(() => parseCellValue("1,2", "Input cell (0,1)"),
+    (e) => e.source === "cell" && e.message === 'Input cell (0,1): "1,2" is not a number (use digits like 3, -1.5, 2e-3, or NaN / Infinity)');
+});
+
+test("the link drops a selection the current output does not have; the state keeps it", () => {
+  const { trace } = recorded("fixture_k2_grad"); // 2 x 2 output
+  const state = parseHash(`#k=2&sel=5,5&x=${FIXTURE_TEXT}`);
+  assert.equal(hashFor(state, trace), `#k=2&s=2&p=0&d=1&mode=max&grad=0&x=${FIXTURE_TEXT}`);
+  assert.deepEqual(state.sel, [5, 5]);
+  // In range it stays; with no answer for this state yet, the link says what the state says.
+  assert.match(hashFor(parseHash("#sel=1,1"), trace), /&sel=1,1&/);
+  assert.match(hashFor(state, null), /&sel=5,5&/);
+  assert.equal(hashFor(parseHash("#k=3"), trace), serialiseState(parseHash("#k=3")));
+});

@@ -60,3 +60,23 @@ def test_step_through_marks_do_not_survive_a_parameter_change(widget):
     assert page.locator("[data-step], [data-pending], [data-partial]").count() == 0
     assert widget.values("input") == [row.split(",") for row in FIXTURE.split(";")]
     assert page.evaluate(SNAPSHOT) == snapshot_after_reload(widget)
+
+
+def test_the_step_through_draws_through_render_updating_cells_in_place(widget):
+    page = widget.page
+    widget.open(f"#k=2&s=2&p=0&d=1&mode=max&grad=1&sel=0,1&x={FIXTURE}")
+    page.evaluate("() => { window.keptInputGrid = document.querySelector('#input-grid > table'); }")
+    for _ in range(3):
+        page.click("#player-forward")  # position 0, then steps 1 and 2
+    assert widget.marked("data-step", "argmax") == [[1, 2]]
+    assert sorted(widget.marked("data-pending", grid="output")) == [[1, 0], [1, 1]]
+    assert widget.cell("output", 1, 0).text_content() == ""
+    # A marked grid is updated in place like any other render, selection marks included.
+    assert page.evaluate("() => document.querySelector('#input-grid > table') === window.keptInputGrid")
+    assert widget.cell("output", 0, 1).get_attribute("aria-selected") == "true"
+    assert widget.cell("output", 1, 0).get_attribute("aria-label") == (
+        "Output row 1, col 0: 9; not computed yet in the step-through")
+    page.click("#player-reset")
+    assert page.locator("[data-step], [data-pending], [data-partial]").count() == 0
+    assert page.evaluate("() => document.querySelector('#input-grid > table') === window.keptInputGrid")
+    assert page.evaluate(SNAPSHOT) == snapshot_after_reload(widget)
