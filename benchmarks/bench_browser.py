@@ -74,6 +74,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import math
 import os
 import re
@@ -100,12 +101,13 @@ READY_RATIO_GOAL = 0.5  # ready(widget) / ready(bare Pyodide + NumPy page)
 
 # The baseline: a bare page booting the same vendored Pyodide as a typical app does.
 BASELINE_PAGE = "bench-baseline.html"  # answered by a route, not a file of dist/
+# {pyodide}: the site's Pyodide folder as build-info.json names it (content-hashed when published).
 BASELINE_HTML = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>bare Pyodide + NumPy</title></head>
 <body><p id="status">loading</p>
 <script type="module">
-import { loadPyodide } from "./pyodide/pyodide.mjs";
-const pyodide = await loadPyodide({ indexURL: new URL("./pyodide/", location.href).href, packages: ["numpy"] });
+import { loadPyodide } from "./{pyodide}pyodide.mjs";
+const pyodide = await loadPyodide({ indexURL: new URL("./{pyodide}", location.href).href, packages: ["numpy"] });
 pyodide.runPython("import numpy");
 window.__baselineReadyAt = performance.now();
 document.getElementById("status").textContent = "ready";
@@ -444,8 +446,10 @@ def one_run(browser, site_url, origin_host, server_log, dist, samples):
 def baseline_run(browser, site_url, server_log, dist):
     """One cold run of the bare page: ready when `import numpy` returned; bytes served."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
+    pyodide_folder = json.loads((dist / "build-info.json").read_text(encoding="utf-8"))["pyodide"]
+    html = BASELINE_HTML.replace("{pyodide}", pyodide_folder)
     context.route(site_url + BASELINE_PAGE,
-                  lambda route: route.fulfill(status=200, content_type="text/html", body=BASELINE_HTML))
+                  lambda route: route.fulfill(status=200, content_type="text/html", body=html))
     page = context.new_page()
     log_start = len(server_log)
     try:
