@@ -13,9 +13,10 @@ from collections import Counter
 
 import pytest
 
+from lesson_fixture import FIXTURE
+
 pytestmark = pytest.mark.engines
 
-FIXTURE = "1,2,5,6;3,4,8,7;0,-1,-3,-2;-4,9,-6,-5"
 MAX_2X2 = [["4", "8"], ["9", "-2"]]  # 2 x 2, stride 2: from cells 5, 6, 13, 11
 MAX_3X3_STRIDE_1 = [["8", "8"], ["9", "9"]]  # two outputs share a cell
 MAX_2X2_STRIDE_1 = [["4", "8", "8"], ["4", "8", "8"], ["9", "9", "-2"]]

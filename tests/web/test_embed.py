@@ -9,11 +9,11 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import expect
 
+from lesson_fixture import FIXTURE
 
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
-FIXTURE = "1,2,5,6;3,4,8,7;0,-1,-3,-2;-4,9,-6,-5"
 AVG_EXAMPLE = "12,10,9,6;11,8,13,5;2,14,15,0;4,3,7,1"
 BIG = ";".join(",".join(str((r * 7 + c * 3) % 19 - 9) for c in range(16)) for r in range(16))
 LESSON_PANELS = ("lesson", "player", "guide")

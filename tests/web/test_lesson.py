@@ -7,9 +7,10 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from lesson_fixture import FIXTURE
+
 pytestmark = pytest.mark.browser
 
-FIXTURE = "1,2,5,6;3,4,8,7;0,-1,-3,-2;-4,9,-6,-5"
 OVERLAP = f"#k=3&s=1&p=0&d=1&mode=max&grad=1&sel=0,1&x={FIXTURE}&g=1,2;3,4"
 
 

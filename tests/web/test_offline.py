@@ -13,10 +13,11 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import expect
 
+from lesson_fixture import FIXTURE
+
 pytestmark = pytest.mark.browser
 
 BOOT_TIMEOUT_MS = 90_000
-FIXTURE = "1,2,5,6;3,4,8,7;0,-1,-3,-2;-4,9,-6,-5"
 REFERENCE = f"#k=2&s=2&p=0&d=1&mode=max&grad=1&x={FIXTURE}&g=1,2;3,4"
 
 # The saved builds of the page's site: {cache name: [saved URLs]}.

@@ -4,9 +4,10 @@ fresh render of the same state draws, and the step-through's marks must not leak
 import pytest
 from playwright.sync_api import expect
 
+from lesson_fixture import FIXTURE
+
 pytestmark = pytest.mark.browser
 
-FIXTURE = "1,2,5,6;3,4,8,7;0,-1,-3,-2;-4,9,-6,-5"
 
 # Every grid cell as (grid, row, col, text, sorted attributes including the inline style).
 SNAPSHOT = """() => [...document.querySelectorAll("[data-grid]")].map((cell) => [

@@ -3,9 +3,10 @@
 import pytest
 from playwright.sync_api import expect
 
+from lesson_fixture import FIXTURE
+
 pytestmark = pytest.mark.browser
 
-FIXTURE = "1,2,5,6;3,4,8,7;0,-1,-3,-2;-4,9,-6,-5"
 AVERAGE_EXAMPLE = "12,10,9,6;11,8,13,5;2,14,15,0;4,3,7,1"
 
 

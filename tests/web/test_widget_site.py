@@ -8,10 +8,9 @@ import pytest
 from playwright.sync_api import expect
 
 import poolgrad
+from lesson_fixture import FIXTURE
 
 pytestmark = pytest.mark.browser
-
-FIXTURE = "1,2,5,6;3,4,8,7;0,-1,-3,-2;-4,9,-6,-5"
 
 
 def test_boot_draws_first_queues_changes_then_works_offline(widget, context, site, published):

@@ -3,10 +3,11 @@
 import pytest
 from playwright.sync_api import expect
 
+from lesson_fixture import FIXTURE
+
 pytestmark = pytest.mark.browser
 
-FIXTURE = "1,2,5,6;3,4,8,7;0,-1,-3,-2;-4,9,-6,-5"
-DESIGN_EXAMPLE = f"#k=3&s=1&p=0&d=1&mode=max&grad=1&sel=0,1&x={FIXTURE}"
+LINK_EXAMPLE = f"#k=3&s=1&p=0&d=1&mode=max&grad=1&sel=0,1&x={FIXTURE}"
 
 
 def test_hash_round_trip_and_canonical_form(widget):
@@ -19,10 +20,10 @@ def test_hash_round_trip_and_canonical_form(widget):
     page.check("#gradient")
     widget.wait_settled()
     widget.cell("output", 0, 1).click()
-    assert widget.hash() == DESIGN_EXAMPLE
+    assert widget.hash() == LINK_EXAMPLE
     page.reload()
     widget.wait_settled()
-    assert widget.hash() == DESIGN_EXAMPLE
+    assert widget.hash() == LINK_EXAMPLE
     expect(widget.cell("output", 0, 1)).to_have_attribute("aria-selected", "true")
     assert widget.marked("data-argmax") == [[1, 2]]
     assert widget.values("output") == [["8", "8"], ["9", "9"]]
@@ -119,7 +120,7 @@ def test_presets_resize_edit_and_paste(widget):
 
 def test_gradient_editing_and_presets(widget):
     page = widget.page
-    widget.open(f"#k=2&s=1&p=0&d=1&mode=max&grad=1&x=1,5,2;3,4,1")
+    widget.open("#k=2&s=1&p=0&d=1&mode=max&grad=1&x=1,5,2;3,4,1")
     assert widget.values("grad-output") == [["1", "1"]]
     assert widget.values("grad-input") == [["0", "2", "0"], ["0", "0", "0"]]
     widget.cell("grad-output", 0, 1).click()
@@ -166,14 +167,14 @@ def test_bad_hashes_are_explained_and_recovered_from(widget):
     page = widget.page
     dialogs = []
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
-    widget.open(DESIGN_EXAMPLE)
+    widget.open(LINK_EXAMPLE)
     for bad, message in BAD_HASHES:
         widget.set_hash(bad)
         status = page.locator("#status")
         expect(status).to_have_attribute("data-state", "error")
         expect(status).to_contain_text(message, ignore_case=True)
         expect(page.locator("[data-grid=input]").first).to_be_visible()
-        widget.set_hash(DESIGN_EXAMPLE)
+        widget.set_hash(LINK_EXAMPLE)
         widget.wait_settled()
         expect(widget.cell("output", 0, 1)).to_have_attribute("aria-selected", "true")
     # A million-cell grid is refused before it is parsed, and the page stays responsive.
