@@ -73,7 +73,6 @@ Only the standard library and Playwright are used.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import math
 import os
@@ -266,11 +265,11 @@ async ({ kernels, side, stride, STEP_TIMEOUT_MS }) => {
 
 
 def load_build_module():
-    """build.py is a script, not a package: load it by path, as the browser tests do."""
-    spec = importlib.util.spec_from_file_location("poolgrad_build_script", ROOT / "build.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """The site builder behind build.py (the sitebuild package beside it)."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    import sitebuild
+    return sitebuild
 
 
 def percentile(values, fraction):

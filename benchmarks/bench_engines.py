@@ -155,7 +155,8 @@ def main(argv=None):
     if args.runs < 1 or args.samples < 1:
         parser.error("--runs and --samples must be at least 1")
 
-    build_module = load("poolgrad_build_script", ROOT / "build.py")
+    sys.path.insert(0, str(ROOT))
+    import sitebuild as build_module
     drivers = load("poolgrad_engine_drivers", ROOT / "tests" / "engines" / "drivers.py")
     browser_bench = load("poolgrad_bench_browser", ROOT / "benchmarks" / "bench_browser.py")
     parts = build_module.find_engine_parts()[args.engine]

@@ -23,7 +23,6 @@ Chromium is missing, 1 when the page does not become ready within 90 s.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import shutil
 import statistics
 import sys
@@ -43,10 +42,11 @@ new MutationObserver(() => {
 
 
 def load_build():
-    spec = importlib.util.spec_from_file_location("poolgrad_build_script", ROOT / "build.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """The site builder behind build.py (the sitebuild package beside it)."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    import sitebuild
+    return sitebuild
 
 
 def tally(log, dist, since, until=None):

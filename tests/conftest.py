@@ -1,31 +1,24 @@
-"""Shared by every test: build.py imported once, as the module ``poolgrad_build_script``,
+"""Shared by every test: the site builder (the ``sitebuild`` package behind build.py),
+imported once, so every test module and fixture sees and monkeypatches the same modules,
 and this folder on the import path for the modules the test folders share
-(``lesson_fixture``).
+(``lesson_fixture``). Test modules use ``import sitebuild as B``; fixtures take
+``build_module``."""
 
-build.py is a script at the repository's root, not a package, so it is loaded from its
-path; doing that once, here, means every test module and fixture sees (and monkeypatches)
-the same module object. Test modules use ``import poolgrad_build_script as B``; fixtures
-take ``build_module``."""
-
-import importlib.util
 import sys
 from pathlib import Path
 
 import pytest
 
-BUILD_SCRIPT = Path(__file__).resolve().parents[1] / "build.py"
-MODULE_NAME = "poolgrad_build_script"
+REPO = Path(__file__).resolve().parents[1]
 
-# With pytest's importlib import mode no test folder is on sys.path by itself.
+# With pytest's importlib import mode no test folder is on sys.path by itself; the
+# repository is, for the site builder beside build.py.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(REPO))
 
-if MODULE_NAME not in sys.modules:
-    _spec = importlib.util.spec_from_file_location(MODULE_NAME, BUILD_SCRIPT)
-    _module = importlib.util.module_from_spec(_spec)
-    sys.modules[MODULE_NAME] = _module
-    _spec.loader.exec_module(_module)
+import sitebuild  # noqa: E402
 
 
 @pytest.fixture(scope="session")
 def build_module():
-    return sys.modules[MODULE_NAME]
+    return sitebuild

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-import poolgrad_build_script as B  # loaded once, by tests/conftest.py
+import sitebuild as B  # on the path through tests/conftest.py
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -57,10 +57,10 @@ def test_a_tampered_cached_download_stops_the_build_with_one_line(tmp_path, monk
     (cache / "downloads").mkdir(parents=True)
     (cache / "downloads" / B.PYODIDE_TARBALL).write_bytes(b"tampered")
     monkeypatch.setenv("POOLGRAD_CACHE", str(cache))
-    monkeypatch.setattr(B, "WEB", tmp_path / "no-web")
+    monkeypatch.setattr(B.paths, "WEB", tmp_path / "no-web")
     with pytest.raises(B.BuildError, match=r"^pin mismatch for npm package pyodide@0\.27\.7"):
         B.build(tmp_path / "dist", quiet=True)
-    monkeypatch.setattr(B, "DIST", tmp_path / "dist")
+    monkeypatch.setattr(B.paths, "DIST", tmp_path / "dist")
     assert B.main(["build"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("error: pin mismatch") and err.count("\n") == 1
@@ -138,7 +138,7 @@ def built_dist():
 def node():
     """The Node that makes the start-up snapshot; `python build.py test` installs one."""
     try:
-        return B._node_for_snapshot()
+        return B.node_for_snapshot()
     except B.SnapshotUnavailable as missing:
         pytest.fail(f"the snapshot tests need Node.js {B.NODE_MIN_MAJOR}+ ({missing}): run them with "
                     "`python build.py test`, which installs it, or install Debian's nodejs")
@@ -243,7 +243,7 @@ def test_the_snapshots_are_made_with_node_once_then_taken_from_the_cache(node, s
                                                                           monkeypatch):
     runs = []
     make = B.make_snapshot
-    monkeypatch.setattr(B, "make_snapshot", lambda *a: (runs.append(a), make(*a)))
+    monkeypatch.setattr(B.snapshot, "make_snapshot", lambda *a: (runs.append(a), make(*a)))
     first = B.build(tmp_path / "first", quiet=True)
     assert len(runs) == 1
     info = _info(first)
@@ -489,7 +489,7 @@ def test_port_in_use_raises_eaddrinuse(site):
 
 def test_serve_reports_a_port_in_use_in_one_line(site, capsys, monkeypatch):
     first = B.make_server(site, request_log=[])
-    monkeypatch.setattr(B, "DIST", site)
+    monkeypatch.setattr(B.paths, "DIST", site)
     try:
         rc = B.main(["serve", "--no-build", "--port", str(first.server_address[1])])
     finally:
@@ -515,7 +515,7 @@ def test_bundle_holds_the_site_and_a_working_launcher(site, tmp_path):
         zf.extractall(tmp_path / "unzipped")
     launcher = tmp_path / "unzipped" / "poolgrad-offline" / "serve.py"
     src = launcher.read_text()
-    assert "import " in src and "build.py" in src  # generated from build.py's server code
+    assert src == (REPO / "sitebuild" / "server.py").read_text()  # the server module, whole
     proc = subprocess.Popen([sys.executable, str(launcher), "--port", "0"], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, cwd=tmp_path)
     try:
@@ -554,18 +554,32 @@ def test_find_chromium_without_any(tmp_path, monkeypatch):
     assert B.find_chromium() is None
 
 
-def test_importing_build_does_no_work():
+def test_importing_the_builder_does_no_work():
     # Module level only defines names: a fresh import in a subprocess prints nothing and
     # creates no dist/ or cache.
     env = dict(os.environ, POOLGRAD_CACHE=str(REPO / "nonexistent-cache-dir"))
-    code = ("import importlib.util, sys; s = importlib.util.spec_from_file_location('b', sys.argv[1]); "
-            "m = importlib.util.module_from_spec(s); s.loader.exec_module(m); "
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import sitebuild as m; "
             "print(sorted(n for n in ('build', 'make_server', 'MIME_TYPES', 'find_chromium', 'DIST', 'ROOT') "
             "if hasattr(m, n)))")
-    r = subprocess.run([sys.executable, "-c", code, str(REPO / "build.py")], capture_output=True, text=True, env=env)
+    r = subprocess.run([sys.executable, "-c", code, str(REPO)], capture_output=True, text=True, env=env, cwd=REPO)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "['DIST', 'MIME_TYPES', 'ROOT', 'build', 'find_chromium', 'make_server']"
     assert not (REPO / "nonexistent-cache-dir").exists()
+
+
+def test_build_py_is_a_thin_entry_with_one_argument_parser(capsys):
+    # build.py only hands the command line to sitebuild.commands.main, whose one parser
+    # gives every command's usage and refuses what it does not know.
+    entry = (REPO / "build.py").read_text()
+    assert "from sitebuild.commands import main" in entry and len(entry.splitlines()) < 40
+    assert B.main(["--help"]) == 0
+    usage = capsys.readouterr().out
+    for command in ("build", "serve", "test", "bench", "bundle"):
+        assert f"    {command} " in usage
+    assert B.main(["bench", "--engine", "safari"]) == 2
+    assert "invalid choice: 'safari'" in capsys.readouterr().err
+    assert B.main(["serve", "--nope"]) == 2
+    assert "unrecognized arguments for serve: --nope" in capsys.readouterr().err
 
 
 # --------------------------------------------------------------------- clear errors
@@ -579,8 +593,8 @@ def test_a_failed_download_is_one_clear_line(tmp_path, monkeypatch, capfd):
     npm.chmod(0o755)
     monkeypatch.setenv("PATH", f"{fake_bin}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setenv("POOLGRAD_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr(B, "WEB", tmp_path / "no-web")
-    monkeypatch.setattr(B, "DIST", tmp_path / "dist")
+    monkeypatch.setattr(B.paths, "WEB", tmp_path / "no-web")
+    monkeypatch.setattr(B.paths, "DIST", tmp_path / "dist")
     assert B.main(["build"]) == 1
     err = capfd.readouterr().err.strip().splitlines()
     assert "network request failed" in err[0]  # the tool's own output, then our line
@@ -589,10 +603,10 @@ def test_a_failed_download_is_one_clear_line(tmp_path, monkeypatch, capfd):
 
 
 def test_missing_npm_is_one_clear_line(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(B.shutil, "which", lambda name, *a, **k: None)
+    monkeypatch.setattr(shutil, "which", lambda name, *a, **k: None)
     monkeypatch.setenv("POOLGRAD_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr(B, "WEB", tmp_path / "no-web")
-    monkeypatch.setattr(B, "DIST", tmp_path / "dist")
+    monkeypatch.setattr(B.paths, "WEB", tmp_path / "no-web")
+    monkeypatch.setattr(B.paths, "DIST", tmp_path / "dist")
     assert B.main(["build"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("error: npm not found: install Node.js with npm") and err.count("\n") == 1
@@ -604,7 +618,7 @@ def test_a_full_disk_is_one_clear_line(monkeypatch, capsys):
     def full(*a, **k):
         raise OSError(errno.ENOSPC, "No space left on device", "dist/pyodide/pyodide.asm.wasm")
 
-    monkeypatch.setattr(B, "build", full)
+    monkeypatch.setattr(B.assembly, "build", full)
     assert B.main(["build"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("error: disk full while writing dist/pyodide/pyodide.asm.wasm") and err.count("\n") == 1
@@ -612,7 +626,7 @@ def test_a_full_disk_is_one_clear_line(monkeypatch, capsys):
 
 def test_an_unexpected_error_is_one_line_without_traceback(monkeypatch, capsys):
     monkeypatch.delenv("POOLGRAD_DEBUG", raising=False)
-    monkeypatch.setattr(B, "build", lambda *a, **k: 1 / 0)
+    monkeypatch.setattr(B.assembly, "build", lambda *a, **k: 1 / 0)
     assert B.main(["build"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err and "ZeroDivisionError" in err
@@ -701,7 +715,7 @@ def test_a_code_change_renames_only_its_group_and_a_rebuild_changes_nothing(buil
     web = tmp_path / "web"
     shutil.copytree(B.WEB, web)
     (web / "render.js").write_text((web / "render.js").read_text() + "\n// changed\n")
-    monkeypatch.setattr(B, "WEB", web)
+    monkeypatch.setattr(B.paths, "WEB", web)
     second = B.build(tmp_path / "second", quiet=True)
     before, after = set(_published(first)), set(_published(second))
     assert {rel.split("/")[1] for rel in before ^ after if rel.startswith("app/")} and all(
@@ -799,5 +813,9 @@ def test_the_pages_workflow_is_valid_yaml_that_builds_with_build_py_and_deploys_
 
 def test_build_py_examples_run():
     import doctest
-    result = doctest.testmod(B, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted >= 5 and result.failed == 0
+    attempted = 0
+    for module in (B.assembly, B.server, B.common, B.snapshot, B.devenv):
+        result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
+        assert result.failed == 0, module.__name__
+        attempted += result.attempted
+    assert attempted >= 5

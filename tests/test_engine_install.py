@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import os
 import platform
+import shutil
 from pathlib import Path
 
 import pytest
 
-import poolgrad_build_script as B  # loaded once, by tests/conftest.py
+import sitebuild as B  # on the path through tests/conftest.py
 
 
 
@@ -29,16 +30,16 @@ def test_a_missing_engine_is_named_with_its_packages():
 def test_every_missing_package_is_installed_in_one_apt_get_call(monkeypatch):
     found = [NOTHING, {engine: {part: part for part in parts} for engine, parts in B.ENGINE_PARTS.items()}]
     calls = []
-    monkeypatch.setattr(B, "find_engine_parts", lambda: found[min(len(calls), 1)])
-    monkeypatch.setattr(B, "_apt_install", lambda packages, why, quiet: calls.append(packages) or True)
+    monkeypatch.setattr(B.devenv, "find_engine_parts", lambda: found[min(len(calls), 1)])
+    monkeypatch.setattr(B.devenv, "apt_install", lambda packages, why, quiet: calls.append(packages) or True)
     engines = B.ensure_engines(quiet=True)
     assert calls == [["cog", "firefox-esr", "webkit2gtk-driver", "wpewebkit-driver", "xvfb"]]
     assert engines["webkit"]["MiniBrowser"] == "MiniBrowser"
 
 
 def test_an_engine_that_cannot_be_installed_stops_the_tests_with_how_to_get_it(monkeypatch):
-    monkeypatch.setattr(B, "find_engine_parts", lambda: NOTHING)
-    monkeypatch.setattr(B, "_apt_install", lambda packages, why, quiet: False)  # not root
+    monkeypatch.setattr(B.devenv, "find_engine_parts", lambda: NOTHING)
+    monkeypatch.setattr(B.devenv, "apt_install", lambda packages, why, quiet: False)  # not root
     with pytest.raises(B.BuildError) as refused:
         B.ensure_engines(quiet=True)
     text = str(refused.value)
@@ -51,9 +52,9 @@ def test_an_engine_that_cannot_be_installed_stops_the_tests_with_how_to_get_it(m
 def test_apt_get_installs_a_list_of_packages_after_one_update(monkeypatch):
     ran = []
     monkeypatch.setattr(os, "geteuid", lambda: 0)
-    monkeypatch.setattr(B.shutil, "which", lambda name: f"/bin/{name}")
-    monkeypatch.setattr(B, "_run", lambda cmd, what, quiet, **kwargs: ran.append(cmd))
-    assert B._apt_install(["xvfb", "cog"], "test", quiet=True) is True
+    monkeypatch.setattr(shutil, "which", lambda name: f"/bin/{name}")
+    monkeypatch.setattr(B.devenv, "run", lambda cmd, what, quiet, **kwargs: ran.append(cmd))
+    assert B.apt_install(["xvfb", "cog"], "test", quiet=True) is True
     assert ran == [["apt-get", "update"], ["apt-get", "install", "-y", "--no-install-recommends", "xvfb", "cog"]]
 
 

@@ -410,8 +410,7 @@ function axisFormula(label, axis) {
   const [open, close] = axis.ceil ? ["⌈", "⌉"] : ["⌊", "⌋"];
   const filled = `${open}(${axis.n} + 2·${axis.p} − ${axis.d}·(${axis.k} − 1) − 1) / ${axis.s}${close} + 1`;
   const reduced = `${open}${axis.numerator} / ${axis.s}${close} + 1`;
-  const raw = axis.dropped_last ? axis.size + 1 : axis.size;
-  let text = `${label}: ${filled} = ${reduced} = ${raw}`;
+  let text = `${label}: ${filled} = ${reduced} = ${axis.by_formula}`;
   if (axis.dropped_last) text += `, minus the last window, which would start in the padding: ${axis.size}`;
   return element("p", { class: "formula-line", "data-axis": label }, text);
 }

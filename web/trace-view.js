@@ -3,7 +3,7 @@
 // one output sends to one cell. render.js, lesson.js, player.js and guide.js all ask here
 // instead of re-deriving them. Pure functions of (trace, ...): no DOM, no state changes.
 
-import { decodeNumber, describeSpan } from "./format.js";
+import { describeSpan } from "./format.js";
 
 // The selected output, or null when there is none or it lies outside this trace's output
 // (a selection survives a parameter change that shrinks the output).
@@ -41,11 +41,10 @@ export function gradientReceivers(trace, [i, j]) {
   return trace.mode === "max" ? [trace.argmax[i][j]] : windowCells(trace, [i, j]);
 }
 
-// Max mode: the window cells holding the output's value, i.e. the cells tied for the
-// maximum, in row-major order (the first is the one that wins). NaN never ties.
-export function tiedCells(trace, output) {
-  const value = decodeNumber(trace.output[output[0]][output[1]]);
-  return windowCells(trace, output).filter(([r, c]) => decodeNumber(trace.input[r][c]) === value);
+// Max mode: the window cells holding the output's value (trace() lists them), in
+// row-major order: the first is the one that wins; a NaN maximum ties with nothing.
+export function tiedCells(trace, [i, j]) {
+  return trace.tied[i][j];
 }
 
 // The share output (i, j) sends to input cell (r, c) in the backward pass, or null.

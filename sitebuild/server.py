@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""Serve a built poolgrad site: correct MIME types (``.wasm`` as application/wasm), the
+cache rules of its ``_headers`` file, a quiet request log for tests.
+
+Standard library only (Python 3.8+), and self-contained: ``python build.py bundle`` copies
+this file whole into the offline demo as ``serve.py``, where ``python serve.py`` serves the
+``site/`` folder beside it. Options: --port N (default 8000; if that port is taken and no
+--port was given, a free one is used), --host H (default 127.0.0.1).
+"""
+
+from __future__ import annotations
+
+import errno
+import functools
+import http.server
+import mimetypes
+import os
+import re
+import sys
+import urllib.parse
+from pathlib import Path
+
+MIME_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".htm": "text/html; charset=utf-8",
+    ".js": "text/javascript",
+    ".mjs": "text/javascript",
+    ".css": "text/css",
+    ".json": "application/json",
+    ".map": "application/json",
+    ".wasm": "application/wasm",
+    ".whl": "application/zip",
+    ".zip": "application/zip",
+    ".gz": "application/gzip",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+    ".webmanifest": "application/manifest+json",
+    ".ico": "image/x-icon",
+    ".txt": "text/plain; charset=utf-8",
+    ".md": "text/markdown; charset=utf-8",
+}
+
+
+class RequestRecord(str):
+    """One served request: the string is the request path; ``method``, ``host`` (the Host
+    header), ``client`` (the peer's address) and ``status`` are attributes."""
+
+    method = host = client = ""
+    status = 0
+
+
+def read_header_rules(root):
+    r"""The rules of ``root``/_headers (the format Netlify and Cloudflare Pages read, which
+    build.py writes): a list of (path pattern, [(name, value), ...]); [] without the file.
+
+    >>> import tempfile; folder = tempfile.mkdtemp()
+    >>> _ = open(os.path.join(folder, "_headers"), "w").write("# c\n/app/*\n  Cache-Control: immutable\n")
+    >>> read_header_rules(folder)
+    [('/app/*', [('Cache-Control', 'immutable')])]
+    """
+    try:
+        with open(os.path.join(root, "_headers"), encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return []
+    rules = []
+    for line in lines:
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if not line[0].isspace():
+            rules.append((line.strip(), []))
+        elif rules and ":" in line:
+            name, value = line.split(":", 1)
+            rules[-1][1].append((name.strip(), value.strip()))
+    return rules
+
+
+def headers_for(rules, url_path):
+    """The headers the rules give ``url_path`` (its query ignored): every matching rule
+    applies, ``*`` matches anything, and a header set by several is joined with ", ", as
+    Netlify and Cloudflare Pages do.
+
+    >>> headers_for([("/", [("Cache-Control", "no-cache")]), ("/app/*", [("Cache-Control", "x")])], "/app/1/a.js?v")
+    [('Cache-Control', 'x')]
+    """
+    path = urllib.parse.unquote(url_path.split("?", 1)[0].split("#", 1)[0])
+    chosen = {}
+    for pattern, headers in rules:
+        if re.fullmatch(".*".join(map(re.escape, pattern.split("*"))), path):
+            for name, value in headers:
+                key = name.lower()
+                chosen[key] = (name, f"{chosen[key][1]}, {value}" if key in chosen else value)
+    return list(chosen.values())
+
+
+class SiteHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves a built site with its MIME types and the cache rules of its _headers file
+    (no-cache for a file no rule covers)."""
+
+    request_log = None  # a list, or None to log each request to stderr
+
+    def guess_type(self, path):
+        ext = os.path.splitext(str(path))[1].lower()
+        if ext in MIME_TYPES:
+            return MIME_TYPES[ext]
+        return mimetypes.guess_type(str(path))[0] or "application/octet-stream"
+
+    def site_headers(self):
+        """The headers the site's rules give this request (Content-Type comes from
+        MIME_TYPES, which agrees with the rules' wasm type)."""
+        chosen = [(n, v) for n, v in headers_for(read_header_rules(self.directory), self.path)
+                  if n.lower() != "content-type"]
+        if not any(n.lower() == "cache-control" for n, _ in chosen):
+            chosen.append(("Cache-Control", "no-cache"))
+        return chosen
+
+    def send_head(self):
+        # A 304 from a file's date is safe only for a content-hashed file: a fixed name
+        # (index.html, sw.js) may be replaced by a newer build with an older or equal date
+        # (a copied folder), and a 304 would then keep the old build.
+        immutable = any("immutable" in v for n, v in self.site_headers() if n.lower() == "cache-control")
+        if not immutable and "If-Modified-Since" in self.headers:
+            del self.headers["If-Modified-Since"]
+        return super().send_head()
+
+    def end_headers(self):
+        for name, value in self.site_headers():
+            self.send_header(name, value)
+        super().end_headers()
+
+    def log_request(self, code="-", size="-"):
+        if self.request_log is not None:
+            rec = RequestRecord(self.path)
+            rec.method = self.command or ""
+            rec.host = self.headers.get("Host", "") if self.headers else ""
+            rec.client = self.client_address[0]
+            rec.status = int(code) if isinstance(code, int) or str(code).isdigit() else 0
+            self.request_log.append(rec)
+        else:
+            super().log_request(code, size)
+
+    def log_message(self, format, *args):
+        if self.request_log is None:
+            super().log_message(format, *args)
+
+
+class SiteServer(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    quiet = False
+
+    def handle_error(self, request, client_address):
+        exc = sys.exc_info()[1]
+        if isinstance(exc, (ConnectionError, TimeoutError)) or self.quiet:
+            return
+        print(f"error while serving {client_address[0]}: {exc!r}", file=sys.stderr)
+
+
+def make_server(root, host="127.0.0.1", port=0, request_log=None):
+    """A ThreadingHTTPServer for the static site in ``root`` with correct MIME types.
+
+    ``port=0`` picks a free port (read it from ``server.server_address``). When
+    ``request_log`` is a list, each request is appended to it as a RequestRecord (a str:
+    the path, with .method/.host/.client/.status) and nothing is printed per request.
+    Raises OSError (errno EADDRINUSE) when the port is taken.
+    """
+    handler = type("Handler", (SiteHandler,), {"request_log": request_log})
+    server = SiteServer((host, port), functools.partial(handler, directory=str(root)))
+    server.quiet = request_log is not None
+    return server
+
+
+def server_url(server):
+    host, port = server.server_address[:2]
+    return f"http://{host}:{port}/"
+
+
+def run_server(server):
+    """Serve until Ctrl-C, then close cleanly."""
+    import signal
+    import threading
+
+    def _stop(signum, frame):
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _stop)
+        signal.signal(signal.SIGINT, _stop)
+    print(f"open {server_url(server)}  (Ctrl-C to stop)", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        print("\nstopped", flush=True)
+    finally:
+        server.server_close()
+    return 0
+
+
+def port_in_use_message(host, port):
+    return (f"port {port} on {host} is in use: stop what is using it, or pick another "
+            f"port with --port N (--port 0 picks a free one)")
+
+
+def main(argv=None):
+    import argparse
+    ap = argparse.ArgumentParser(description="Serve the poolgrad widget offline.")
+    ap.add_argument("--port", type=int, default=None)
+    ap.add_argument("--host", default="127.0.0.1")
+    args = ap.parse_args(argv)
+    site = Path(__file__).resolve().parent / "site"  # the offline bundle's layout
+    if not (site / "index.html").is_file():
+        print(f"error: {site / 'index.html'} not found: unzip the whole archive first", file=sys.stderr)
+        return 1
+    try:
+        server = make_server(site, args.host, 8000 if args.port is None else args.port)
+    except OSError as e:
+        if e.errno != errno.EADDRINUSE:
+            print(f"error: cannot listen on {args.host}: {e.strerror}", file=sys.stderr)
+            return 1
+        if args.port is not None:
+            print("error: " + port_in_use_message(args.host, args.port), file=sys.stderr)
+            return 1
+        server = make_server(site, args.host, 0)
+    return run_server(server)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

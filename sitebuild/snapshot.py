@@ -1,0 +1,176 @@
+"""Python's start-up snapshots, made under Node by scripts/pyodide_snapshot.mjs, checked and
+cached by the sha256 of their inputs; without Node the site is built without them."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import tempfile
+import zipfile
+from pathlib import Path
+
+from .common import atomic_write_bytes, sha256_of
+from .paths import ROOT, WEB
+from .pins import (NODE_MIN_MAJOR, NUMPY_SNAPSHOT_FILE, NUMPY_SNAPSHOT_MAGIC, PYODIDE_CORE_SHA256, PYODIDE_LOCK,
+                   PYODIDE_LOCK_SHA256, PYODIDE_VERSION, PYODIDE_WHEELS, SNAPSHOT_FILE, SNAPSHOT_INPUTS,
+                   SNAPSHOT_MAGIC, SNAPSHOT_TIMEOUT_S)
+
+SNAPSHOT_SCRIPT = ROOT / "scripts" / "pyodide_snapshot.mjs"
+SNAPSHOT_RESTORE = WEB / "snapshot.js"  # the script restores what it made, as the worker does
+
+
+# ------------------------------------------------------------- start-up snapshot
+
+
+class SnapshotUnavailable(Exception):
+    """Why no start-up snapshot could be made; the build goes on without one."""
+
+
+def pyodide_build_id(core: Path) -> str | None:
+    """The BUILD_ID that pyodide.mjs checks a snapshot against (None if not found)."""
+    m = re.search(r'BUILD_ID:"([0-9a-f]{64})"', (Path(core) / "pyodide.mjs").read_text(encoding="utf-8"))
+    return m.group(1) if m else None
+
+
+def check_snapshot(data: bytes, build_id: str | None) -> None:
+    """Raise SnapshotUnavailable unless ``data`` is a Pyodide 0.27 memory snapshot (header
+    magic, a heap of whole 64 KiB wasm pages after the header) made by ``build_id``."""
+    if len(data) < 1 << 20:
+        raise SnapshotUnavailable(f"the snapshot has only {len(data)} bytes")
+    magic, heap_offset = struct.unpack_from("<2I", data)
+    if magic != SNAPSHOT_MAGIC:
+        raise SnapshotUnavailable(f"the snapshot starts with {data[:4].hex()}, not Pyodide's magic number")
+    if heap_offset >= len(data) or (len(data) - heap_offset) % 65536:
+        raise SnapshotUnavailable("the snapshot's heap is not a whole number of wasm pages")
+    made_by = "".join(f"{word:08x}" for word in struct.unpack_from("<8I", data, 16))
+    if build_id is not None and made_by != build_id:
+        raise SnapshotUnavailable(f"the snapshot's BUILD_ID {made_by} is not the runtime's {build_id}")
+
+
+def read_numpy_snapshot(data: bytes) -> dict:
+    """The manifest of a NumPy snapshot container (web/snapshot.js describes the layout)."""
+    if data[:4] != NUMPY_SNAPSHOT_MAGIC:
+        raise SnapshotUnavailable(f"the NumPy snapshot starts with {data[:4].hex()}, not {NUMPY_SNAPSHOT_MAGIC!r}")
+    (length,) = struct.unpack_from("<I", data, 4)
+    try:
+        return json.loads(data[8:8 + length])
+    except ValueError as e:
+        raise SnapshotUnavailable(f"the NumPy snapshot's manifest is not JSON: {e}") from None
+
+
+def check_numpy_snapshot(data: bytes, build_id: str | None, wheels: list[Path]) -> dict:
+    """Raise SnapshotUnavailable unless ``data`` is a NumPy snapshot whose image passes
+    check_snapshot and whose files are exactly the files of ``wheels`` (pinned by sha256),
+    with each recorded library among them, in the order of its table base. Returns the
+    manifest."""
+    manifest = read_numpy_snapshot(data)
+
+    image = manifest["image"]
+    if image["offset"] % 4 or image["offset"] + image["bytes"] > len(data):
+        raise SnapshotUnavailable("the NumPy snapshot's image lies outside it")
+    check_snapshot(data[image["offset"]:image["offset"] + image["bytes"]], build_id)
+    expected = {}
+    for wheel in wheels:
+        with zipfile.ZipFile(wheel) as archive:
+            for name in archive.namelist():
+                if not name.endswith("/"):
+                    expected[name] = hashlib.sha256(archive.read(name)).hexdigest()
+    shipped = {}
+    for entry in manifest["files"]:
+        if entry["offset"] + entry["bytes"] > len(data):
+            raise SnapshotUnavailable(f"the NumPy snapshot is truncated ({entry['path']} lies past its end)")
+        relative = entry["path"].split("/site-packages/", 1)[-1]
+        shipped[relative] = hashlib.sha256(data[entry["offset"]:entry["offset"] + entry["bytes"]]).hexdigest()
+    if shipped != expected:
+        differ = sorted(set(shipped.items()) ^ set(expected.items()))[:1]
+        raise SnapshotUnavailable(f"the NumPy snapshot's files are not the wheels' files ({differ[0][0]} differs)")
+    paths = {entry["path"] for entry in manifest["files"]}
+    bases = [lib["table_base"] for lib in manifest["libs"]]
+    if not manifest["libs"] or bases != sorted(bases) or any(lib["name"] not in paths for lib in manifest["libs"]):
+        raise SnapshotUnavailable("the NumPy snapshot's libraries are not files of it in table-base order")
+    return manifest
+
+
+def snapshot_size(path: Path) -> int:
+    """The uncompressed size of a gzipped snapshot (gzip's ISIZE field: under 4 GiB)."""
+    with open(path, "rb") as f:
+        f.seek(-4, os.SEEK_END)
+        return int.from_bytes(f.read(4), "little")
+
+
+def node_for_snapshot() -> str:
+    node = shutil.which("node")
+    if node is None:
+        raise SnapshotUnavailable("node not found on PATH")
+    try:
+        version = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=60).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise SnapshotUnavailable(f"`node --version` failed: {e}") from None
+    m = re.match(r"v(\d+)\.", version)
+    if not m:
+        raise SnapshotUnavailable(f"`node --version` printed {version[:40]!r}, not a version")
+    if int(m.group(1)) < NODE_MIN_MAJOR:
+        raise SnapshotUnavailable(f"node {version} is too old (Pyodide {PYODIDE_VERSION} needs Node {NODE_MIN_MAJOR}+)")
+    return node
+
+
+def _snapshot_wheels(wheels: Path) -> list[Path]:
+    return [wheels / fname for fname, _ in PYODIDE_WHEELS.values()]
+
+
+def make_snapshot(core: Path, wheels: Path, out: Path) -> None:
+    """Run scripts/pyodide_snapshot.mjs with Node against the Pyodide core in ``core`` and
+    the wheels in ``wheels``, and write both checked, gzipped snapshots into the folder
+    ``out``. Raises SnapshotUnavailable."""
+    node = node_for_snapshot()
+    for script in (SNAPSHOT_SCRIPT, SNAPSHOT_RESTORE):
+        if not script.is_file():
+            raise SnapshotUnavailable(f"{script.relative_to(ROOT).as_posix()} is missing")
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=out, prefix=".make-") as tmp:
+        command = [node, str(SNAPSHOT_SCRIPT), str(core), tmp, *map(str, _snapshot_wheels(wheels))]
+        try:
+            proc = subprocess.run(command, cwd=tmp, capture_output=True, text=True, timeout=SNAPSHOT_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            raise SnapshotUnavailable(f"{SNAPSHOT_SCRIPT.name} ran for more than {SNAPSHOT_TIMEOUT_S} s") from None
+        except OSError as e:
+            raise SnapshotUnavailable(f"cannot run node: {e.strerror or e}") from None
+        if proc.returncode != 0:
+            said = (proc.stderr or proc.stdout or "").strip().splitlines() or ["no output"]
+            raise SnapshotUnavailable(f"{SNAPSHOT_SCRIPT.name} failed (exit {proc.returncode}): {said[-1][:200]}")
+        build_id = pyodide_build_id(core)
+        made = {}
+        for raw_name, name in (("snapshot.bin", SNAPSHOT_FILE), ("numpy-snapshot.bin", NUMPY_SNAPSHOT_FILE)):
+            raw = Path(tmp) / raw_name
+            made[name] = raw.read_bytes() if raw.is_file() else b""
+        check_snapshot(made[SNAPSHOT_FILE], build_id)
+        check_numpy_snapshot(made[NUMPY_SNAPSHOT_FILE], build_id, _snapshot_wheels(wheels))
+        for name, data in made.items():
+            atomic_write_bytes(out / name, gzip.compress(data, compresslevel=6, mtime=0))
+
+
+def pyodide_snapshot(cache: Path, core: Path, wheels: Path) -> Path:
+    """The folder holding both gzipped start-up snapshots for the verified core in ``core``
+    and wheels in ``wheels``: made once with Node, then taken from the cache (keyed by the
+    sha256 of their inputs), so a warm build needs neither Node nor any time. Raises
+    SnapshotUnavailable."""
+    h = hashlib.sha256()
+    pins = dict(PYODIDE_CORE_SHA256, **{PYODIDE_LOCK: PYODIDE_LOCK_SHA256})
+    for name in SNAPSHOT_INPUTS:  # verified against these pins by pyodide_core()
+        h.update(f"{name}\0{pins[name]}\n".encode())
+    for fname, sha in PYODIDE_WHEELS.values():  # verified by pyodide_wheels()
+        h.update(f"{fname}\0{sha}\n".encode())
+    for script in (SNAPSHOT_SCRIPT, SNAPSHOT_RESTORE):
+        if not script.is_file():
+            raise SnapshotUnavailable(f"{script.relative_to(ROOT).as_posix()} is missing")
+        h.update(f"{script.name}\0{sha256_of(script)}\n".encode())
+    cached = cache / f"pyodide-{PYODIDE_VERSION}-snapshots" / h.hexdigest()[:24]
+    if not all((cached / name).is_file() for name in (SNAPSHOT_FILE, NUMPY_SNAPSHOT_FILE)):
+        make_snapshot(core, wheels, cached)
+    return cached
