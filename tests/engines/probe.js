@@ -8,7 +8,14 @@
 //   drawnAtReady  whether the output grid held output cells, not busy, at that moment
 //   outputAt   the first time output cells are shown with aria-busy="false"
 //   inputAt / inputFrameAt  first input cell inserted / the frame after it (first paint)
+// Service workers are refused, as the Chromium tests' browser context refuses them: each
+// scenario sees a first visit, and the server's log holds only what the page itself asked
+// for (the service worker would save the whole build right after ready, which made the
+// "each file once" count depend on timing). tests/web/test_offline.py covers the worker.
 (() => {
+  if (navigator.serviceWorker) {
+    navigator.serviceWorker.register = () => Promise.reject(new Error("service workers are off in the cross-engine tests"));
+  }
   const engine = { problems: [], readyAt: null, drawnAtReady: null, outputAt: null, inputAt: null, inputFrameAt: null };
   window.__engine = engine;
   const describe = (value) => {
