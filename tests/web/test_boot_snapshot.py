@@ -95,7 +95,7 @@ def boot(widget):
 
 
 def assert_reference_trace(widget):
-    # DESIGN.md: 2 x 2, stride 2 on the fixture -> 4, 8, 9, -2 from cells 5, 6, 13, 11,
+    # The lesson's reference numbers (docs/design.md): 2 x 2, stride 2 on the fixture -> 4, 8, 9, -2 from cells 5, 6, 13, 11,
     # where the gradients 1, 2, 3, 4 land; every other cell gets 0.
     assert widget.values("output") == [["4", "8"], ["9", "-2"]]
     grad_input = [value for row in widget.values("grad-input") for value in row]
