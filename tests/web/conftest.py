@@ -137,9 +137,8 @@ def published(dist):
     return find
 
 
-@pytest.fixture
-def context(browser):
-    """A fresh context that refuses, and records, any request not aimed at 127.0.0.1.
+def _guarded_context(browser):
+    """A context that refuses, and records, any request not aimed at 127.0.0.1.
 
     Its pages get no service worker: each test sees a first visit, and the server's log
     holds only what the page asked for (tests/web/test_offline.py covers the worker)."""
@@ -156,33 +155,79 @@ def context(browser):
 
     fresh.route("**/*", guard)
     fresh.foreign_requests = foreign
-    yield fresh
-    fresh.close()
-    assert foreign == [], f"requests to other hosts: {foreign}"
+    return fresh
 
 
-@pytest.fixture
-def page(context):
-    """A page whose uncaught errors and CSP violations fail the test."""
+def _watched_page(context):
+    """A page that keeps its uncaught errors and CSP violations in ``page.problems``."""
     fresh = context.new_page()
     problems = []
     fresh.add_init_script(CSP_LISTENER)
     fresh.on("pageerror", lambda error: problems.append(f"page error: {error}"))
     fresh.on("console", lambda message: message.text.startswith("CSP violation") and problems.append(message.text))
     fresh.problems = problems
+    return fresh
+
+
+@pytest.fixture
+def context(browser):
+    """A fresh context for one test (see _guarded_context)."""
+    fresh = _guarded_context(browser)
     yield fresh
-    assert problems == [], problems
+    fresh.close()
+    assert fresh.foreign_requests == [], f"requests to other hosts: {fresh.foreign_requests}"
+
+
+@pytest.fixture
+def page(context):
+    """A fresh page whose uncaught errors and CSP violations fail the test."""
+    fresh = _watched_page(context)
+    yield fresh
+    assert fresh.problems == [], fresh.problems
+
+
+@pytest.fixture(scope="module")
+def shared_page(browser):
+    """One page for a whole test module, booted by its first test: for tests that need no
+    fresh page (no request counts, routes, init scripts or storage of their own)."""
+    context = _guarded_context(browser)
+    shared = _watched_page(context)
+    yield shared
+    context.close()
+    assert context.foreign_requests == [], f"requests to other hosts: {context.foreign_requests}"
+
+
+@pytest.fixture
+def booted(shared_page, site):
+    """The widget on the module's shared page: ``open`` changes the hash of the booted page
+    instead of loading it again (Python starts once per module). Each test still fails on
+    its own page errors, and leaves no emulated media behind."""
+    shared_page.problems.clear()
+    yield Widget(shared_page, site, reuse=True)
+    shared_page.emulate_media(reduced_motion="no-preference")
+    assert shared_page.problems == [], shared_page.problems
 
 
 class Widget:
     """Drives the widget through its DOM contract (docs/design.md, "The widget's DOM contract")."""
 
-    def __init__(self, page, site):
+    def __init__(self, page, site, reuse=False):
         self.page = page
         self.site = site
+        self.reuse = reuse  # keep a booted page and change its hash (the `booted` fixture)
 
     def open(self, hash_="", path="index.html", wait=True):
-        self.page.goto(self.site.url + path + hash_)
+        url = self.site.url + path
+        if self.reuse and wait and self.page.url.split("#")[0] == url:
+            # Through the default view first, so the view state a previous test left (a
+            # step-through position, an open editor, a focused field) goes with the state
+            # it belonged to.
+            self.page.evaluate("document.activeElement?.blur()")
+            self.set_hash("#")
+            self.wait_settled()
+            self.set_hash(hash_ or "#")
+        else:
+            self.page.goto(url + hash_)
         if wait:
             self.wait_settled()
         return self

@@ -10,7 +10,8 @@ pytestmark = pytest.mark.browser
     ("#kernel", "3", [["8"]]),  # 3 x 3, stride 2 on the 4 x 4 fixture: one window
     ("#stride", "1", [["4", "8", "8"], ["4", "8", "8"], ["9", "9", "-2"]]),
 ])
-def test_a_change_event_alone_applies_the_value(widget, field, value, outputs):
+def test_a_change_event_alone_applies_the_value(booted, field, value, outputs):
+    widget = booted
     widget.open()
     widget.page.evaluate(
         """([field, value]) => {
@@ -24,7 +25,8 @@ def test_a_change_event_alone_applies_the_value(widget, field, value, outputs):
     assert widget.values("output") == outputs
 
 
-def test_arrow_keys_step_a_square_pair_field_as_typing_would(widget):
+def test_arrow_keys_step_a_square_pair_field_as_typing_would(booted):
+    widget = booted
     widget.open()
     kernel = widget.page.locator("#kernel")
     kernel.press("ArrowUp")  # k 2 -> 3 (stride 2 kept): one 3 x 3 window on the fixture
@@ -38,7 +40,8 @@ def test_arrow_keys_step_a_square_pair_field_as_typing_would(widget):
     assert widget.hash().startswith("#k=2&s=2&")
 
 
-def test_a_selection_the_output_shrank_under_returns_when_it_grows_back(widget):
+def test_a_selection_the_output_shrank_under_returns_when_it_grows_back(booted):
+    widget = booted
     page = widget.page
     widget.open()
     widget.cell("output", 1, 1).click()

@@ -73,7 +73,8 @@ def test_back_while_editing_a_cell_the_previous_state_lacks_raises_nothing(widge
     ("-0", "0", "-0"),
     ("123456789.5", "123456789.5", "123456789.5"),
 ])
-def test_opening_and_closing_an_editor_changes_nothing(widget, hash_value, shown, editor_text):
+def test_opening_and_closing_an_editor_changes_nothing(booted, hash_value, shown, editor_text):
+    widget = booted
     page = widget.page
     start = f"#k=1&s=1&p=0&d=1&mode=max&grad=1&x={hash_value},2&g={hash_value},3"
     widget.open(start)
@@ -93,7 +94,8 @@ def test_opening_and_closing_an_editor_changes_nothing(widget, hash_value, shown
         expect(page.locator("#status")).to_have_attribute("data-state", "ready")
 
 
-def test_the_default_gradient_stays_implicit_when_its_editor_closes_untouched(widget):
+def test_the_default_gradient_stays_implicit_when_its_editor_closes_untouched(booted):
+    widget = booted
     widget.open("#k=2&grad=1")
     widget.cell("grad-output", 0, 0).click()
     widget.page.keyboard.press("Escape")
@@ -102,7 +104,8 @@ def test_the_default_gradient_stays_implicit_when_its_editor_closes_untouched(wi
     assert "g=" not in widget.hash()
 
 
-def test_negative_zero_reaches_python_as_negative_zero(widget):
+def test_negative_zero_reaches_python_as_negative_zero(booted):
+    widget = booted
     widget.open("#k=1,2&s=1&mode=max&x=-0,0")
     answer = widget.page.evaluate("""() => window.poolgradWidget.trace(
         {x: [["-0", 0]], kernel_size: [1, 2], stride: [1, 1], mode: "max"})""")
@@ -111,7 +114,8 @@ def test_negative_zero_reaches_python_as_negative_zero(widget):
     assert widget.hash().endswith("x=-0,0")
 
 
-def test_an_out_of_range_selection_arriving_by_hash_change_is_dropped(widget):
+def test_an_out_of_range_selection_arriving_by_hash_change_is_dropped(booted):
+    widget = booted
     widget.open("#k=2&sel=1,1")
     widget.set_hash("#k=2&sel=5,5")
     widget.wait_settled()
@@ -124,7 +128,8 @@ def test_an_out_of_range_selection_arriving_by_hash_change_is_dropped(widget):
     assert "sel=" not in widget.hash()
 
 
-def test_paste_errors_show_in_the_status_and_brackets_keep_their_rows(widget):
+def test_paste_errors_show_in_the_status_and_brackets_keep_their_rows(booted):
+    widget = booted
     page = widget.page
     widget.open()
     page.locator(".paste summary").click()
@@ -169,7 +174,8 @@ BAD_REQUESTS = [
 ]
 
 
-def test_the_worker_answers_bad_requests_as_native_wire_does(widget):
+def test_the_worker_answers_bad_requests_as_native_wire_does(booted):
+    widget = booted
     widget.open()
     for request in BAD_REQUESTS:
         # Python ints beyond 2**53 do not survive JavaScript numbers: send the JSON text.

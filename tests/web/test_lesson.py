@@ -31,7 +31,8 @@ def stepped(widget, value, grid="input"):
     return sorted(widget.marked("data-step", value, grid=grid))
 
 
-def test_lesson_quotes_the_live_numbers_and_the_toggle_keeps_the_selection(widget):
+def test_lesson_quotes_the_live_numbers_and_the_toggle_keeps_the_selection(booted):
+    widget = booted
     page = widget.page
     widget.open(OVERLAP)
     lesson = page.locator("#lesson-text")
@@ -79,7 +80,8 @@ def test_lesson_quotes_the_live_numbers_and_the_toggle_keeps_the_selection(widge
     assert quoted(lesson.locator("[data-topic=gradient]")) == ([], [0])  # gradient off: no routing quoted
 
 
-def test_player_steps_plays_pauses_and_builds_partial_sums(widget):
+def test_player_steps_plays_pauses_and_builds_partial_sums(booted):
+    widget = booted
     page = widget.page
     widget.open(OVERLAP)
     caption = page.locator("#player-caption")

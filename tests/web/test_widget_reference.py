@@ -14,7 +14,8 @@ def flat(cells, width=4):
     return sorted(row * width + col for row, col in cells)
 
 
-def test_two_by_two_stride_two_argmax_and_gradient(widget):
+def test_two_by_two_stride_two_argmax_and_gradient(booted):
+    widget = booted
     widget.open(f"#k=2&s=2&p=0&d=1&mode=max&grad=1&x={FIXTURE}&g=1,2;3,4")
     assert widget.values("output") == [["4", "8"], ["9", "-2"]]
     expected_argmax = {(0, 0): 5, (0, 1): 6, (1, 0): 13, (1, 1): 11}
@@ -33,7 +34,8 @@ def test_two_by_two_stride_two_argmax_and_gradient(widget):
     expect(widget.page.locator("[data-axis=rows]")).to_contain_text("⌊(4 + 2·0 − 1·(2 − 1) − 1) / 2⌋ + 1 = ⌊2 / 2⌋ + 1 = 2")
 
 
-def test_three_by_three_shared_cell_then_average_mode(widget):
+def test_three_by_three_shared_cell_then_average_mode(booted):
+    widget = booted
     """One page load: the 3 x 3 overlap, then average pooling through a hash change."""
     widget.open(f"#k=3&s=1&p=0&d=1&mode=max&grad=1&x={FIXTURE}")
     assert widget.values("output") == [["8", "8"], ["9", "9"]]
@@ -82,7 +84,8 @@ def test_three_by_three_shared_cell_then_average_mode(widget):
     assert legend.locator(".swatch-pad").inner_text() == "0"
 
 
-def test_keyboard_padding_dilation_and_preview(widget):
+def test_keyboard_padding_dilation_and_preview(booted):
+    widget = booted
     page = widget.page
     widget.open(f"#k=3&s=1&p=1&d=1&mode=max&grad=0&x={FIXTURE}")
     # A ring of padded cells with coordinates -1 and 4 around the 4 x 4 input.

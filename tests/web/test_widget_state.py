@@ -47,7 +47,8 @@ def test_hash_round_trip_and_canonical_form(widget):
     assert widget.hash() == "#k=2&s=1&p=0&d=1&mode=max&grad=0&x=NaN,1,2;3,Infinity,-Infinity"
 
 
-def test_presets_resize_edit_and_paste(widget):
+def test_presets_resize_edit_and_paste(booted):
+    widget = booted
     page = widget.page
     widget.open()
     assert [o for o in page.locator("#preset option").evaluate_all("options => options.map(o => o.value)")] == [
@@ -118,7 +119,8 @@ def test_presets_resize_edit_and_paste(widget):
     assert widget.values("input") == [["1", "5", "2"], ["3", "4", "1"]]
 
 
-def test_gradient_editing_and_presets(widget):
+def test_gradient_editing_and_presets(booted):
+    widget = booted
     page = widget.page
     widget.open("#k=2&s=1&p=0&d=1&mode=max&grad=1&x=1,5,2;3,4,1")
     assert widget.values("grad-output") == [["1", "1"]]
@@ -163,7 +165,8 @@ BAD_HASHES = [
 ]
 
 
-def test_bad_hashes_are_explained_and_recovered_from(widget):
+def test_bad_hashes_are_explained_and_recovered_from(booted):
+    widget = booted
     page = widget.page
     dialogs = []
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
