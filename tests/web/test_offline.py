@@ -14,10 +14,10 @@ import pytest
 from playwright.sync_api import expect
 
 from lesson_fixture import FIXTURE
+from widget_driver import BOOT_TIMEOUT_MS
 
 pytestmark = pytest.mark.browser
 
-BOOT_TIMEOUT_MS = 90_000
 REFERENCE = f"#k=2&s=2&p=0&d=1&mode=max&grad=1&x={FIXTURE}&g=1,2;3,4"
 
 # The saved builds of the page's site: {cache name: [saved URLs]}.

@@ -1,0 +1,85 @@
+"""The browser tests' driver of the widget: opens views and reads the grids through the
+widget's DOM contract (docs/design.md, "The widget's DOM contract"). Importable by any test
+(tests/conftest.py puts this folder on the path); tests/web/conftest.py's fixtures hand one
+out per test (``widget``: a fresh page; ``booted``: the module's shared, booted page)."""
+
+from playwright.sync_api import expect
+
+BOOT_TIMEOUT_MS = 90_000
+
+
+class Widget:
+    """Drives the widget through its DOM contract (docs/design.md, "The widget's DOM contract")."""
+
+    def __init__(self, page, site, reuse=False):
+        self.page = page
+        self.site = site
+        self.reuse = reuse  # keep a booted page and change its hash (the `booted` fixture)
+
+    def open(self, hash_="", path="index.html", wait=True):
+        url = self.site.url + path
+        if self.reuse and wait and self.page.url.split("#")[0] == url:
+            # Through the default view first, so the view state a previous test left (a
+            # step-through position, an open editor, a focused field) goes with the state
+            # it belonged to.
+            self.page.evaluate("document.activeElement?.blur()")
+            self.set_hash("#")
+            self.wait_settled()
+            self.set_hash(hash_ or "#")
+        else:
+            self.page.goto(url + hash_)
+        if wait:
+            self.wait_settled()
+        return self
+
+    def wait_settled(self, state="ready"):
+        """Wait for boot to finish and for the output to match the current state."""
+        status = self.page.locator("#status")
+        expect(status).not_to_have_attribute("data-state", "loading", timeout=BOOT_TIMEOUT_MS)
+        expect(self.page.locator("#output-grid")).to_have_attribute("aria-busy", "false")
+        expect(status).to_have_attribute("data-state", state)
+
+    def cell(self, grid, row, col):
+        return self.page.locator(f'[data-grid="{grid}"][data-row="{row}"][data-col="{col}"]')
+
+    def values(self, grid):
+        """The grid's cell texts as a list of rows (padding left out)."""
+        return self.page.evaluate(
+            """grid => {
+                const rows = new Map();
+                for (const cell of document.querySelectorAll(`[data-grid="${grid}"]:not([data-pad])`)) {
+                    const row = Number(cell.dataset.row);
+                    if (!rows.has(row)) rows.set(row, []);
+                    rows.get(row).push(cell.textContent);
+                }
+                return [...rows.keys()].sort((a, b) => a - b).map((row) => rows.get(row));
+            }""",
+            grid,
+        )
+
+    def marked(self, attribute, value="true", grid="input"):
+        """[row, col] of every cell of `grid` whose `attribute` equals `value`."""
+        return self.page.evaluate(
+            """([grid, attribute, value]) => [...document.querySelectorAll(`[data-grid="${grid}"]`)]
+                .filter((cell) => cell.getAttribute(attribute) === value)
+                .map((cell) => [Number(cell.dataset.row), Number(cell.dataset.col)])""",
+            [grid, attribute, value],
+        )
+
+    def set_hash(self, hash_):
+        """Navigate to another hash and return once the widget's hashchange handler ran."""
+        self.page.evaluate(
+            """hash => new Promise((resolve) => {
+                window.addEventListener("hashchange", () => setTimeout(resolve, 0), { once: true });
+                setTimeout(resolve, 2000);
+                location.hash = hash;
+            })""",
+            hash_,
+        )
+
+    def hash(self):
+        return self.page.evaluate("location.hash")
+
+    def status(self):
+        status = self.page.locator("#status")
+        return status.get_attribute("data-state"), status.inner_text()
