@@ -3,9 +3,49 @@ widget's DOM contract (docs/design.md, "The widget's DOM contract"). Importable 
 (tests/conftest.py puts this folder on the path); tests/web/conftest.py's fixtures hand one
 out per test (``widget``: a fresh page; ``booted``: the module's shared, booted page)."""
 
+from urllib.parse import urlsplit
+
 from playwright.sync_api import expect
 
 BOOT_TIMEOUT_MS = 90_000
+
+# Reports CSP violations to the console, where watched_page collects them.
+CSP_LISTENER = """
+document.addEventListener("securitypolicyviolation", (event) => {
+  console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI}`);
+});
+"""
+
+
+def guarded_context(browser, **options):
+    """A new browser context (Playwright ``new_context`` options; a 1280 x 900 viewport
+    unless given) that refuses any request not aimed at 127.0.0.1 and records it in
+    ``context.foreign_requests``: the site must need no other host."""
+    options.setdefault("viewport", {"width": 1280, "height": 900})
+    context = browser.new_context(**options)
+    foreign = []
+
+    def guard(route):
+        if urlsplit(route.request.url).hostname == "127.0.0.1":
+            route.continue_()
+        else:
+            foreign.append(route.request.url)
+            route.abort()
+
+    context.route("**/*", guard)
+    context.foreign_requests = foreign
+    return context
+
+
+def watched_page(context, problems=None):
+    """A new page that keeps its uncaught errors and CSP violations in ``page.problems``
+    (the given list, to share one between pages)."""
+    page = context.new_page()
+    page.problems = [] if problems is None else problems
+    page.add_init_script(CSP_LISTENER)
+    page.on("pageerror", lambda error: page.problems.append(f"page error: {error}"))
+    page.on("console", lambda message: message.text.startswith("CSP violation") and page.problems.append(message.text))
+    return page
 
 
 class Widget:

@@ -10,20 +10,12 @@ install.
 import os
 import threading
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
 
-from widget_driver import Widget
+from widget_driver import Widget, guarded_context, watched_page
 
 ROOT = Path(__file__).resolve().parents[2]
-
-# Reports CSP violations to the console, where the page fixture collects them.
-CSP_LISTENER = """
-document.addEventListener("securitypolicyviolation", (event) => {
-  console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI}`);
-});
-"""
 
 
 @pytest.fixture(scope="session")
@@ -138,42 +130,12 @@ def published(dist):
     return find
 
 
-def _guarded_context(browser):
-    """A context that refuses, and records, any request not aimed at 127.0.0.1.
-
-    Its pages get no service worker: each test sees a first visit, and the server's log
-    holds only what the page asked for (tests/web/test_offline.py covers the worker)."""
-    fresh = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
-    foreign = []
-
-    def guard(route):
-        host = urlsplit(route.request.url).hostname
-        if host == "127.0.0.1":
-            route.continue_()
-        else:
-            foreign.append(route.request.url)
-            route.abort()
-
-    fresh.route("**/*", guard)
-    fresh.foreign_requests = foreign
-    return fresh
-
-
-def _watched_page(context):
-    """A page that keeps its uncaught errors and CSP violations in ``page.problems``."""
-    fresh = context.new_page()
-    problems = []
-    fresh.add_init_script(CSP_LISTENER)
-    fresh.on("pageerror", lambda error: problems.append(f"page error: {error}"))
-    fresh.on("console", lambda message: message.text.startswith("CSP violation") and problems.append(message.text))
-    fresh.problems = problems
-    return fresh
-
-
 @pytest.fixture
 def context(browser):
-    """A fresh context for one test (see _guarded_context)."""
-    fresh = _guarded_context(browser)
+    """A fresh context for one test, without service workers: each test sees a first visit,
+    and the server's log holds only what the page asked for (tests/web/test_offline.py
+    covers the worker)."""
+    fresh = guarded_context(browser, service_workers="block")
     yield fresh
     fresh.close()
     assert fresh.foreign_requests == [], f"requests to other hosts: {fresh.foreign_requests}"
@@ -182,7 +144,7 @@ def context(browser):
 @pytest.fixture
 def page(context):
     """A fresh page whose uncaught errors and CSP violations fail the test."""
-    fresh = _watched_page(context)
+    fresh = watched_page(context)
     yield fresh
     assert fresh.problems == [], fresh.problems
 
@@ -191,8 +153,8 @@ def page(context):
 def shared_page(browser):
     """One page for a whole test module, booted by its first test: for tests that need no
     fresh page (no request counts, routes, init scripts or storage of their own)."""
-    context = _guarded_context(browser)
-    shared = _watched_page(context)
+    context = guarded_context(browser, service_workers="block")
+    shared = watched_page(context)
     yield shared
     context.close()
     assert context.foreign_requests == [], f"requests to other hosts: {context.foreign_requests}"

@@ -4,12 +4,12 @@ relative URLs only (the site works under any sub-path)."""
 
 import re
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import expect
 
 from lesson_fixture import FIXTURE
+from widget_driver import Widget, guarded_context, watched_page
 
 pytestmark = pytest.mark.browser
 
@@ -121,27 +121,14 @@ def no_horizontal_scroll(page):
 
 
 @pytest.fixture
-def phone(browser, site, widget):
+def phone(browser, site):
     """The Widget driver on a 360 x 640 touch screen (no mouse hover), with requests
-    limited to the local server. The driver class comes from the `widget` fixture, since
-    conftest is not importable under --import-mode=importlib."""
-    context = browser.new_context(viewport={"width": 360, "height": 640}, has_touch=True)
-    foreign = []
-
-    def guard(route):
-        if urlsplit(route.request.url).hostname == "127.0.0.1":
-            route.continue_()
-        else:
-            foreign.append(route.request.url)
-            route.abort()
-
-    context.route("**/*", guard)
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    yield type(widget)(page, site)
+    limited to the local server."""
+    context = guarded_context(browser, viewport={"width": 360, "height": 640}, has_touch=True)
+    page = watched_page(context)
+    yield Widget(page, site)
     context.close()
-    assert foreign == [] and errors == []
+    assert context.foreign_requests == [] and page.problems == []
 
 
 def test_phone_tap_selects_and_nothing_scrolls_sideways(phone):

@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import expect
 
 from lesson_fixture import FIXTURE
-from widget_driver import BOOT_TIMEOUT_MS
+from widget_driver import BOOT_TIMEOUT_MS, guarded_context, watched_page
 
 pytestmark = pytest.mark.browser
 
@@ -44,33 +44,17 @@ def build_id(dist):
 @pytest.fixture
 def offline_context(browser):
     """A fresh context with service workers allowed that refuses any host but 127.0.0.1."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="allow")
-    foreign, problems = [], []
-
-    def guard(route):
-        if urlsplit(route.request.url).hostname == "127.0.0.1":
-            route.continue_()
-        else:
-            foreign.append(route.request.url)
-            route.abort()
-
-    context.route("**/*", guard)
-    context.problems = problems
+    context = guarded_context(browser, service_workers="allow")
+    context.problems = []
     yield context
     context.close()
-    assert foreign == [], f"requests to other hosts: {foreign}"
-    assert problems == [], problems
+    assert context.foreign_requests == [], f"requests to other hosts: {context.foreign_requests}"
+    assert context.problems == [], context.problems
 
 
 def new_page(context):
-    """A page whose uncaught errors fail the test (CSP violations too, via the console)."""
-    page = context.new_page()
-    page.add_init_script("""document.addEventListener("securitypolicyviolation", (event) => {
-      console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI}`);
-    });""")
-    page.on("pageerror", lambda error: context.problems.append(f"page error: {error}"))
-    page.on("console", lambda message: message.text.startswith("CSP violation") and context.problems.append(message.text))
-    return page
+    """A page whose uncaught errors and CSP violations fail the test (kept on the context)."""
+    return watched_page(context, context.problems)
 
 
 def wait_ready(where):
