@@ -31,6 +31,31 @@ function progress(step, message) {
   postMessage({ type: "progress", step, steps: STEPS, message });
 }
 
+// Starting Python sends no news of its own (the runtime compiles, CPython and NumPy
+// initialise), and an old or loaded engine can take over a minute there with two widgets on
+// the page. While that step runs, the worker says every 10 s that it still does, whenever it
+// is free to (its own busy stretches stay silent), so the page's stall timeout (bridge.js)
+// fails only a start that stopped; after 4 minutes it stops saying so, and a start that
+// still has not finished counts as stalled.
+const STARTING_BEAT_MS = 10000;
+const STARTING_BEATS = 24;
+
+async function whileStarting(message, start) {
+  progress(3, message);
+  const began = performance.now();
+  let beats = 0;
+  const timer = setInterval(() => {
+    beats += 1;
+    if (beats > STARTING_BEATS) clearInterval(timer);
+    else progress(3, `${message} (${Math.round((performance.now() - began) / 1000)} s so far)`);
+  }, STARTING_BEAT_MS);
+  try {
+    return await start();
+  } finally {
+    clearInterval(timer);
+  }
+}
+
 // How Python started, sent with "ready" (the browser tests read it). snapshot: "numpy"
 // (NumPy and micropip already imported), "plain" (CPython started) or "none" (a normal
 // start); rejected: each snapshot tried and not used, with the reason; platform: what
@@ -154,8 +179,8 @@ async function startPython(info, siteRoot, indexURL) {
   if (numpySnapshot) {
     try {
       const { snapshot, modules } = await numpySnapshot;
-      progress(3, "Starting Python with NumPy from its snapshot");
-      const pyodide = await restoreNumpySnapshot(loadPyodide, { indexURL }, snapshot, modules);
+      const pyodide = await whileStarting("Starting Python with NumPy from its snapshot",
+        () => restoreNumpySnapshot(loadPyodide, { indexURL }, snapshot, modules));
       startup.snapshot = "numpy";
       return pyodide;
     } catch (error) {
@@ -167,16 +192,16 @@ async function startPython(info, siteRoot, indexURL) {
       progress(2, "Downloading Python");
       const bytes = await downloadSnapshot(plainURL, info.snapshot_bytes, 2, "Python");
       checkPlainSnapshot(bytes);
-      progress(3, "Starting Python from its snapshot and loading NumPy");
-      const pyodide = await loadPyodide({ indexURL, packages: info.packages, _loadSnapshot: bytes });
+      const pyodide = await whileStarting("Starting Python from its snapshot and loading NumPy",
+        () => loadPyodide({ indexURL, packages: info.packages, _loadSnapshot: bytes }));
       startup.snapshot = "plain";
       return pyodide;
     } catch (error) {
       noteRejected("plain", error);
     }
   }
-  progress(3, `Starting Python${startup.rejected.length ? " (without a start-up snapshot)" : ""} and loading NumPy`);
-  return loadPyodide({ indexURL, packages: info.packages });
+  return whileStarting(`Starting Python${startup.rejected.length ? " (without a start-up snapshot)" : ""} and loading NumPy`,
+    () => loadPyodide({ indexURL, packages: info.packages }));
 }
 
 async function boot() {

@@ -133,12 +133,15 @@ class EngineWidget:
 
     def settled(self, state="ready", timeout=BOOT_TIMEOUT_S):
         """Wait until boot is over, the output matches the state and #status is `state`."""
-        got = drivers.wait_for(self.driver, """
-            const status = document.getElementById("status");
-            const output = document.getElementById("output-grid");  // null while a frame is still blank
-            if (!status || !output || status.dataset.state === "loading" || output.getAttribute("aria-busy") !== "false") return null;
-            return [status.dataset.state, document.getElementById("status-text").textContent];
-        """, timeout=timeout, what=f"#status to leave loading with the output drawn ({self.engine})")
+        try:
+            got = drivers.wait_for(self.driver, """
+                const status = document.getElementById("status");
+                const output = document.getElementById("output-grid");  // null while a frame is still blank
+                if (!status || !output || status.dataset.state === "loading" || output.getAttribute("aria-busy") !== "false") return null;
+                return [status.dataset.state, document.getElementById("status-text").textContent];
+            """, timeout=timeout, what=f"#status to leave loading with the output drawn ({self.engine})")
+        except AssertionError as timed_out:
+            raise AssertionError(f"{timed_out}; #status says {self.status()}, problems {self.problems()}") from None
         assert got[0] == state, f"#status is {got[0]!r} ({got[1]!r}), expected {state!r}"
         return got[1]
 

@@ -166,6 +166,12 @@ def test_no_horizontal_scroll_at_360_px(widget):
         frame.src = `index.html#k=2&s=1&mode=max&grad=1&sel=1,1&x=${arguments[0]}`;
         document.body.append(frame);
     """, FIXTURE)
+    # Into the frame only once it holds the widget's document: switched in while it still
+    # showed about:blank, an old WebKit's driver could keep talking to that blank document.
+    widget.wait("""const frame = document.getElementById("narrow-frame");
+        const doc = frame && frame.contentDocument;
+        return Boolean(doc && doc.readyState === "complete" && frame.contentWindow.location.pathname.endsWith("/index.html"));""",
+                what="the 360 px frame to load the widget's page")
     try:
         driver.switch_to.frame(driver.find_element("id", "narrow-frame"))
         widget.settled()  # the frame boots its own worker: allow a boot's time

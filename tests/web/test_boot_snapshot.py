@@ -283,6 +283,26 @@ def test_a_slow_boot_is_not_a_failed_boot(widget, context):
     assert_reference_trace(widget)
 
 
+def test_a_long_start_says_it_is_still_starting(widget, context):
+    """Starting Python has no news of its own; here the runtime's .wasm arrives after 25 s
+    with a stall timeout of 12 s. The worker's "still starting" messages (every 10 s)
+    keep the boot alive, the status shows them, and the widget becomes ready."""
+    page = widget.page
+    page.add_init_script("window.poolgradBootStallMs = 12000;")
+    release_due = hold_back(context, ["**/pyodide.asm.wasm"], 25)
+    widget.open(REFERENCE, wait=False)
+    status = page.locator("#status")
+    said = set()
+    while status.get_attribute("data-state") == "loading":
+        said.add(page.locator("#status-text").inner_text())
+        page.wait_for_timeout(200)
+        release_due()
+    assert status.get_attribute("data-state") == "ready", status.text_content()
+    assert any(re.search(r"Starting Python.*\(\d+ s so far\)", text) for text in said), said
+    widget.wait_settled()
+    assert_reference_trace(widget)
+
+
 def test_a_stalled_step_fails_the_boot_and_names_the_step(widget, context):
     """poolgrad's wheel never arrives: after the stall timeout the status says which step
     stalled, instead of an endless spinner."""
