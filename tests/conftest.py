@@ -4,6 +4,7 @@ and this folder on the import path for the modules the test folders share
 (``lesson_fixture``). Test modules use ``import sitebuild as B``; fixtures take
 ``build_module``."""
 
+import os
 import sys
 from pathlib import Path
 
@@ -22,3 +23,13 @@ import sitebuild  # noqa: E402
 @pytest.fixture(scope="session")
 def build_module():
     return sitebuild
+
+
+@pytest.fixture(scope="session")
+def dist(build_module):
+    """The built site: dist/ as `python build.py test` built it (POOLGRAD_SKIP_BUILD=1),
+    else built now (which also warms the download cache)."""
+    existing = Path(build_module.paths.DIST)
+    if os.environ.get("POOLGRAD_SKIP_BUILD") == "1" and (existing / "build-info.json").is_file():
+        return existing
+    return Path(build_module.build(quiet=True))

@@ -125,15 +125,6 @@ def test_make_lock_refuses_an_unshipped_dependency():
         B.make_lock(original, shipped)
 
 
-@pytest.fixture(scope="module")
-def built_dist():
-    """dist/ as `python build.py test` built it (POOLGRAD_SKIP_BUILD=1), else built now;
-    either way the download cache is warm afterwards."""
-    if os.environ.get("POOLGRAD_SKIP_BUILD") == "1" and (B.DIST / "build-info.json").is_file():
-        return B.DIST
-    return B.build(B.DIST, quiet=True)
-
-
 @pytest.fixture
 def node():
     """The Node that makes the start-up snapshot; `python build.py test` installs one."""
@@ -144,8 +135,8 @@ def node():
                     "`python build.py test`, which installs it, or install Debian's nodejs")
 
 
-def test_built_lock_lists_exactly_the_shipped_wheels(built_dist):
-    pdir = built_dist / _info(built_dist)["pyodide"]
+def test_built_lock_lists_exactly_the_shipped_wheels(dist):
+    pdir = dist / _info(dist)["pyodide"]
     lock = json.loads((pdir / "pyodide-lock.json").read_text())
     assert lock["info"]["version"] == B.PYODIDE_VERSION
     listed = {e["file_name"] for e in lock["packages"].values()}
@@ -155,27 +146,27 @@ def test_built_lock_lists_exactly_the_shipped_wheels(built_dist):
         assert B.sha256_of(pdir / entry["file_name"]) == entry["sha256"]
 
 
-def test_built_site_matches_its_pins_and_build_info(built_dist, node):
-    info = json.loads((built_dist / "build-info.json").read_text())
+def test_built_site_matches_its_pins_and_build_info(dist, node):
+    info = json.loads((dist / "build-info.json").read_text())
     assert re.fullmatch(r"pyodide/[0-9a-f]{12}/", info["pyodide"])
     assert info["packages"] == ["numpy", "micropip"]
     assert re.fullmatch(r"wheels/[0-9a-f]{12}/poolgrad-[^/]+-py3-none-any\.whl", info["poolgrad_wheel"])
-    assert (built_dist / info["poolgrad_wheel"]).is_file()
-    with zipfile.ZipFile(built_dist / info["poolgrad_wheel"]) as zf:
+    assert (dist / info["poolgrad_wheel"]).is_file()
+    with zipfile.ZipFile(dist / info["poolgrad_wheel"]) as zf:
         assert "poolgrad/__init__.py" in zf.namelist()
-    pdir = built_dist / info["pyodide"]
+    pdir = dist / info["pyodide"]
     for name in B.PYODIDE_SHIPPED:
         B.verify_file(pdir / name, B.PYODIDE_CORE_SHA256[name])
     # What the site does not load is not shipped: the classic-script loader, source maps.
-    assert not [p.name for p in built_dist.rglob("*") if p.suffix == ".map" or p.name == "pyodide.js"]
+    assert not [p.name for p in dist.rglob("*") if p.suffix == ".map" or p.name == "pyodide.js"]
     # Node is here (the `node` fixture), so the build made both snapshots.
     build_id = B.pyodide_build_id(pdir)
     assert info["snapshot"] == f"{info['pyodide']}{B.SNAPSHOT_FILE}"
-    raw = gzip.decompress((built_dist / info["snapshot"]).read_bytes())
+    raw = gzip.decompress((dist / info["snapshot"]).read_bytes())
     assert len(raw) == info["snapshot_bytes"]
     B.check_snapshot(raw, build_id)
     assert info["numpy_snapshot"] == f"{info['pyodide']}{B.NUMPY_SNAPSHOT_FILE}"
-    raw = gzip.decompress((built_dist / info["numpy_snapshot"]).read_bytes())
+    raw = gzip.decompress((dist / info["numpy_snapshot"]).read_bytes())
     assert len(raw) == info["numpy_snapshot_bytes"]
     wheels = [pdir / fname for fname, _ in B.PYODIDE_WHEELS.values()]
     manifest = B.check_numpy_snapshot(raw, build_id, wheels)
@@ -193,20 +184,21 @@ def test_built_site_matches_its_pins_and_build_info(built_dist, node):
     assert any(slot["symbol"] == "PyInit__multiarray_umath" for slot in manifest["table_slots"])
 
 
-def test_warm_build_into_a_fresh_directory_is_complete_and_prunes_strays(built_dist, tmp_path):
-    dist = tmp_path / "site"
-    B.build(dist, quiet=True)
-    (dist / "stray.txt").write_text("left over")
-    B.build(dist, quiet=True)
-    assert not (dist / "stray.txt").exists()
-    lock = json.loads((dist / _info(dist)["pyodide"] / "pyodide-lock.json").read_text())
+def test_warm_build_into_a_fresh_directory_is_complete_and_prunes_strays(dist, tmp_path):
+    # `dist` (the suite's build) warms the cache; this test builds its own site.
+    site = tmp_path / "site"
+    B.build(site, quiet=True)
+    (site / "stray.txt").write_text("left over")
+    B.build(site, quiet=True)
+    assert not (site / "stray.txt").exists()
+    lock = json.loads((site / _info(site)["pyodide"] / "pyodide-lock.json").read_text())
     assert {e["file_name"] for e in lock["packages"].values()} == {f for f, _ in B.PYODIDE_WHEELS.values()}
-    [app] = dist.glob("app/*/")
+    [app] = site.glob("app/*/")
     for rel in (p.relative_to(B.WEB) for p in B.WEB.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
         if rel.suffix == ".html":  # entries keep their name; their links are rewritten
-            assert (dist / rel).is_file()
+            assert (site / rel).is_file()
         elif rel.name == "sw.js":  # at the root, after the build's description
-            assert (dist / rel).read_text().endswith((B.WEB / rel).read_text())
+            assert (site / rel).read_text().endswith((B.WEB / rel).read_text())
         else:
             assert (app / rel).read_bytes() == (B.WEB / rel).read_bytes()
 
@@ -222,7 +214,7 @@ def test_build_refuses_a_foreign_non_empty_directory(tmp_path):
 
 
 @pytest.fixture
-def scratch_cache(built_dist, tmp_path, monkeypatch):
+def scratch_cache(dist, tmp_path, monkeypatch):
     """A cache that shares the warm downloads, Pyodide core, wheels and poolgrad wheels of
     the real one (symlinks) but holds no start-up snapshot yet."""
     real = B.cache_dir()
@@ -445,10 +437,10 @@ def test_server_sends_the_right_mime_type(server, path, ctype):
     assert got.split(";")[0].strip() == ctype
 
 
-def test_every_kind_of_file_the_site_ships_has_a_served_type(built_dist):
+def test_every_kind_of_file_the_site_ships_has_a_served_type(dist):
     # Every suffix in the built site must be in the server's table, so none of its files
     # goes out as application/octet-stream (a .wasm served so makes Pyodide's boot hang).
-    shipped = {p.suffix for p in built_dist.rglob("*") if p.is_file() and p.suffix}
+    shipped = {p.suffix for p in dist.rglob("*") if p.is_file() and p.suffix}
     assert shipped, "the built site is empty"
     unknown = sorted(suffix for suffix in shipped if suffix not in B.MIME_TYPES)
     assert not unknown, f"files with these suffixes would be served without a type: {unknown}"
@@ -648,8 +640,8 @@ def _service_worker_build(dist):
     return json.loads(line[len("const BUILD = "):].rstrip(";"))
 
 
-def test_every_file_but_the_fixed_names_is_under_its_groups_content_hash(built_dist):
-    published = _published(built_dist)
+def test_every_file_but_the_fixed_names_is_under_its_groups_content_hash(dist):
+    published = _published(dist)
     assert FIXED_NAMES <= set(published)
     hashed = [rel for rel in published if rel not in FIXED_NAMES]
     assert all(re.fullmatch(r"(app|pyodide|wheels)/[0-9a-f]{12}/[^/]+", rel) for rel in hashed), hashed
@@ -661,51 +653,51 @@ def test_every_file_but_the_fixed_names_is_under_its_groups_content_hash(built_d
     for (group, digest), names in groups.items():
         h = hashlib.sha256()
         for name in sorted(names):
-            h.update(f"{name}\0{B.sha256_of(built_dist / group / digest / name)}\n".encode())
+            h.update(f"{name}\0{B.sha256_of(dist / group / digest / name)}\n".encode())
         assert h.hexdigest()[:12] == digest, group
 
 
-def test_entry_pages_and_build_info_name_files_that_exist(built_dist):
-    info = _info(built_dist)
+def test_entry_pages_and_build_info_name_files_that_exist(dist):
+    info = _info(dist)
     for key in ("poolgrad_wheel", "snapshot"):
-        assert (built_dist / info[key]).is_file(), key
-    assert (built_dist / info["pyodide"] / "pyodide.mjs").is_file()
+        assert (dist / info[key]).is_file(), key
+    assert (dist / info["pyodide"] / "pyodide.mjs").is_file()
     for page in ("index.html", "embed-demo.html"):
-        html = (built_dist / page).read_text()
+        html = (dist / page).read_text()
         links = re.findall(r'\b(?:src|href)="([^"#?:]+)', html)
         assert links
         for link in links:
-            assert (built_dist / link).is_file(), f"{page}: {link}"
+            assert (dist / link).is_file(), f"{page}: {link}"
             assert link in ("index.html",) or link.startswith("./app/"), link
-    index = (built_dist / "index.html").read_text()
+    index = (dist / "index.html").read_text()
     manifest_link = re.search(r'<link rel="manifest" href="\./([^"]+)">', index).group(1)
-    manifest = json.loads((built_dist / manifest_link).read_text())
+    manifest = json.loads((dist / manifest_link).read_text())
     where = Path(manifest_link).parent
-    assert (built_dist / where / manifest["start_url"]).resolve() == (built_dist / "index.html").resolve()
-    assert (built_dist / where / manifest["scope"]).resolve() == built_dist.resolve()
+    assert (dist / where / manifest["start_url"]).resolve() == (dist / "index.html").resolve()
+    assert (dist / where / manifest["scope"]).resolve() == dist.resolve()
     assert manifest["display"] == "standalone" and manifest["name"] and manifest["short_name"] == "poolgrad"
     pngs = [icon for icon in manifest["icons"] if icon["type"] == "image/png"]
     assert {icon["sizes"] for icon in pngs} >= {"192x192", "512x512"}
     for icon in pngs:
-        data = (built_dist / where / icon["src"]).read_bytes()
+        data = (dist / where / icon["src"]).read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n"
         assert "%dx%d" % struct.unpack(">II", data[16:24]) == icon["sizes"]
 
 
-def test_the_service_worker_keeps_exactly_the_published_site(built_dist):
-    build = _service_worker_build(built_dist)
-    info = _info(built_dist)
+def test_the_service_worker_keeps_exactly_the_published_site(dist):
+    build = _service_worker_build(dist)
+    info = _info(dist)
     assert build["id"] == info["build_id"] and re.fullmatch(r"[0-9a-f]{16}", build["id"])
     kept = {path: (sha, hashed) for path, sha, hashed in build["files"]}
-    assert sorted(kept) == sorted(rel for rel in _published(built_dist) if rel not in {"sw.js", "_headers", ".nojekyll"})
+    assert sorted(kept) == sorted(rel for rel in _published(dist) if rel not in {"sw.js", "_headers", ".nojekyll"})
     for path, (sha, hashed) in kept.items():
         assert hashed == (path not in FIXED_NAMES)
         # build-info.json carries the build id instead (its "built" time changes every build).
-        assert sha == (None if path == "build-info.json" else B.sha256_of(built_dist / path))
-    assert (built_dist / "sw.js").read_text().endswith((B.WEB / "sw.js").read_text())
+        assert sha == (None if path == "build-info.json" else B.sha256_of(dist / path))
+    assert (dist / "sw.js").read_text().endswith((B.WEB / "sw.js").read_text())
 
 
-def test_a_code_change_renames_only_its_group_and_a_rebuild_changes_nothing(built_dist, tmp_path, monkeypatch):
+def test_a_code_change_renames_only_its_group_and_a_rebuild_changes_nothing(dist, tmp_path, monkeypatch):
     first = B.build(tmp_path / "first", quiet=True)
     again = B.build(tmp_path / "again", quiet=True)
     # Identical sources: the same names and the same service worker, so learners are not
@@ -725,15 +717,15 @@ def test_a_code_change_renames_only_its_group_and_a_rebuild_changes_nothing(buil
     assert _info(first)["build_id"] != _info(second)["build_id"]
 
 
-def test_headers_file_and_the_local_server_agree_on_caching(built_dist):
-    rules = B.read_header_rules(built_dist)
+def test_headers_file_and_the_local_server_agree_on_caching(dist):
+    rules = B.read_header_rules(dist)
     log = []
-    srv = B.make_server(built_dist, request_log=log)
+    srv = B.make_server(dist, request_log=log)
     t = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     t.start()
     base = B.server_url(srv)
     try:
-        for rel in _published(built_dist) + [""]:
+        for rel in _published(dist) + [""]:
             expected = [v for n, v in B.headers_for(rules, "/" + rel) if n == "Cache-Control"]
             with urllib.request.urlopen(base + rel, timeout=10) as r:
                 got = r.headers.get_all("Cache-Control")
@@ -747,7 +739,7 @@ def test_headers_file_and_the_local_server_agree_on_caching(built_dist):
                 assert ctype == "application/wasm"
         # A date-based 304 only for content-hashed files: a fixed name is always sent whole.
         late = "Fri, 01 Jan 2100 00:00:00 GMT"
-        wheel = _info(built_dist)["poolgrad_wheel"]
+        wheel = _info(dist)["poolgrad_wheel"]
         for rel, status in (("sw.js", 200), ("index.html", 200), (wheel, 304)):
             request = urllib.request.Request(base + rel, headers={"If-Modified-Since": late})
             try:

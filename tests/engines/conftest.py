@@ -13,7 +13,6 @@ A missing engine fails with what to install (`python build.py test` installs the
 from __future__ import annotations
 
 import importlib.util
-import os
 import threading
 from pathlib import Path
 
@@ -33,19 +32,6 @@ def _load(name, path):
 drivers = _load("poolgrad_engine_drivers", Path(__file__).with_name("drivers.py"))
 
 
-@pytest.fixture(scope="session")
-def engines_build(build_module):
-    return build_module
-
-
-@pytest.fixture(scope="session")
-def engine_dist(engines_build):
-    existing = Path(engines_build.DIST)
-    if os.environ.get("POOLGRAD_SKIP_BUILD") == "1" and (existing / "build-info.json").is_file():
-        return existing
-    return Path(engines_build.build(quiet=True))
-
-
 class EngineSite:
     """The probed copy of dist/ on a local server: `url` ends with "/", `requests` is the
     server's log (RequestRecord: the path, with .status and .host)."""
@@ -59,10 +45,10 @@ class EngineSite:
 
 
 @pytest.fixture(scope="session")
-def engine_site(engines_build, engine_dist, tmp_path_factory):
-    root = drivers.probed_copy(engine_dist, tmp_path_factory.mktemp("engine-site"))
+def engine_site(build_module, dist, tmp_path_factory):
+    root = drivers.probed_copy(dist, tmp_path_factory.mktemp("engine-site"))
     requests = []
-    server = engines_build.make_server(root, request_log=requests)
+    server = build_module.make_server(root, request_log=requests)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield EngineSite(server, requests)
@@ -71,13 +57,13 @@ def engine_site(engines_build, engine_dist, tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def display(engines_build):
+def display(build_module):
     """An Xvfb display for WebKitGTK, started on first use."""
     started = []
 
     def get():
         if not started:
-            if not engines_build.find_engine_parts()["webkit"]["Xvfb"]:
+            if not build_module.find_engine_parts()["webkit"]["Xvfb"]:
                 pytest.fail("no Xvfb for WebKitGTK: run `python build.py test` (it installs Debian's xvfb "
                             "when run as root) or apt-get install xvfb")
             started.append(drivers.start_xvfb())
@@ -95,9 +81,9 @@ def engine(request):
 
 
 @pytest.fixture(scope="module")
-def driver(engine, engines_build, display, tmp_path_factory):
-    parts = engines_build.find_engine_parts()[engine]
-    missing = engines_build.engine_missing_message(engine, parts)
+def driver(engine, build_module, display, tmp_path_factory):
+    parts = build_module.find_engine_parts()[engine]
+    missing = build_module.engine_missing_message(engine, parts)
     if missing:
         # An engine that cannot run has not passed: say what to do instead of skipping.
         pytest.fail(missing)

@@ -7,7 +7,6 @@ work on these machines); without it the browser tests fail with a message saying
 install.
 """
 
-import os
 import threading
 from pathlib import Path
 
@@ -16,14 +15,6 @@ import pytest
 from widget_driver import Widget, guarded_context, watched_page
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="session")
-def dist(build_module):
-    existing = Path(build_module.DIST)
-    if os.environ.get("POOLGRAD_SKIP_BUILD") == "1" and (existing / "build-info.json").is_file():
-        return existing
-    return Path(build_module.build(quiet=True))
 
 
 @pytest.fixture(scope="session")
