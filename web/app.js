@@ -13,6 +13,7 @@
 // boot (with the start of each boot step), trace, round-trip and render times in ms.
 
 import { WorkerBridge } from "./bridge.js";
+import { CodeView } from "./code-view.js";
 import { bindControls, controlElements, fillPresetOptions, switchMode, syncControls } from "./controls.js";
 import { pairText, sizeText } from "./format.js";
 import { Guide } from "./guide.js";
@@ -126,6 +127,7 @@ function render() {
   regions.outputGrid.setAttribute("aria-busy", String(awaitingTrace || (app.traceKey !== requestKey(app.state) && !app.traceError)));
   syncControls(controls, app.state);
   updateStatus();
+  codeView.update(app.state);
   if (plan !== "wait") renderTeaching(trace);
   app.timings.lastRenderMs = performance.now() - started;
 }
@@ -388,6 +390,15 @@ const player = new Player({
   caption: byId("player-caption"),
   motionNote: byId("player-motion"),
 }, () => render(), announce);
+const codeView = new CodeView({
+  torch: byId("code-torch"),
+  poolgrad: byId("code-poolgrad"),
+  link: byId("code-link"),
+  embed: byId("code-embed"),
+  message: byId("code-message"),
+  picture: byId("save-picture"),
+  copyButtons: [...document.querySelectorAll("#code [data-copy]")],
+}, () => ({ state: app.state, trace: isCurrent() ? app.trace : null }));
 const guide = new Guide({ list: byId("guide-steps"), progress: byId("guide-progress"), reset: byId("guide-reset") }, announce);
 
 function renderTeaching(trace) {

@@ -1,0 +1,99 @@
+// The "Code" panel (#code): the current view as Python for PyTorch (#code-torch) and for
+// poolgrad (#code-poolgrad), the link, the embed code, and "Save picture". What it shows is
+// written by snippets.js and svg-export.js from the state alone (the picture also from the
+// trace); this module only puts the text on the page, copies it and saves the file.
+//
+// Copying uses the asynchronous clipboard; where there is none (a page served over plain
+// http from another machine) or the browser refuses it (an iframe without
+// allow="clipboard-write"), the text is selected for the learner to copy, and the panel
+// says so. Every outcome is announced through the panel's polite status line.
+
+import { embedCode, poolgradSnippet, torchSnippet } from "./snippets.js";
+import { pictureName, pictureSvg } from "./svg-export.js";
+
+// Select a node's text, so the learner can copy it with the keyboard or a long press.
+function selectText(node) {
+  const range = document.createRange();
+  range.selectNodeContents(node);
+  const selection = getSelection();
+  selection.removeAllRanges();
+  selection.addRange(range);
+}
+
+function pageAddress() {
+  return location.href.split(/[?#]/)[0];
+}
+
+export class CodeView {
+  // elements: { torch, poolgrad, link, embed, message, picture, copyButtons: [button
+  // with data-copy naming the element whose text it copies] }; current() returns
+  // { state, trace } with trace null while the output of this very state is not known.
+  constructor(elements, current) {
+    this.elements = elements;
+    this.current = current;
+    for (const button of elements.copyButtons) {
+      button.addEventListener("click", () => this.copy(elements[button.dataset.copy], button.dataset.what));
+    }
+    elements.picture.addEventListener("click", () => this.savePicture());
+  }
+
+  // Writes the panel's texts for `state`; only what changed is written.
+  update(state) {
+    const query = new URLSearchParams(location.search);
+    const texts = {
+      torch: torchSnippet(state),
+      poolgrad: poolgradSnippet(state),
+      link: location.href,
+      embed: embedCode({ pageUrl: pageAddress(), hash: location.hash, lesson: query.get("lesson") !== "0", state }),
+    };
+    for (const [name, text] of Object.entries(texts)) {
+      if (this.elements[name].textContent !== text) this.elements[name].textContent = text;
+    }
+  }
+
+  say(text) {
+    // Emptied first, so the same words said twice are announced twice.
+    this.elements.message.textContent = "";
+    requestAnimationFrame(() => { this.elements.message.textContent = text; });
+  }
+
+  async copy(node, what) {
+    const { state } = this.current();
+    this.update(state);
+    const text = node.textContent;
+    if (!navigator.clipboard?.writeText) {
+      selectText(node);
+      this.say(`This page cannot reach the clipboard here: the ${what} is selected; press Ctrl+C (⌘C on a Mac) to copy it.`);
+      return;
+    }
+    try {
+      await navigator.clipboard.writeText(text);
+    } catch {
+      selectText(node);
+      this.say(`The browser refused to copy to the clipboard: the ${what} is selected; press Ctrl+C (⌘C on a Mac) to copy it.`);
+      return;
+    }
+    this.say(`Copied the ${what}.`);
+  }
+
+  // Downloads the picture through a link to a blob, which works offline and in a frame.
+  savePicture() {
+    const { state, trace } = this.current();
+    if (!trace) {
+      this.say("Nothing to save yet: the picture is saved once the output for these settings is shown.");
+      return;
+    }
+    const name = pictureName(state);
+    const url = URL.createObjectURL(new Blob([pictureSvg(state, trace)], { type: "image/svg+xml" }));
+    const link = document.createElement("a");
+    link.href = url;
+    link.download = name;
+    link.hidden = true;
+    document.body.append(link);
+    link.click();
+    link.remove();
+    // Revoked later: the download reads the blob after click() returns.
+    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    this.say(`Saved the picture as ${name}.`);
+  }
+}
