@@ -89,7 +89,7 @@ export function torchSnippet(state) {
     inputComment(state),
     `x = torch.tensor(${pythonMatrix(state.x)}, dtype=torch.float64${state.grad ? ", requires_grad=True" : ""})`,
     "",
-    "# PyTorch pools (C, H, W) or (N, C, H, W): x[None] is one channel, [0] takes it back.",
+    "# PyTorch pools (C, H, W) planes: x[None] is one channel, [0] takes it back.",
   ];
   const args = ["x[None]", ...poolingArguments(state)];
   if (max) {
