@@ -286,3 +286,13 @@ def test_save_picture_works_in_an_embedded_widget_offline(page, site, context):
     assert {"10.25", "8.25", "5.75", "0.25"} <= set(texts)
     assert "max" not in texts  # average pooling has no argmax
     assert "Output (0,0) = 10.25 is the mean of the window" in root.find(f"{SVG}desc").text
+
+
+def test_axe_finds_nothing_in_the_open_code_panel(code_widget):
+    from axe_playwright_python.sync_playwright import Axe
+
+    page = open_view(code_widget, f"#k=3&s=1&p=1&d=1&mode=max&grad=1&sel=1,1&x={FIXTURE}").page
+    page.click("#copy-link")
+    expect(page.locator("#code-message")).to_have_text("Copied the link.")
+    found = Axe().run(page).response["violations"]
+    assert [f"{v['id']}: {node['target']} {node['failureSummary']}" for v in found for node in v["nodes"]] == []
