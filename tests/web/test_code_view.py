@@ -7,16 +7,14 @@ The poolgrad snippet is the torch-free twin of the PyTorch one: both are compare
 page's grids and with the page's own Python (its worker's trace), and the PyTorch run
 needs torch (installed by CI, `pip install torch`)."""
 
-import contextlib
-import io
 import math
 import xml.etree.ElementTree as ElementTree
 
-import numpy as np
 import pytest
 from playwright.sync_api import expect
 
 from lesson_fixture import FIXTURE
+from snippet_runner import as_array, assert_matches_trace, run_snippet
 from widget_driver import Widget, guarded_context, watched_page
 
 pytestmark = pytest.mark.browser
@@ -77,35 +75,6 @@ def shown(value):
     return "0" if text == "-0" else text
 
 
-def run_snippet(code):
-    """The snippet run as a learner would run it: a fresh namespace, its prints kept out."""
-    namespace = {"__name__": "__main__"}
-    with contextlib.redirect_stdout(io.StringIO()):
-        exec(compile(code, "<snippet>", "exec"), namespace)  # noqa: S102 - the page's own code, under test
-    return namespace
-
-
-def as_array(value):
-    """A snippet's result (NumPy array or torch tensor) as a NumPy array."""
-    if hasattr(value, "detach"):
-        value = value.detach().numpy()
-    return np.asarray(value)
-
-
-def decoded(rows):
-    """trace() values with their strict-JSON names turned back into floats."""
-    names = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
-    return np.array([[names.get(v, v) if isinstance(v, str) else v for v in row] for row in rows], dtype=np.float64)
-
-
-def assert_same_floats(actual, expected, what):
-    """Bit for bit: the same shape, NaN where NaN, the same sign on zeros."""
-    actual = np.asarray(actual, dtype=np.float64)
-    assert actual.shape == expected.shape, f"{what}: shape {actual.shape}, the page's {expected.shape}"
-    assert np.array_equal(actual, expected, equal_nan=True), f"{what}:\n{actual}\nthe page's:\n{expected}"
-    assert np.array_equal(np.signbit(actual), np.signbit(expected)), f"{what}: signs of zeros differ\n{actual}\n{expected}"
-
-
 def page_trace(page, published):
     """The page's own Python answer for the view the hash holds (its worker's trace())."""
     answer = page.evaluate(
@@ -121,19 +90,10 @@ def page_trace(page, published):
 
 def check_snippet(widget, namespace, trace, grad):
     """The snippet's out, indices and grad_input against the grids and the trace."""
-    out = as_array(namespace["out"])
-    assert [[shown(v) for v in row] for row in out.tolist()] == widget.values("output")
-    assert_same_floats(out, decoded(trace["output"]), "out")
-    if trace["mode"] == "max":
-        assert as_array(namespace["indices"]).tolist() == trace["indices"]
-    else:
-        assert "indices" not in namespace
+    assert [[shown(v) for v in row] for row in as_array(namespace["out"]).tolist()] == widget.values("output")
     if grad:
-        grad_input = as_array(namespace["grad_input"])
-        assert [[shown(v) for v in row] for row in grad_input.tolist()] == widget.values("grad-input")
-        assert_same_floats(grad_input, decoded(trace["grad_input"]), "grad_input")
-    else:
-        assert "grad_input" not in namespace
+        assert [[shown(v) for v in row] for row in as_array(namespace["grad_input"]).tolist()] == widget.values("grad-input")
+    assert_matches_trace(namespace, trace, grad)
 
 
 @pytest.mark.parametrize("hash_", VIEWS.values(), ids=VIEWS.keys())
