@@ -52,9 +52,10 @@ export class CodeView {
   }
 
   say(text) {
-    // Emptied first, so the same words said twice are announced twice.
+    // Emptied first and filled a moment later, so that screen readers announce the same
+    // words twice in a row too.
     this.elements.message.textContent = "";
-    requestAnimationFrame(() => { this.elements.message.textContent = text; });
+    setTimeout(() => { this.elements.message.textContent = text; }, 50);
   }
 
   async copy(node, what) {
