@@ -161,7 +161,7 @@ def assemble(dist: Path, quiet: bool = False) -> Path:
     # waits for Python); the file is always there, so the page's fetch of it never fails
     def ship_traces():
         try:
-            data, why = shipped_traces(cache).read_bytes(), None
+            data, why = shipped_traces(cache, core, wheels, quiet).read_bytes(), None
         except TracesUnavailable as e:
             data, why = traces_file({}), str(e)
         write_if_changed(dist / SHIPPED_TRACES_FILE, data)
