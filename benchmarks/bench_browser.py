@@ -585,7 +585,9 @@ def boot_breakdown(status_log, ready_at, output_at):
     step starts, so one phase lasts from its step's first mention to the next one's."""
     starts = {}
     for entry in status_log:
-        found = re.search(r"step (\d+) of \d+: (.*?)\)\. You can", entry["text"])
+        # The three loading texts of app.js: before the shipped traces are read, with the
+        # view answered from them, and with a view that waits for Python.
+        found = re.search(r"step (\d+) of \d+: (.*?)\)(?:\. You can| for any other view|; it appears)", entry["text"])
         if found and int(found.group(1)) not in starts:
             # The first message of a step names it (later ones report download progress).
             starts[int(found.group(1))] = (re.sub(r" \(.*", "", found.group(2)), entry["t"])
