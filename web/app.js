@@ -5,6 +5,8 @@
 // (state, trace, view). An answer from the worker enters the same loop (writeHash, then
 // render) and never changes the state. A selection change never goes to the worker: the
 // last trace already holds every window and argmax, so a tap only re-marks a few cells.
+// While Python starts, a state whose trace the build shipped (shipped.js) is answered from
+// that trace, through the same render; Python is asked all the same and takes over.
 //
 // Test hook: window.poolgradWidget.trace(request) sends a raw trace() request (keyword
 // arguments of poolgrad.trace as JSON, non-finite values as "NaN"/"Infinity"/"-Infinity")
