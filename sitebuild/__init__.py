@@ -8,6 +8,7 @@ One module per concern:
     fetch           npm pack / pip download, verified and cached
     wheel           poolgrad's own wheel
     snapshot        Python's start-up snapshots (made under Node)
+    shipped         the traces of the views a learner lands on (made by poolgrad natively)
     assembly        the site: assemble (a list of steps), publish, build
     server          the static server (copied whole into the offline bundle as serve.py)
     offline_bundle  the offline demo's zip
@@ -21,7 +22,7 @@ Importing the package does no work.
 """
 
 from . import (assembly, commands, common, devenv, fetch, offline_bundle, paths, pins, server,
-               snapshot, wheel)
+               shipped, snapshot, wheel)
 from .assembly import build, make_lock, staging_dir
 from .commands import main
 from .common import BuildError, cache_dir, sha256_of, verify_file
@@ -33,6 +34,7 @@ from .pins import (CARRIER_WHEEL_SHA256, NODE_MIN_MAJOR, NUMPY_SNAPSHOT_FILE, NU
                    PYODIDE_CORE_SHA256, PYODIDE_LOCK_SHA256, PYODIDE_SHIPPED, PYODIDE_TARBALL,
                    PYODIDE_TARBALL_SHA256, PYODIDE_VERSION, PYODIDE_WHEELS, SNAPSHOT_FILE, SNAPSHOT_MAGIC)
 from .server import MIME_TYPES, headers_for, make_server, read_header_rules, server_url
+from .shipped import SHIPPED_TRACES_FILE, TracesUnavailable
 from .snapshot import (SnapshotUnavailable, check_numpy_snapshot, check_snapshot, make_snapshot,
                        node_for_snapshot, pyodide_build_id)
 
@@ -86,11 +88,14 @@ __all__ = [
     "server",
     "server_url",
     "sha256_of",
+    "shipped",
+    "SHIPPED_TRACES_FILE",
     "snapshot",
     "SNAPSHOT_FILE",
     "SNAPSHOT_MAGIC",
     "SnapshotUnavailable",
     "staging_dir",
+    "TracesUnavailable",
     "verify_file",
     "WEB",
     "wheel",

@@ -5,6 +5,7 @@ app manifest and the hosts' headers; ``build`` does both."""
 from __future__ import annotations
 
 import datetime
+import gzip
 import hashlib
 import json
 import re
@@ -18,6 +19,7 @@ from .fetch import pyodide_core, pyodide_wheels
 from .paths import DIST_MARKER
 from .pins import (LOAD_PACKAGES, NODE_MIN_MAJOR, NUMPY_SNAPSHOT_FILE, PYODIDE_CORE_SHA256, PYODIDE_LOCK,
                    PYODIDE_SHIPPED, PYODIDE_VERSION, PYODIDE_WHEELS, SNAPSHOT_FILE)
+from .shipped import SHIPPED_TRACES_FILE, TracesUnavailable, shipped_traces, traces_file
 from .snapshot import SnapshotUnavailable, pyodide_snapshot, snapshot_size
 from .wheel import poolgrad_wheel
 
@@ -155,7 +157,23 @@ def assemble(dist: Path, quiet: bool = False) -> Path:
         say(f"  no start-up snapshots: {no_snapshot}; the site works, but Python starts several seconds "
              f"slower in the browser (install Node.js {NODE_MIN_MAJOR}+ and rebuild to get them)", quiet)
 
-    # 5. what the worker reads first
+    # 5. the traces of the views a learner lands on (optional: without them the first view
+    # waits for Python); the file is always there, so the page's fetch of it never fails
+    def ship_traces():
+        try:
+            data, why = shipped_traces(cache, core, wheels, quiet).read_bytes(), None
+        except TracesUnavailable as e:
+            data, why = traces_file({}), str(e)
+        write_if_changed(dist / SHIPPED_TRACES_FILE, data)
+        keep.add(SHIPPED_TRACES_FILE)
+        return data, why
+
+    traces, no_traces = step("first views' traces (poolgrad)", ship_traces)
+    traces_shipped = len(json.loads(traces)["traces"])
+    if no_traces is not None:
+        say(f"  no shipped traces: {no_traces}; the site works, but its first view waits for Python", quiet)
+
+    # 6. what the worker reads first
     version = wheel.name.split("-")[1]
     info = {
         "pyodide": "pyodide/",
@@ -168,6 +186,11 @@ def assemble(dist: Path, quiet: bool = False) -> Path:
         "numpy_snapshot": None if no_snapshot is not None else f"pyodide/{NUMPY_SNAPSHOT_FILE}",
         "numpy_snapshot_bytes": (None if no_snapshot is not None
                                  else snapshot_size(dist / "pyodide" / NUMPY_SNAPSHOT_FILE)),
+        "shipped_traces_file": SHIPPED_TRACES_FILE,
+        "shipped_traces": traces_shipped,
+        "shipped_traces_bytes": len(traces),
+        "shipped_traces_gzip_bytes": len(gzip.compress(traces, compresslevel=9, mtime=0)),
+        "shipped_traces_note": no_traces,
         "built": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
     }
     atomic_write_bytes(dist / "build-info.json", (json.dumps(info, indent=2) + "\n").encode())

@@ -5,6 +5,8 @@
 // (state, trace, view). An answer from the worker enters the same loop (writeHash, then
 // render) and never changes the state. A selection change never goes to the worker: the
 // last trace already holds every window and argmax, so a tap only re-marks a few cells.
+// While Python starts, a state whose trace the build shipped (shipped.js) is answered from
+// that trace, through the same render; Python is asked all the same and takes over.
 //
 // Test hook: window.poolgradWidget.trace(request) sends a raw trace() request (keyword
 // arguments of poolgrad.trace as JSON, non-finite values as "NaN"/"Infinity"/"-Infinity")
@@ -22,6 +24,7 @@ import { keepOffline } from "./offline.js";
 import { Player } from "./player.js";
 import { decodeNumber, encodeNumber } from "./format.js";
 import { applyPreview, explanationText, redrawPlan, renderSelection, renderView } from "./render.js";
+import { shippedAvailable, shippedLoaded, shippedTrace } from "./shipped.js";
 import {
   InputError, defaultState, hashFor, parseCellValue, parseHash, requestKey, traceRequest,
 } from "./state.js";
@@ -49,6 +52,8 @@ const app = {
   state: defaultState(),
   trace: null,
   traceKey: null,
+  // "shipped" while the trace shown is the build's precomputed one (shipped.js), else "python".
+  traceSource: null,
   traceError: null,
   hashError: null,
   controlError: null,
@@ -78,13 +83,24 @@ function updateStatus() {
   else if (app.hashError) [state, text] = ["error", `The link's state is not valid: ${app.hashError}. Fix the link or change any control to start from the view shown.`];
   else if (app.controlError) [state, text] = ["error", app.controlError];
   else if (app.traceError) [state, text] = ["error", app.traceError];
-  else if (!app.boot.ready) [state, text] = ["loading", `Loading Python in your browser (step ${app.boot.step} of ${app.boot.steps}: ${app.boot.message}). You can already edit the input; your changes apply when it is ready.`];
+  else if (!app.boot.ready) {
+    const booting = `step ${app.boot.step} of ${app.boot.steps}: ${app.boot.message}`;
+    // Before Python is up, a current trace is a shipped one.
+    if (isCurrent()) [state, text] = ["loading", `Ready (precomputed): ${describeParameters(app.trace)}. Loading Python in your browser (${booting}) for any other view.`];
+    else if (shippedAvailable()) [state, text] = ["loading", `This view needs Python, still loading (${booting}); it appears as soon as Python is ready.`];
+    else [state, text] = ["loading", `Loading Python in your browser (${booting}). You can already edit the input; your changes apply when it is ready.`];
+  }
   // Python is up but the first answer is still on its way: "ready" waits for a drawn output.
   else if (!app.trace) [state, text] = ["loading", "Python is ready; computing the first output."];
   else [state, text] = ["ready", `Ready: ${describeParameters(app.trace)}.`];
   // Written only when they change: a rewrite would cost the next frame a relayout.
   if (statusBox.dataset.state !== state) statusBox.dataset.state = state;
   if (statusText.textContent !== text) statusText.textContent = text;
+  const source = !app.boot.ready && state === "loading" && isCurrent() ? "precomputed" : null;
+  if ((statusBox.dataset.source ?? null) !== source) {
+    if (source) statusBox.dataset.source = source;
+    else delete statusBox.dataset.source;
+  }
   const bootOver = app.boot.ready || Boolean(app.boot.failure);
   if (progressBar.hidden !== bootOver) progressBar.hidden = bootOver;
   if (!bootOver) {
@@ -149,12 +165,17 @@ async function requestTrace() {
   if (answer.superseded) return;
   app.timings.lastRoundTripMs = performance.now() - sent;
   app.timings.lastTraceMs = answer.ms ?? null;
+  // Python's answer to the view a shipped trace shows keeps that very object on screen (the
+  // player keeps its place); the two are equal, as a browser test checks for every one.
+  const shown = app.traceSource === "shipped" && app.traceKey === key && !answer.error
+    && JSON.stringify(answer.trace) === JSON.stringify(app.trace);
   app.traceKey = key;
+  app.traceSource = "python";
   if (answer.error) {
     app.trace = null;
     app.traceError = answer.timedOut ? answer.error : `Not a valid pooling setup: ${answer.error}`;
   } else {
-    app.trace = answer.trace;
+    if (!shown) app.trace = answer.trace;
     app.traceError = null;
   }
   // The answer may show that the selection lies outside the output: the link drops it.
@@ -162,12 +183,25 @@ async function requestTrace() {
   render();
 }
 
+// While Python starts, the current state is answered from its shipped trace, if there is
+// one; Python is asked all the same (the latest state wins) and takes over once it is up.
+function answerFromShipped() {
+  const key = requestKey(app.state);
+  const trace = app.boot.ready ? null : shippedTrace(key);
+  if (trace === null || app.traceKey === key) return false;
+  Object.assign(app, { trace, traceKey: key, traceError: null, traceSource: "shipped" });
+  return true;
+}
+
 function setState(next) {
   const needsTrace = requestKey(next) !== requestKey(app.state) || app.traceKey === null;
   app.state = next;
   app.hashError = null;
   // The worker starts computing before the main thread does anything else with the change.
-  if (needsTrace) requestTrace();
+  if (needsTrace) {
+    requestTrace();
+    answerFromShipped();
+  }
   writeHash();
   render();
 }
@@ -462,3 +496,8 @@ window.poolgradWidget = {
 };
 loadHash();
 if (app.hashError) requestTrace();
+// The shipped traces arrive while Python starts: they may answer the view already shown.
+shippedLoaded.then(() => {
+  if (answerFromShipped()) writeHash();
+  render();
+});

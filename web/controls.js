@@ -95,6 +95,14 @@ export function switchMode(mode) {
   };
 }
 
+// The state change of loading the preset `name` (a PRESETS key) at the input's size.
+export function presetChange(name) {
+  return (state) => {
+    state.x = PRESETS[name].make([state.x.length, state.x[0].length]);
+    state.g = null;
+  };
+}
+
 // `actions`: change(mutator) applies a state change; reportControlError(text|null).
 export function bindControls(controls, { getState, change, reportControlError, gradientShape }) {
   for (const [id, key] of Object.entries(PAIR_CONTROLS)) {
@@ -144,11 +152,9 @@ export function bindControls(controls, { getState, change, reportControlError, g
   controls.gradient.addEventListener("change", () => change((state) => { state.grad = controls.gradient.checked; }));
 
   const loadPreset = () => change((state) => {
-    const shape = [state.x.length, state.x[0].length];
     const name = controls.preset.value || "fixture";
-    state.x = PRESETS[name].make(shape);
+    presetChange(name)(state);
     if (name === "random") lastRandomInput = matrixText(state.x);
-    state.g = null;
   });
   controls.preset.addEventListener("change", loadPreset);
   controls.presetApply.addEventListener("click", loadPreset);

@@ -29,6 +29,12 @@ export function startWorker() {
 }
 
 const worker = startWorker();
+
+// The precomputed traces of the views a learner lands on (shipped.js), fetched beside the
+// worker's downloads: null when the file cannot be read (the views then wait for Python).
+export const shippedTraces = fetch(new URL("./shipped-traces.json", import.meta.url))
+  .then((response) => (response.ok ? response.json() : null))
+  .catch(() => null);
 const heard = [];
 const keep = (event) => {
   // An error event is cancelled now (the bridge reports it); otherwise the console would

@@ -2,7 +2,10 @@
 // whether the learner has done it; a step stays ticked once done, until reset. Progress
 // is kept in localStorage when the browser allows it (iframes and private modes may not),
 // never in the URL hash: it belongs to the learner, not to the view being linked.
+// Each step's leadsTo(state) makes the change its task asks for: the views the steps lead
+// to are among those the site precomputes (first-views.js).
 
+import { presetChange, switchMode } from "./controls.js";
 import { selectedOutput, tiedCells } from "./trace-view.js";
 
 const STORAGE_KEY = "poolgrad-guide-v1";
@@ -16,6 +19,10 @@ export const GUIDE_STEPS = [
     id: "shared",
     title: "Find the cell two outputs share",
     task: "Set the kernel to 3 and the stride to 1 in max mode. Neighbouring windows now overlap: select an output whose maximum is also another output's maximum, or click that input cell.",
+    leadsTo(state) {
+      switchMode("max")(state);
+      Object.assign(state, { k: [3, 3], s: [1, 1] });
+    },
     done(state, trace, context) {
       if (!isMax(trace) || !same(trace.kernel_size, 3, 3) || !same(trace.stride, 1, 1)) return false;
       const selected = selectedOutput(state, trace);
@@ -29,6 +36,10 @@ export const GUIDE_STEPS = [
     id: "routing",
     title: "Every gradient lands on a maximum",
     task: "Go back to a 2 × 2 window with stride 2, turn on Gradient routing and select an output: its gradient lands on the cell marked max, and every other cell gets 0.",
+    leadsTo(state) {
+      switchMode("max")(state);
+      Object.assign(state, { k: [2, 2], s: [2, 2], grad: true });
+    },
     done(state, trace) {
       return isMax(trace) && showsGradient(state, trace) && same(trace.kernel_size, 2, 2) && same(trace.stride, 2, 2)
         && selectedOutput(state, trace) !== null;
@@ -38,6 +49,10 @@ export const GUIDE_STEPS = [
     id: "spread",
     title: "Average pooling spreads the gradient",
     task: "Keep the gradient on and switch to Average: each upstream gradient is now shared equally by every cell of its window.",
+    leadsTo(state) {
+      switchMode("avg")(state);
+      state.grad = true;
+    },
     done(state, trace) {
       return trace?.mode === "avg" && showsGradient(state, trace);
     },
@@ -46,6 +61,10 @@ export const GUIDE_STEPS = [
     id: "tie",
     title: "Make a tie and see which cell wins",
     task: "In max mode, give a window two equal maxima (edit a cell, or load the Ties preset) and select its output: the first of them in reading order wins.",
+    leadsTo(state) {
+      switchMode("max")(state);
+      presetChange("ties")(state);
+    },
     done(state, trace) {
       const selected = selectedOutput(state, trace);
       return isMax(trace) && selected !== null && tiedCells(trace, selected).length > 1;

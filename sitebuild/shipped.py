@@ -1,0 +1,183 @@
+"""The traces of the views a learner lands on, computed at build time by poolgrad itself
+(the very package the worker runs) and shipped in the site, so the first view answers
+before Python has started in the browser.
+
+The views and the key each trace is filed under come from the front end
+(web/first-views.js, through scripts/shipped_views.mjs under Node): each key is the page's
+own request text (web/state.js requestKey), handed as it is to ``poolgrad.wire.run_trace``,
+the function the worker calls. poolgrad runs natively, in a subprocess of a Python that
+has NumPy (this one, with the repository's py/ first on its path); when this Python has no
+NumPy, the same sources run under the vendored Pyodide in Node
+(scripts/pyodide_traces.mjs). The result is cached by the sha256 of its inputs; without
+Node the site ships no traces and says why.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from .common import atomic_write_bytes, say, sha256_of
+from .paths import ROOT, WEB
+from .pins import PYODIDE_WHEELS
+from .snapshot import SnapshotUnavailable, node_for_snapshot
+
+SHIPPED_TRACES_FILE = "shipped-traces.json"  # at the site's root, beside app.js
+VIEWS_SCRIPT = ROOT / "scripts" / "shipped_views.mjs"
+PYODIDE_SCRIPT = ROOT / "scripts" / "pyodide_traces.mjs"
+PACKAGE = ROOT / "py" / "poolgrad"
+TIMEOUT_S = 120
+
+# Run by the native Python: every key through the worker's own entry point.
+NATIVE_PROGRAM = """\
+import json, sys
+from poolgrad.wire import run_trace
+keys = json.load(sys.stdin)
+json.dump([json.loads(run_trace(key)) for key in keys], sys.stdout)
+"""
+
+
+class TracesUnavailable(Exception):
+    """Why no traces could be computed; the site is built without them."""
+
+
+def _said(proc: subprocess.CompletedProcess) -> str:
+    lines = (proc.stderr or proc.stdout or "").strip().splitlines() or ["no output"]
+    return lines[-1][:200]
+
+
+def first_view_keys() -> list[str]:
+    """The request keys of the landing views, as the front end spells them (Node runs
+    scripts/shipped_views.mjs). Raises TracesUnavailable."""
+    try:
+        node = node_for_snapshot()
+    except SnapshotUnavailable as why:
+        raise TracesUnavailable(f"{why} (the list of views comes from the front end's modules)") from None
+    try:
+        proc = subprocess.run([node, str(VIEWS_SCRIPT)], capture_output=True, text=True, timeout=TIMEOUT_S)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise TracesUnavailable(f"{VIEWS_SCRIPT.name} did not run: {e}") from None
+    if proc.returncode != 0:
+        raise TracesUnavailable(f"{VIEWS_SCRIPT.name} failed (exit {proc.returncode}): {_said(proc)}")
+    try:
+        keys = json.loads(proc.stdout)
+    except ValueError:
+        raise TracesUnavailable(f"{VIEWS_SCRIPT.name} printed no JSON list of keys") from None
+    if not (isinstance(keys, list) and keys and all(isinstance(key, str) for key in keys)):
+        raise TracesUnavailable(f"{VIEWS_SCRIPT.name} printed no JSON list of keys")
+    return keys
+
+
+def native_python(python: str | None = None) -> tuple[str, dict]:
+    """``python`` (default: this one) and the environment in which it imports the
+    repository's poolgrad. Raises TracesUnavailable when NumPy is not installed for it."""
+    python = python or sys.executable
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(PACKAGE.parent), os.environ.get("PYTHONPATH")])))
+    try:
+        proc = subprocess.run([python, "-c", "import numpy"], capture_output=True, text=True,
+                              env=env, timeout=TIMEOUT_S)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise TracesUnavailable(f"{python} did not run: {e}") from None
+    if proc.returncode != 0:
+        raise TracesUnavailable(f"NumPy is not installed for {Path(python).name} "
+                                f"(pip install numpy, or pip install -e .[test], and rebuild)")
+    return python, env
+
+
+def _answers(command: list[str], keys: list[str], what: str, env: dict | None = None) -> list:
+    try:
+        proc = subprocess.run(command, input=json.dumps(keys), capture_output=True, text=True, env=env,
+                              timeout=TIMEOUT_S)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise TracesUnavailable(f"{what} did not run: {e}") from None
+    if proc.returncode != 0:
+        raise TracesUnavailable(f"{what} failed (exit {proc.returncode}): {_said(proc)}")
+    try:
+        answers = json.loads(proc.stdout)
+    except ValueError:
+        answers = None
+    if not (isinstance(answers, list) and len(answers) == len(keys)):
+        raise TracesUnavailable(f"{what} printed no JSON list of {len(keys)} answers")
+    return answers
+
+
+def native_answers(keys: list[str]) -> list:
+    """poolgrad.wire.run_trace's answer to every key, from a native Python with NumPy.
+    Raises TracesUnavailable."""
+    python, env = native_python()
+    return _answers([python, "-c", NATIVE_PROGRAM], keys, "poolgrad", env)
+
+
+def pyodide_answers(keys: list[str], core: Path, wheels: Path) -> list:
+    """The same answers from poolgrad's sources under the Pyodide core in ``core`` (with the
+    NumPy wheel from ``wheels``) in Node. Raises TracesUnavailable."""
+    try:
+        node = node_for_snapshot()
+    except SnapshotUnavailable as why:
+        raise TracesUnavailable(str(why)) from None
+    numpy_wheel = Path(wheels) / PYODIDE_WHEELS["numpy"][0]
+    command = [node, str(PYODIDE_SCRIPT), str(core), str(PACKAGE), str(numpy_wheel)]
+    return _answers(command, keys, f"poolgrad under Pyodide ({PYODIDE_SCRIPT.name})")
+
+
+def compute_traces(keys: list[str], core: Path, wheels: Path, quiet: bool = True) -> dict:
+    """``{key: trace}`` for every key, from poolgrad run natively, or under Pyodide in Node
+    when this Python has no NumPy. Raises TracesUnavailable, also when poolgrad refuses a
+    view (a landing view must be a valid one)."""
+    try:
+        answers = native_answers(keys)
+    except TracesUnavailable as native:
+        try:
+            answers = pyodide_answers(keys, core, wheels)
+        except TracesUnavailable as pyodide:
+            raise TracesUnavailable(f"{native}; and under Pyodide in Node: {pyodide}") from None
+        say(f"  shipped traces computed under Pyodide in Node: {native}", quiet)
+    traces = {}
+    for key, answer in zip(keys, answers):
+        if not isinstance(answer, dict) or "trace" not in answer:
+            why = answer.get("error") if isinstance(answer, dict) else answer
+            raise TracesUnavailable(f"poolgrad refused a landing view ({why}): {key[:120]}")
+        traces[key] = answer["trace"]
+    return traces
+
+
+def traces_file(traces: dict) -> bytes:
+    """The shipped file's bytes: ``{"traces": {key: trace}}``, compact, one trace a line
+    (a change to one view shows as one changed line).
+
+    >>> data = traces_file({'{"x":[[1]]}': {"output": [[1]]}})
+    >>> json.loads(data), data.count(b"\\n")
+    ({'traces': {'{"x":[[1]]}': {'output': [[1]]}}}, 3)
+    >>> traces_file({})
+    b'{"traces":{}}\\n'
+    """
+    compact = {"separators": (",", ":"), "allow_nan": False}
+    lines = [f"{json.dumps(key)}:{json.dumps(trace, **compact)}" for key, trace in traces.items()]
+    body = "\n" + ",\n".join(lines) + "\n" if lines else ""
+    return f'{{"traces":{{{body}}}}}\n'.encode()
+
+
+def _inputs_digest() -> str:
+    h = hashlib.sha256(NATIVE_PROGRAM.encode())
+    files = [VIEWS_SCRIPT, PYODIDE_SCRIPT, *sorted(WEB.glob("*.js")), *sorted(PACKAGE.rglob("*.py"))]
+    for path in files:
+        if path.is_file() and "__pycache__" not in path.parts:
+            name = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else path.name
+            h.update(f"{name}\0{sha256_of(path)}\n".encode())
+    return h.hexdigest()
+
+
+def shipped_traces(cache: Path, core: Path, wheels: Path, quiet: bool = True) -> Path:
+    """The shipped traces file for the current front end and package: computed once, then
+    taken from the cache (keyed by the sha256 of web/'s modules, poolgrad's sources and the
+    scripts), so a warm build runs neither Node nor Python. ``core`` and ``wheels`` hold the
+    verified Pyodide core and wheels, for a machine without NumPy. Raises
+    TracesUnavailable."""
+    cached = cache / "shipped-traces" / _inputs_digest()[:24] / SHIPPED_TRACES_FILE
+    if not cached.is_file():
+        atomic_write_bytes(cached, traces_file(compute_traces(first_view_keys(), core, wheels, quiet)))
+    return cached

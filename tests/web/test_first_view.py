@@ -1,0 +1,158 @@
+"""The first view answers before Python is up: the build ships poolgrad's traces of the
+views a learner lands on (web/first-views.js, shipped-traces.json), the page draws and
+answers them while Python starts, says so in #status, and hands over to Python once it is
+ready. The shipped traces are honest: Python in the browser recomputes every one of them
+and must give exactly the same JSON."""
+
+import json
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from lesson_fixture import FIXTURE
+
+pytestmark = pytest.mark.browser
+
+# The widget's own modules, imported in the page from the folder app.js was published in.
+PAGE_MODULE = """async (name) => {
+  const app = document.querySelector('script[src*="app.js"]').src;
+  return import(new URL(name, app).href);
+}"""
+
+
+def shipped(dist):
+    info = json.loads((dist / "build-info.json").read_text(encoding="utf-8"))
+    path = dist / info["shipped_traces_file"]
+    data = path.read_bytes()
+    traces = json.loads(data)["traces"]
+    if info["shipped_traces"] == 0:
+        # A test that could not run has not passed: `python build.py test` installs both.
+        pytest.fail(f"dist/ ships no traces: {info['shipped_traces_note']}")
+    return info, data, traces
+
+
+def hold_python_back(context):
+    """Hold every request for Pyodide's runtime (.wasm) until the returned function is
+    called: Python cannot start before that."""
+    held = []
+    context.route("**/pyodide.asm.wasm", lambda route: held.append(route))
+
+    def release():
+        for route in held:
+            route.continue_()
+        return len(held)
+
+    return release
+
+
+def test_build_info_counts_the_shipped_traces(dist):
+    info, data, traces = shipped(dist)
+    assert info["shipped_traces"] == len(traces) >= 10
+    assert info["shipped_traces_bytes"] == len(data)
+    assert 0 < info["shipped_traces_gzip_bytes"] < len(data)
+    assert info["shipped_traces_note"] is None
+
+
+def test_every_shipped_trace_is_what_python_computes(widget, dist):
+    """Python in the browser (the worker) recomputes every shipped trace from its key, and
+    the page's own modules file the landing views under exactly the shipped keys."""
+    _, _, traces = shipped(dist)
+    widget.open()
+    page = widget.page
+    keys = page.evaluate(f"""async () => {{
+      const load = {PAGE_MODULE};
+      const {{ firstViewKeys }} = await load("first-views.js");
+      const {{ defaultState, requestKey }} = await load("state.js");
+      return {{ keys: firstViewKeys(), defaultKey: requestKey(defaultState()) }};
+    }}""")
+    assert keys["keys"] == list(traces)
+    assert keys["defaultKey"] == list(traces)[0]
+    differ = page.evaluate(f"""async () => {{
+      const {{ shippedTraces }} = await ({PAGE_MODULE})("early.js");
+      const file = await shippedTraces;
+      const differ = [];
+      for (const [key, trace] of Object.entries(file.traces)) {{
+        const answer = await window.poolgradWidget.trace(JSON.parse(key));
+        if (JSON.stringify(answer.trace) !== JSON.stringify(trace)) differ.push([key, answer]);
+      }}
+      return differ;
+    }}""")
+    assert differ == []
+
+
+def test_the_first_view_answers_taps_while_python_is_held_back(widget, context):
+    page = widget.page
+    release = hold_python_back(context)
+    widget.open(wait=False)
+    status = page.locator("#status")
+    expect(status).to_have_attribute("data-source", "precomputed")
+    expect(status).to_contain_text("Ready (precomputed): max pooling, 2 × 2 window, stride 2.")
+    expect(status).to_contain_text("Loading Python in your browser")
+    assert status.get_attribute("data-state") == "loading"  # "ready" is Python's, as ever
+    assert page.locator("#output-grid").get_attribute("aria-busy") == "false"
+    assert widget.values("output") == [["4", "8"], ["9", "-2"]]
+    # A tap answers its window and argmax from the shipped trace.
+    widget.cell("output", 0, 1).click()
+    assert widget.marked("data-argmax") == [[1, 2]]
+    assert sorted(widget.marked("data-in-window")) == [[0, 2], [0, 3], [1, 2], [1, 3]]
+    # The gradient toggle: the same trace holds the routed gradient.
+    page.check("#gradient")
+    assert widget.values("grad-input") == [["0", "0", "0", "0"], ["0", "1", "1", "0"],
+                                          ["0", "0", "0", "1"], ["0", "1", "0", "0"]]
+    # The step-through player.
+    page.click("#player-forward")
+    expect(page.locator("#player-progress")).to_have_text(re.compile(r"^Step \d+ of 8$"))
+    # Another landing view (average pooling) is answered the same way.
+    page.select_option("#mode", "avg")
+    expect(status).to_contain_text("Ready (precomputed): average pooling")
+    assert widget.values("output") == [["2.5", "6.5"], ["1", "-4"]]
+    assert widget.hash() == f"#k=2&s=2&p=0&d=1&mode=avg&grad=1&sel=0,1&x={FIXTURE}"
+    assert release() >= 1
+    widget.wait_settled()
+    assert status.get_attribute("data-source") is None
+    expect(status).to_have_text("Ready: average pooling, 2 × 2 window, stride 2.")
+    assert widget.values("output") == [["2.5", "6.5"], ["1", "-4"]]
+    assert sorted(widget.marked("data-in-window")) == [[0, 2], [0, 3], [1, 2], [1, 3]]
+
+
+def test_the_player_keeps_its_place_when_python_takes_over(widget, context):
+    """Python's answer to the view a shipped trace shows is the same trace: the page keeps
+    drawing it, so a step-through in progress goes on where it was."""
+    page = widget.page
+    release = hold_python_back(context)
+    widget.open("#k=3&s=1", wait=False)
+    status = page.locator("#status")
+    expect(status).to_have_attribute("data-source", "precomputed")
+    for _ in range(3):
+        page.click("#player-forward")
+    progress = page.locator("#player-progress")
+    expect(progress).to_have_text(re.compile(r"^Step \d+ of \d+$"))
+    place = progress.inner_text()
+    release()
+    widget.wait_settled()
+    expect(progress).to_have_text(place)
+
+
+def test_a_view_not_shipped_waits_for_python_and_says_so(widget, context):
+    page = widget.page
+    release = hold_python_back(context)
+    widget.open(wait=False)
+    status = page.locator("#status")
+    expect(status).to_have_attribute("data-source", "precomputed")
+    # Not a landing view: its answer waits for Python, and the status says so.
+    page.fill("#kernel", "1")
+    page.fill("#stride", "3")
+    expect(status).to_contain_text("This view needs Python, still loading")
+    assert status.get_attribute("data-state") == "loading"
+    assert status.get_attribute("data-source") is None
+    expect(page.locator("#boot-progress")).to_be_visible()
+    assert page.locator("#output-grid").get_attribute("aria-busy") == "true"
+    # The latest state wins: a later change is the one applied when Python is ready.
+    page.fill("#stride", "2")
+    assert widget.hash().startswith("#k=1&s=2&")
+    page.wait_for_timeout(500)
+    assert release() >= 1
+    widget.wait_settled()
+    expect(status).to_have_text("Ready: max pooling, 1 × 1 window, stride 2.")
+    assert widget.values("output") == [["1", "5"], ["0", "-3"]]
