@@ -121,7 +121,7 @@ export function parseCellValue(text, where) {
 const KINDS = {
   pair: {
     parse(text, property, source) {
-      const parts = text.split(",");
+      const parts = pairParts(text, source);
       if (parts.length > 2) throw new InputError(`${property.name} takes one number or a pair like 3,2; got ${quote(text)}`, source);
       const values = parts.map((part) => wholeNumber(part.trim(), property, source));
       return values.length === 1 ? [values[0], values[0]] : values;
@@ -157,9 +157,19 @@ const KINDS = {
   },
 };
 
+// The separators a parameter field takes between the two numbers of a pair: a phone's
+// numeric keypad has no comma, so a space, ";", "x", "*" or "×" does as well ("3 2", "3x2").
+// The hash is the page's own writing and keeps to the comma.
+const FIELD_PAIR_SEPARATOR = /\s*[,;x*×]\s*|\s+/i;
+
+function pairParts(text, source) {
+  return source === "field" ? text.trim().split(FIELD_PAIR_SEPARATOR) : text.split(",");
+}
+
 function wholeNumber(text, property, source) {
   if (!/^\d{1,6}$/.test(text)) {
-    throw new InputError(`${property.name} must be a whole number or a pair like 3,2; got ${quote(text)}`, source);
+    const pairs = source === "field" ? 'a pair like 3,2 (or 3 2, 3x2)' : "a pair like 3,2";
+    throw new InputError(`${property.name} must be a whole number or ${pairs}; got ${quote(text)}`, source);
   }
   const value = Number(text);
   if (value < property.min || value > property.max) {

@@ -95,6 +95,21 @@ test("pairs typed in the parameter fields are refused as a field's error, with t
   assert.throws(() => parsePair("9", "p", "field"), (e) => e.source === "field" && /padding \(p\) must be between 0 and 8; got 9/.test(e.message));
 });
 
+test("a field takes a pair with any separator a phone keypad has: space, ;, x, * or ×", () => {
+  for (const text of ["3,2", "3 2", "3  2", " 3;2 ", "3x2", "3 X 2", "3*2", "3×2", "3 × 2", "3, 2"]) {
+    assert.deepEqual(parsePair(text, "k", "field"), [3, 2], text);
+  }
+  assert.deepEqual(parsePair(" 4 ", "s", "field"), [4, 4]);
+  assert.throws(() => parsePair("3 2 1", "k", "field"), (e) => e.source === "field" && e.message === 'kernel (k) takes one number or a pair like 3,2; got "3 2 1"');
+  assert.throws(() => parsePair("3.2", "k", "field"),
+    (e) => e.message === 'kernel (k) must be a whole number or a pair like 3,2 (or 3 2, 3x2); got "3.2"');
+  assert.throws(() => parsePair("3,", "d", "field"), /dilation \(d\) must be a whole number or a pair like 3,2 \(or 3 2, 3x2\); got ""/);
+  assert.throws(() => parsePair("3 -1", "p", "field"), /padding \(p\) must be a whole number .*; got "-1"/);
+  // The link is the page's own writing: it keeps to the comma, and says so.
+  assert.throws(() => parseHash("#k=3x2"), (e) => e.source === "hash" && e.message === 'kernel (k) must be a whole number or a pair like 3,2; got "3x2"');
+  assert.throws(() => parseHash("#k=3%202"), /kernel \(k\) must be a whole number or a pair like 3,2; got "3 2"/);
+});
+
 const paste = (text) => parseMatrix(text, MATRIX_SPELLINGS.paste());
 
 test("the paste box reads rows on lines, spaces or commas, and bracketed NumPy and list forms", () => {
