@@ -19,7 +19,6 @@ export function controlElements() {
     cip: byId("cip"),
     gradient: byId("gradient"),
     preset: byId("preset"),
-    presetApply: byId("preset-apply"),
     rows: byId("rows"),
     cols: byId("cols"),
     paste: byId("paste"),
@@ -150,8 +149,10 @@ export function bindControls(controls, { getState, change, reportControlError, g
     if (name === "random") lastRandomInput = matrixText(state.x);
     state.g = null;
   });
+  // Choosing a preset loads it. A keyboard's arrows on the closed list (Chromium, current
+  // Firefox) fire "change" at each step, so arrowing through the list loads each preset on
+  // the way: each is one quick trace, superseded by the next.
   controls.preset.addEventListener("change", loadPreset);
-  controls.presetApply.addEventListener("click", loadPreset);
 
   const resize = () => {
     const rows = Number(controls.rows.value);
