@@ -15,7 +15,7 @@
 import { WorkerBridge } from "./bridge.js";
 import { bindControls, controlElements, fillPresetOptions, switchMode, syncControls } from "./controls.js";
 import { pairText, sizeText } from "./format.js";
-import { Guide } from "./guide.js";
+import { Guide, progressKey } from "./guide.js";
 import { lessonBlocks, renderLesson } from "./lesson.js";
 import { keepOffline } from "./offline.js";
 import { Player } from "./player.js";
@@ -171,6 +171,7 @@ function setState(next) {
 }
 
 function change(mutator) {
+  guide.note("learner");
   const next = cloneState(app.state);
   mutator(next);
   app.view.editing = null;
@@ -181,6 +182,7 @@ function loadHash() {
   // A new state from outside (Back, a pasted link) ends any edit: the edited cell belonged
   // to the state that was left, and may not even exist in this one.
   app.view.editing = null;
+  guide.note("outside");
   try {
     const parsed = parseHash(location.hash);
     app.controlError = null;
@@ -224,7 +226,11 @@ function select(row, col) {
   for (const cell of regions.outputGrid.querySelectorAll('[data-grid="output"][tabindex="0"]')) cell.tabIndex = -1;
   const target = regions.outputGrid.querySelector(`[data-grid="output"][data-row="${row}"][data-col="${col}"]`);
   if (target) target.tabIndex = 0;
-  change((state) => { state.sel = [row, col]; });
+  guide.note("pick");
+  change((state) => {
+    state.sel = [row, col];
+    state.selImplicit = false;
+  });
   announceSelection();
 }
 
@@ -336,7 +342,10 @@ stage.addEventListener("keydown", (event) => {
     if (cell.grid === "output") select(cell.row, cell.col);
     else if (cell.grid === "input" || cell.grid === "grad-output") startEditing(cell);
   } else if (event.key === "Escape" && cell.grid === "output") {
-    change((state) => { state.sel = null; });
+    change((state) => {
+      state.sel = null;
+      state.selImplicit = false;
+    });
     announceSelection();
   } else if ((cell.grid === "input" || cell.grid === "grad-output") && /^[-+.\d]$/.test(event.key)) {
     event.preventDefault();
@@ -388,7 +397,11 @@ const player = new Player({
   caption: byId("player-caption"),
   motionNote: byId("player-motion"),
 }, () => render(), announce);
-const guide = new Guide({ list: byId("guide-steps"), progress: byId("guide-progress"), reset: byId("guide-reset") }, announce);
+const guide = new Guide(
+  { list: byId("guide-steps"), progress: byId("guide-progress"), reset: byId("guide-reset") },
+  announce,
+  progressKey(location, window.parent !== window, document.referrer),
+);
 
 function renderTeaching(trace) {
   renderLesson(lessonText, lessonBlocks(app.state, trace));
@@ -409,6 +422,7 @@ stage.addEventListener("focusin", (event) => {
   const cell = cellOf(event.target);
   if (cell?.grid !== "input") return;
   app.view.inspected = [cell.row, cell.col];
+  guide.note("pick");
   guide.update(app.state, isCurrent() ? app.trace : null, { inspected: app.view.inspected });
 });
 
