@@ -26,6 +26,7 @@ export function controlElements() {
     pasteMessage: byId("paste-message"),
     gradOnes: byId("grad-ones"),
     gradCount: byId("grad-count"),
+    foldToggle: byId("controls-toggle"),
   };
 }
 
@@ -189,6 +190,12 @@ export function bindControls(controls, { getState, change, reportControlError, g
       state.x = matrix;
       state.g = null;
     });
+  });
+
+  // Narrow screens show the settings folded (style.css); the toggle opens and closes them.
+  controls.foldToggle.addEventListener("click", () => {
+    const open = controls.foldToggle.getAttribute("aria-expanded") === "true";
+    controls.foldToggle.setAttribute("aria-expanded", String(!open));
   });
 
   controls.gradOnes.addEventListener("click", () => change((state) => { state.g = null; }));

@@ -181,6 +181,11 @@ def test_no_horizontal_scroll_at_360_px(widget):
             "return [innerWidth, document.documentElement.scrollWidth, document.documentElement.clientWidth]")
         assert inner == 360
         assert page <= room, f"the page is {page} px wide in a {room} px wide viewport"
+        # The settings start folded, so both grids begin on the first screen (800 px).
+        folded, tops = driver.execute_script("""return [
+            getComputedStyle(document.getElementById("controls-body")).display === "none",
+            ["input", "output"].map((grid) => document.querySelector(`[data-grid="${grid}"]`).getBoundingClientRect().top)]""")
+        assert folded and all(top < 800 for top in tops), (folded, tops)
     finally:
         driver.switch_to.default_content()
     assert widget.problems() == []
