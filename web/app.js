@@ -43,6 +43,7 @@ const statusBox = byId("status");
 const statusText = byId("status-text");
 const progressBar = byId("boot-progress");
 const controls = controlElements();
+const darkScheme = window.matchMedia("(prefers-color-scheme: dark)");
 
 const app = {
   state: defaultState(),
@@ -52,12 +53,22 @@ const app = {
   hashError: null,
   controlError: null,
   boot: { ready: false, failure: null, step: 0, steps: 4, message: "Starting the Python worker" },
-  view: { focus: {}, editing: null, inspected: null },
+  view: { focus: {}, editing: null, inspected: null, scheme: colourScheme() },
   // What the grids show now: the `next` of the render that last drew them (redrawPlan).
   drawn: null,
   timings: { bootMs: null, bootSteps: [], lastTraceMs: null, lastRoundTripMs: null, lastRenderMs: null },
 };
 const pageStart = performance.now();
+
+// The heat map's palette follows the system's colour scheme (style.css does the rest);
+// a switch while the page is open redraws the grids.
+function colourScheme() {
+  return darkScheme.matches ? "dark" : "light";
+}
+darkScheme.addEventListener("change", () => {
+  app.view.scheme = colourScheme();
+  render();
+});
 
 const cloneState = (state) => structuredClone(state);
 const isCurrent = () => app.trace !== null && app.traceKey === requestKey(app.state);
