@@ -19,6 +19,7 @@ export function controlElements() {
     cip: byId("cip"),
     gradient: byId("gradient"),
     preset: byId("preset"),
+    presetReroll: byId("preset-reroll"),
     rows: byId("rows"),
     cols: byId("cols"),
     paste: byId("paste"),
@@ -76,6 +77,7 @@ export function syncControls(controls, state) {
   const preset = presetShowing(state.x);
   if (preset) controls.preset.value = preset;
   else controls.preset.selectedIndex = -1;
+  controls.presetReroll.hidden = preset !== "random";
   controls.rows.value = String(state.x.length);
   controls.cols.value = String(state.x[0].length);
 }
@@ -154,6 +156,7 @@ export function bindControls(controls, { getState, change, reportControlError, g
   // Firefox) fire "change" at each step, so arrowing through the list loads each preset on
   // the way: each is one quick trace, superseded by the next.
   controls.preset.addEventListener("change", loadPreset);
+  controls.presetReroll.addEventListener("click", loadPreset);
 
   const resize = () => {
     const rows = Number(controls.rows.value);

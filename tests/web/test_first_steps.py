@@ -125,6 +125,22 @@ def test_choosing_a_preset_loads_it_with_no_load_button(widget):
     expect(page.locator("#preset")).to_have_value("ties")
     widget.wait_settled()
     assert widget.values("input")[0] == ["3", "3", "1", "2"]
+    # Choosing "random" while it shows fires no change: a button deals new numbers then.
+    reroll = page.locator("#preset-reroll")
+    expect(reroll).to_be_hidden()
+    page.select_option("#preset", "random")
+    widget.wait_settled()
+    expect(reroll).to_be_visible()
+    dealt = [widget.values("input")]
+    for _ in range(3):  # four deals of 16 values in -9..9 all alike: a negligible chance
+        reroll.click()
+        widget.wait_settled()
+        dealt.append(widget.values("input"))
+        expect(page.locator("#preset")).to_have_value("random")
+    assert len({str(values) for values in dealt}) > 1, dealt
+    assert all(-9 <= int(v) <= 9 for values in dealt for row in values for v in row)
+    page.select_option("#preset", "fixture")
+    expect(reroll).to_be_hidden()
 
 
 def test_pair_fields_take_a_phone_keyboards_separators(widget):
