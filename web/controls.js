@@ -152,9 +152,9 @@ export function bindControls(controls, { getState, change, reportControlError, g
     if (name === "random") lastRandomInput = matrixText(state.x);
     state.g = null;
   });
-  // Choosing a preset loads it. A keyboard's arrows on the closed list (Chromium, current
-  // Firefox) fire "change" at each step, so arrowing through the list loads each preset on
-  // the way: each is one quick trace, superseded by the next.
+  // Choosing a preset loads it. A keyboard's arrows on the closed list fire "change" at
+  // each step (Chromium, Firefox, WebKitGTK and WPE; tests/engines), so arrowing through the
+  // list loads each preset on the way: each is one quick trace, superseded by the next.
   controls.preset.addEventListener("change", loadPreset);
   controls.presetReroll.addEventListener("click", loadPreset);
 

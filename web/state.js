@@ -168,7 +168,7 @@ function pairParts(text, source) {
 
 function wholeNumber(text, property, source) {
   if (!/^\d{1,6}$/.test(text)) {
-    const pairs = source === "field" ? 'a pair like 3,2 (or 3 2, 3x2)' : "a pair like 3,2";
+    const pairs = source === "field" ? "a pair like 3,2 (or 3 2, 3x2)" : "a pair like 3,2";
     throw new InputError(`${property.name} must be a whole number or ${pairs}; got ${quote(text)}`, source);
   }
   const value = Number(text);

@@ -119,7 +119,7 @@ def test_choosing_a_preset_loads_it_with_no_load_button(widget):
     widget.wait_settled()
     assert widget.values("output") == [["6", "8"], ["14", "16"]]
     # A keyboard's arrow on the closed list loads the next preset at once (Chromium fires
-    # "change" on each step, as current Firefox does).
+    # "change" on each step; tests/engines checks Firefox and the WebKits).
     page.focus("#preset")
     page.keyboard.press("ArrowDown")
     expect(page.locator("#preset")).to_have_value("ties")
