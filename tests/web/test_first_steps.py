@@ -362,10 +362,18 @@ def test_every_mark_stands_out_in_both_schemes(widget, scheme):
         assert all(contrast(preview["outline"], shade) >= 3 for shade in shades), ("preview", preview["outline"], shades)
 
 
-def test_the_browser_bar_follows_the_scheme(widget):
+def test_the_page_follows_a_scheme_switch_and_the_browser_bar_has_both(widget):
     page = widget.page
-    widget.open(wait=False)
+    page.emulate_media(color_scheme="light", reduced_motion="reduce")  # no colour transition
+    widget.open()
     metas = page.locator('meta[name="theme-color"]').evaluate_all("metas => metas.map((m) => [m.media, m.content])")
     assert metas == [["(prefers-color-scheme: light)", "#1d4ed8"], ["(prefers-color-scheme: dark)", "#111318"]]
+    first = widget.cell("output", 0, 0)
+    light = first.evaluate("cell => getComputedStyle(cell).backgroundColor")
+    # Switched while the page is open: the page and the heat map (inline colours) follow.
     page.emulate_media(color_scheme="dark")
     assert page.evaluate("getComputedStyle(document.documentElement).backgroundColor") == "rgb(17, 19, 24)"  # #111318
+    expect(first).not_to_have_css("background-color", light)
+    dark = first.evaluate("cell => getComputedStyle(cell).backgroundColor")
+    assert contrast(dark, "rgb(0, 0, 0)") < contrast(light, "rgb(0, 0, 0)") / 2, (light, dark)
+    assert widget.values("output") == [["4", "8"], ["9", "-2"]]
