@@ -18,7 +18,7 @@ import { WorkerBridge } from "./bridge.js";
 import { CodeView } from "./code-view.js";
 import { bindControls, controlElements, fillPresetOptions, switchMode, syncControls } from "./controls.js";
 import { pairText, sizeText } from "./format.js";
-import { Guide } from "./guide.js";
+import { Guide, progressKey } from "./guide.js";
 import { lessonBlocks, renderLesson } from "./lesson.js";
 import { keepOffline } from "./offline.js";
 import { Player } from "./player.js";
@@ -47,6 +47,7 @@ const statusBox = byId("status");
 const statusText = byId("status-text");
 const progressBar = byId("boot-progress");
 const controls = controlElements();
+const darkScheme = window.matchMedia("(prefers-color-scheme: dark)");
 
 const app = {
   state: defaultState(),
@@ -58,12 +59,22 @@ const app = {
   hashError: null,
   controlError: null,
   boot: { ready: false, failure: null, step: 0, steps: 4, message: "Starting the Python worker" },
-  view: { focus: {}, editing: null, inspected: null },
+  view: { focus: {}, editing: null, inspected: null, scheme: colourScheme() },
   // What the grids show now: the `next` of the render that last drew them (redrawPlan).
   drawn: null,
   timings: { bootMs: null, bootSteps: [], lastTraceMs: null, lastRoundTripMs: null, lastRenderMs: null },
 };
 const pageStart = performance.now();
+
+// The heat map's palette follows the system's colour scheme (style.css does the rest);
+// a switch while the page is open redraws the grids.
+function colourScheme() {
+  return darkScheme.matches ? "dark" : "light";
+}
+darkScheme.addEventListener("change", () => {
+  app.view.scheme = colourScheme();
+  render();
+});
 
 const cloneState = (state) => structuredClone(state);
 const isCurrent = () => app.trace !== null && app.traceKey === requestKey(app.state);
@@ -207,6 +218,7 @@ function setState(next) {
 }
 
 function change(mutator) {
+  guide.note("learner");
   const next = cloneState(app.state);
   mutator(next);
   app.view.editing = null;
@@ -217,6 +229,7 @@ function loadHash() {
   // A new state from outside (Back, a pasted link) ends any edit: the edited cell belonged
   // to the state that was left, and may not even exist in this one.
   app.view.editing = null;
+  guide.note("outside");
   try {
     const parsed = parseHash(location.hash);
     app.controlError = null;
@@ -260,7 +273,11 @@ function select(row, col) {
   for (const cell of regions.outputGrid.querySelectorAll('[data-grid="output"][tabindex="0"]')) cell.tabIndex = -1;
   const target = regions.outputGrid.querySelector(`[data-grid="output"][data-row="${row}"][data-col="${col}"]`);
   if (target) target.tabIndex = 0;
-  change((state) => { state.sel = [row, col]; });
+  guide.note("pick");
+  change((state) => {
+    state.sel = [row, col];
+    state.selImplicit = false;
+  });
   announceSelection();
 }
 
@@ -372,7 +389,10 @@ stage.addEventListener("keydown", (event) => {
     if (cell.grid === "output") select(cell.row, cell.col);
     else if (cell.grid === "input" || cell.grid === "grad-output") startEditing(cell);
   } else if (event.key === "Escape" && cell.grid === "output") {
-    change((state) => { state.sel = null; });
+    change((state) => {
+      state.sel = null;
+      state.selImplicit = false;
+    });
     announceSelection();
   } else if ((cell.grid === "input" || cell.grid === "grad-output") && /^[-+.\d]$/.test(event.key)) {
     event.preventDefault();
@@ -433,7 +453,11 @@ const codeView = new CodeView({
   picture: byId("save-picture"),
   copyButtons: [...document.querySelectorAll("#code [data-copy]")],
 }, () => ({ state: app.state, trace: isCurrent() ? app.trace : null }));
-const guide = new Guide({ list: byId("guide-steps"), progress: byId("guide-progress"), reset: byId("guide-reset") }, announce);
+const guide = new Guide(
+  { list: byId("guide-steps"), progress: byId("guide-progress"), reset: byId("guide-reset") },
+  announce,
+  progressKey(location, window.parent !== window, document.referrer),
+);
 
 function renderTeaching(trace) {
   renderLesson(lessonText, lessonBlocks(app.state, trace));
@@ -454,6 +478,7 @@ stage.addEventListener("focusin", (event) => {
   const cell = cellOf(event.target);
   if (cell?.grid !== "input") return;
   app.view.inspected = [cell.row, cell.col];
+  guide.note("pick");
   guide.update(app.state, isCurrent() ? app.trace : null, { inspected: app.view.inspected });
 });
 

@@ -19,7 +19,7 @@ export function controlElements() {
     cip: byId("cip"),
     gradient: byId("gradient"),
     preset: byId("preset"),
-    presetApply: byId("preset-apply"),
+    presetReroll: byId("preset-reroll"),
     rows: byId("rows"),
     cols: byId("cols"),
     paste: byId("paste"),
@@ -27,6 +27,7 @@ export function controlElements() {
     pasteMessage: byId("paste-message"),
     gradOnes: byId("grad-ones"),
     gradCount: byId("grad-count"),
+    foldToggle: byId("controls-toggle"),
   };
 }
 
@@ -76,6 +77,7 @@ export function syncControls(controls, state) {
   const preset = presetShowing(state.x);
   if (preset) controls.preset.value = preset;
   else controls.preset.selectedIndex = -1;
+  controls.presetReroll.hidden = preset !== "random";
   controls.rows.value = String(state.x.length);
   controls.cols.value = String(state.x[0].length);
 }
@@ -156,8 +158,11 @@ export function bindControls(controls, { getState, change, reportControlError, g
     presetChange(name)(state);
     if (name === "random") lastRandomInput = matrixText(state.x);
   });
+  // Choosing a preset loads it. A keyboard's arrows on the closed list fire "change" at
+  // each step (Chromium, Firefox, WebKitGTK and WPE; tests/engines), so arrowing through the
+  // list loads each preset on the way: each is one quick trace, superseded by the next.
   controls.preset.addEventListener("change", loadPreset);
-  controls.presetApply.addEventListener("click", loadPreset);
+  controls.presetReroll.addEventListener("click", loadPreset);
 
   const resize = () => {
     const rows = Number(controls.rows.value);
@@ -194,6 +199,12 @@ export function bindControls(controls, { getState, change, reportControlError, g
       state.x = matrix;
       state.g = null;
     });
+  });
+
+  // Narrow screens show the settings folded (style.css); the toggle opens and closes them.
+  controls.foldToggle.addEventListener("click", () => {
+    const open = controls.foldToggle.getAttribute("aria-expanded") === "true";
+    controls.foldToggle.setAttribute("aria-expanded", String(!open));
   });
 
   controls.gradOnes.addEventListener("click", () => change((state) => { state.g = null; }));

@@ -8,6 +8,7 @@
 // Query parameters: embed=1 gives the compact view for an iframe (no header, compact
 // controls; when framed, the page posts {type: "poolgrad:size", height} to its parent
 // whenever its height changes); lesson=0 hides the lesson panels (#lesson, #player, #guide).
+// (id=name, read by guide.js, names the lesson the "Try it" progress belongs to.)
 
 const params = new URLSearchParams(location.search);
 const config = {

@@ -1,22 +1,30 @@
 // The "Try it" path: each step is a pure predicate over (state, trace, context) that says
-// whether the learner has done it; a step stays ticked once done, until reset. Progress
-// is kept in localStorage when the browser allows it (iframes and private modes may not),
-// never in the URL hash: it belongs to the learner, not to the view being linked.
+// whether a view shows it done. A step ticks only for what the learner did: when one of
+// their own actions makes it hold (it did not before), or, for a step that asks them to
+// pick a cell, when they pick one that makes it hold. A view that arrives from outside (a
+// link, Back, a host page changing the hash) ticks nothing, nor does the implicit first
+// selection. A ticked step stays ticked until reset. Progress is kept in localStorage when
+// the browser allows it (iframes and private modes may not), under a key of the widget's
+// page and the lesson page around it (progressKey), never in the URL hash: it belongs to
+// the learner, not to the view being linked.
 // Each step's leadsTo(state) makes the change its task asks for: the views the steps lead
 // to are among those the site precomputes (first-views.js).
 
 import { presetChange, switchMode } from "./controls.js";
 import { selectedOutput, tiedCells } from "./trace-view.js";
 
-const STORAGE_KEY = "poolgrad-guide-v1";
+const STORAGE_PREFIX = "poolgrad-guide-v2";
 const same = (pair, first, second) => pair[0] === first && pair[1] === second;
 const isMax = (trace) => trace?.mode === "max";
 const showsGradient = (state, trace) => state.grad && trace?.grad_input !== undefined;
 const sharedBy = (trace, [r, c]) => trace.sources[r][c].length > 1;
+// The output someone picked: the implicit first selection is the widget's, not a pick.
+const pickedOutput = (state, trace) => (state.selImplicit ? null : selectedOutput(state, trace));
 
 export const GUIDE_STEPS = [
   {
     id: "shared",
+    picks: true,
     title: "Find the cell two outputs share",
     task: "Set the kernel to 3 and the stride to 1 in max mode. Neighbouring windows now overlap: select an output whose maximum is also another output's maximum, or click that input cell.",
     leadsTo(state) {
@@ -25,7 +33,7 @@ export const GUIDE_STEPS = [
     },
     done(state, trace, context) {
       if (!isMax(trace) || !same(trace.kernel_size, 3, 3) || !same(trace.stride, 1, 1)) return false;
-      const selected = selectedOutput(state, trace);
+      const selected = pickedOutput(state, trace);
       const [height, width] = trace.input_shape;
       const inspected = context.inspected;
       const inspectedInside = inspected && inspected[0] < height && inspected[1] < width;
@@ -34,6 +42,7 @@ export const GUIDE_STEPS = [
   },
   {
     id: "routing",
+    picks: true,
     title: "Every gradient lands on a maximum",
     task: "Go back to a 2 × 2 window with stride 2, turn on Gradient routing and select an output: its gradient lands on the cell marked max, and every other cell gets 0.",
     leadsTo(state) {
@@ -42,7 +51,7 @@ export const GUIDE_STEPS = [
     },
     done(state, trace) {
       return isMax(trace) && showsGradient(state, trace) && same(trace.kernel_size, 2, 2) && same(trace.stride, 2, 2)
-        && selectedOutput(state, trace) !== null;
+        && pickedOutput(state, trace) !== null;
     },
   },
   {
@@ -59,6 +68,7 @@ export const GUIDE_STEPS = [
   },
   {
     id: "tie",
+    picks: true,
     title: "Make a tie and see which cell wins",
     task: "In max mode, give a window two equal maxima (edit a cell, or load the Ties preset) and select its output: the first of them in reading order wins.",
     leadsTo(state) {
@@ -66,25 +76,75 @@ export const GUIDE_STEPS = [
       presetChange("ties")(state);
     },
     done(state, trace) {
-      const selected = selectedOutput(state, trace);
+      const selected = pickedOutput(state, trace);
       return isMax(trace) && selected !== null && tiedCells(trace, selected).length > 1;
     },
   },
 ];
 
-function loadProgress() {
+// The ids of the steps (state, trace, context) shows done.
+export function stepsShown(state, trace, context) {
+  return new Set(GUIDE_STEPS.filter((step) => step.done(state, trace, context)).map((step) => step.id));
+}
+
+// Which steps a change ticks: `before` and `now` are stepsShown before and after it;
+// `cause` is what made it: "learner" (a control, an edit, a preset), "pick" (the learner
+// selected an output or inspected an input cell), or "outside" / null (a link, a hash
+// change from elsewhere, a redraw): those tick nothing. A learner's change ticks the steps
+// it makes hold; a pick also ticks a step about picking that already held (picking
+// another shared maximum is doing step 1 again), never one that is not about picking.
+export function stepsTicked(before, now, cause) {
+  if (cause !== "learner" && cause !== "pick") return [];
+  return GUIDE_STEPS
+    .filter((step) => now.has(step.id) && (!before.has(step.id) || (cause === "pick" && step.picks)))
+    .map((step) => step.id);
+}
+
+// The cause of several changes the guide has not seen the trace of yet: a view from
+// outside overrides the learner's changes before it (they were superseded); a pick
+// outranks another change.
+export function combineCauses(pending, cause) {
+  if (pending === "outside" || cause === "outside") return "outside";
+  if (pending === "pick" || cause === "pick") return "pick";
+  return cause ?? pending;
+}
+
+// The localStorage key of the progress of this widget in this lesson: the widget's own
+// path (no query, no hash: the state is not the lesson), and the lesson page around it:
+// the `id` query parameter when the host sets one (?embed=1&id=pooling-week-2), else, in
+// a frame, the path of the page that framed it (document.referrer, without its query and
+// hash; a host on another site shows only its origin under the default referrer policy,
+// so several lessons there need ids), else the widget's page alone.
+// location: { pathname, search }; framed: whether the page is in a frame.
+export function progressKey(location, framed, referrer) {
+  const id = new URLSearchParams(location.search).get("id");
+  let host = "page";
+  if (id) host = `id:${id}`;
+  else if (framed) {
+    let url = null;
+    try {
+      url = new URL(referrer);
+    } catch {
+      // No referrer (a sandboxed frame, a no-referrer policy): every such frame shares one key.
+    }
+    host = url ? `in:${url.origin}${url.pathname}` : "in:unknown";
+  }
+  return `${STORAGE_PREFIX}|${location.pathname}|${host}`;
+}
+
+function loadProgress(key) {
   try {
-    const saved = JSON.parse(window.localStorage.getItem(STORAGE_KEY) ?? "[]");
+    const saved = JSON.parse(window.localStorage.getItem(key) ?? "[]");
     return new Set(Array.isArray(saved) ? saved.filter((id) => GUIDE_STEPS.some((step) => step.id === id)) : []);
   } catch {
     return new Set();
   }
 }
 
-function saveProgress(done) {
+function saveProgress(key, done) {
   try {
-    if (done.size === 0) window.localStorage.removeItem(STORAGE_KEY);
-    else window.localStorage.setItem(STORAGE_KEY, JSON.stringify([...done]));
+    if (done.size === 0) window.localStorage.removeItem(key);
+    else window.localStorage.setItem(key, JSON.stringify([...done]));
   } catch {
     // Storage refused (private mode, a sandboxed iframe): progress lasts for this page.
   }
@@ -92,10 +152,15 @@ function saveProgress(done) {
 
 export class Guide {
   // elements: list (an <ol>), progress, reset. announce(text) speaks a newly ticked step.
-  constructor(elements, announce) {
+  // storageKey: progressKey(...) of this page.
+  constructor(elements, announce, storageKey) {
     this.elements = elements;
     this.announce = announce;
-    this.done = loadProgress();
+    this.storageKey = storageKey;
+    this.done = loadProgress(storageKey);
+    // The steps the last view with a trace showed, and the cause of the changes since.
+    this.shown = new Set();
+    this.cause = null;
     this.items = new Map();
     for (const [index, step] of GUIDE_STEPS.entries()) {
       const item = document.createElement("li");
@@ -112,22 +177,32 @@ export class Guide {
     }
     elements.reset.addEventListener("click", () => {
       this.done.clear();
-      saveProgress(this.done);
+      saveProgress(this.storageKey, this.done);
       this.draw();
       this.announce("Try it: progress reset.");
     });
     this.draw();
   }
 
-  // Tick every step the current state and trace show as done.
+  // Say what made the next view: "learner", "pick" or "outside" (see stepsTicked). It
+  // counts once the view's trace is there: the next update with a trace.
+  note(cause) {
+    this.cause = combineCauses(this.cause, cause);
+  }
+
+  // Tick the steps the learner's changes since the last update made hold.
   update(state, trace, context) {
     if (!trace) return;
-    const fresh = GUIDE_STEPS.filter((step) => !this.done.has(step.id) && step.done(state, trace, context));
+    const now = stepsShown(state, trace, context);
+    const fresh = stepsTicked(this.shown, now, this.cause).filter((id) => !this.done.has(id));
+    this.shown = now;
+    this.cause = null;
     if (fresh.length === 0) return;
-    for (const step of fresh) this.done.add(step.id);
-    saveProgress(this.done);
+    for (const id of fresh) this.done.add(id);
+    saveProgress(this.storageKey, this.done);
     this.draw();
-    this.announce(`Try it: done, ${fresh.map((step) => step.title).join("; ")}. ${this.summary()}`);
+    const titles = GUIDE_STEPS.filter((step) => fresh.includes(step.id)).map((step) => step.title);
+    this.announce(`Try it: done, ${titles.join("; ")}. ${this.summary()}`);
   }
 
   summary() {

@@ -57,18 +57,32 @@ function luminance(hue, saturation, lightness) {
 }
 
 const DARK_TEXT = { colour: "#1d1d1f", luminance: 0.0122 };
+// White text reads at WCAG AA (4.5:1) on a background of at most this luminance.
+const WHITE_TEXT_LIMIT = 1.05 / 4.5 - 0.05;
 
-// Heat map: blue for negatives, orange for positives, white at zero, scaled by the
-// largest finite magnitude so a grid reads at a glance. The text is dark or white,
-// whichever contrasts more with the shade.
-function heatColours(value, scale, hues = { negative: 215, positive: 24 }) {
+// Heat map: blue for negatives, orange for positives, neutral at zero, scaled by the
+// largest finite magnitude so a grid reads at a glance. In the light scheme the shades
+// darken from white; in the dark one (`scheme` "dark", prefers-color-scheme) they
+// brighten from the panel's near-black, kept dark enough for white text. The text is dark
+// or white, whichever contrasts more with the shade.
+const VALUE_HUES = { negative: 215, positive: 24 };
+
+export function heatColours(value, scale, hues = VALUE_HUES, scheme = "light") {
   const number = decodeNumber(value);
   if (Number.isNaN(number)) return { background: "hsl(280 30% 88%)", color: DARK_TEXT.colour };
   const strength = scale > 0 ? Math.min(1, Math.abs(number) / scale) : 0;
   const clipped = Number.isFinite(number) ? strength : 1;
   const hue = number < 0 ? hues.negative : hues.positive;
-  const saturation = 40 + clipped * 45;
-  const lightness = 98 - clipped * 52;
+  let saturation;
+  let lightness;
+  if (scheme === "dark") {
+    saturation = 30 + clipped * 50;
+    lightness = 16 + clipped * 30;
+    while (luminance(hue, saturation, lightness) > WHITE_TEXT_LIMIT) lightness -= 1;
+  } else {
+    saturation = 40 + clipped * 45;
+    lightness = 98 - clipped * 52;
+  }
   const background = luminance(hue, saturation, lightness);
   const darkContrast = (background + 0.05) / (DARK_TEXT.luminance + 0.05);
   const whiteContrast = 1.05 / (background + 0.05);
@@ -250,7 +264,7 @@ function inputGrid(state, trace, view, previous) {
       return {
         pad,
         text: formatNumber(value),
-        colours: pad ? null : heatColours(value, scale),
+        colours: pad ? null : heatColours(value, scale, VALUE_HUES, view.scheme),
         attributes: {
           "data-pad": pad ? "true" : undefined,
           "data-shared": !pad && shared(r, c) > 1 ? String(shared(r, c)) : undefined,
@@ -280,7 +294,7 @@ function outputGrid(state, trace, view, previous) {
     const value = trace.output[i][j];
     return {
       text: formatNumber(value),
-      colours: heatColours(value, scale),
+      colours: heatColours(value, scale, VALUE_HUES, view.scheme),
       attributes: { "aria-selected": "false" },
       label: `Output row ${i}, col ${j}: ${formatNumber(value)}`,
     };
@@ -296,7 +310,7 @@ function gradOutputGrid(trace, view, previous) {
     const value = values[i][j];
     return {
       text: formatNumber(value),
-      colours: heatColours(value, scale, GRADIENT_HUES),
+      colours: heatColours(value, scale, GRADIENT_HUES, view.scheme),
       label: `Upstream gradient row ${i}, col ${j}: ${formatNumber(value)}`,
       editor: editorFor(view, "grad-output", i, j),
     };
@@ -313,7 +327,7 @@ function gradInputGrid(trace, view, previous) {
     else if (sources.length === 1) detail = `; from output ${cellName(sources[0])}`;
     return {
       text: formatNumber(value),
-      colours: heatColours(value, scale, GRADIENT_HUES),
+      colours: heatColours(value, scale, GRADIENT_HUES, view.scheme),
       attributes: {
         "data-shared": sources.length > 1 ? String(sources.length) : undefined,
         "data-zero": sources.length === 0 ? "true" : undefined,
@@ -444,7 +458,8 @@ function placeholder(text) {
 
 // Build every region of the view. `trace` is the latest answer, or null (booting, or
 // Python refused the state; `view.traceError` then says why); `view.staleInput` says the
-// trace belongs to an earlier state, so its windows are not drawn on the current input.
+// trace belongs to an earlier state, so its windows are not drawn on the current input;
+// `view.scheme` ("light" or "dark") picks the heat map's palette.
 export function renderView(regions, state, trace, view) {
   cellsByGrid.clear();
   const shown = (region) => region.querySelector(":scope > table.grid");
@@ -548,6 +563,7 @@ export function redrawPlan(drawn, next) {
     && drawn.view.staleInput === next.view.staleInput
     && drawn.view.traceError === next.view.traceError
     && drawn.view.stepMarks === next.view.stepMarks
+    && drawn.view.scheme === next.view.scheme
     && withoutSelection(drawn.state) === withoutSelection(next.state);
   return sameGrids ? "selection" : "all";
 }

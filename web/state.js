@@ -121,7 +121,7 @@ export function parseCellValue(text, where) {
 const KINDS = {
   pair: {
     parse(text, property, source) {
-      const parts = text.split(",");
+      const parts = pairParts(text, source);
       if (parts.length > 2) throw new InputError(`${property.name} takes one number or a pair like 3,2; got ${quote(text)}`, source);
       const values = parts.map((part) => wholeNumber(part.trim(), property, source));
       return values.length === 1 ? [values[0], values[0]] : values;
@@ -157,9 +157,19 @@ const KINDS = {
   },
 };
 
+// The separators a parameter field takes between the two numbers of a pair: a phone's
+// numeric keypad has no comma, so a space, ";", "x", "*" or "×" does as well ("3 2", "3x2").
+// The hash is the page's own writing and keeps to the comma.
+const FIELD_PAIR_SEPARATOR = /\s*[,;x*×]\s*|\s+/i;
+
+function pairParts(text, source) {
+  return source === "field" ? text.trim().split(FIELD_PAIR_SEPARATOR) : text.split(",");
+}
+
 function wholeNumber(text, property, source) {
   if (!/^\d{1,6}$/.test(text)) {
-    throw new InputError(`${property.name} must be a whole number or a pair like 3,2; got ${quote(text)}`, source);
+    const pairs = source === "field" ? "a pair like 3,2 (or 3 2, 3x2)" : "a pair like 3,2";
+    throw new InputError(`${property.name} must be a whole number or ${pairs}; got ${quote(text)}`, source);
   }
   const value = Number(text);
   if (value < property.min || value > property.max) {
@@ -170,8 +180,9 @@ function wholeNumber(text, property, source) {
 
 // The state, property by property, in the hash's canonical order. `initial(state)` is
 // the value when the hash leaves the key out (it may depend on properties above it);
-// `written` says when serialiseState writes it: "always", or "unless-initial" (left out
-// while it equals its initial value). `check(state)`, run once every property is known,
+// `written` says when serialiseState writes it: "always", "unless-initial" (left out
+// while it equals its initial value) or, for the selection, "unless-implicit" (left out
+// while state.selImplicit holds, or when nothing is selected). `check(state)`, run once every property is known,
 // returns a message for a combination the hash may not ask for.
 export const HASH_PROPERTIES = [
   { key: "k", kind: "pair", name: "kernel (k)", min: 1, max: MAX_SIDE, initial: () => [2, 2], written: "always" },
@@ -187,14 +198,19 @@ export const HASH_PROPERTIES = [
   { key: "ceil", kind: "flag", meaning: "1 rounds the output size up", initial: () => false, written: "unless-initial" },
   { key: "cip", kind: "flag", meaning: "0 leaves padding out of the average's divisor", initial: () => true, written: "unless-initial" },
   { key: "grad", kind: "flag", meaning: "1 shows gradient routing", initial: () => false, written: "always" },
-  { key: "sel", kind: "selection", initial: () => null, written: "unless-initial" },
+  // With no sel in the link the first output is selected, so the main interaction shows at
+  // once; that implicit selection (state.selImplicit) is never written: the link carries a
+  // selection only when someone picked it.
+  { key: "sel", kind: "selection", initial: () => [0, 0], written: "unless-implicit" },
   { key: "x", kind: "matrix", name: "the input x", initial: () => FIXTURE.map((row) => row.slice()), written: "always" },
   { key: "g", kind: "matrix", name: "the upstream gradient g", initial: () => null, written: "unless-initial" },
 ];
 const PROPERTY = new Map(HASH_PROPERTIES.map((property) => [property.key, property]));
 
-// Give every property `state` lacks its initial value, in table order.
+// Give every property `state` lacks its initial value, in table order. A selection the
+// state lacks is the implicit one.
 function fillInitial(state) {
+  state.selImplicit ??= !("sel" in state);
   for (const property of HASH_PROPERTIES) {
     if (!(property.key in state)) state[property.key] = property.initial(state);
   }
@@ -248,6 +264,7 @@ export function parseHash(hash) {
 
 function leftOut(property, value, state) {
   if (property.written === "always") return false;
+  if (property.written === "unless-implicit") return state.selImplicit || value === null;
   const initial = property.initial(state);
   if (value === null || initial === null) return value === initial;
   const { write } = KINDS[property.kind];

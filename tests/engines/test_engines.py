@@ -145,6 +145,21 @@ def test_switch_to_average(widget):
     wait_values(widget, "output", MAX_2X2, "back to max pooling")
 
 
+def test_a_preset_loads_when_chosen_and_on_an_arrow_key(widget):
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.select import Select
+
+    widget.set_hash(f"#k=2&s=2&p=0&d=1&mode=max&grad=0&x={FIXTURE}")
+    wait_values(widget, "output", MAX_2X2, "the fixture")
+    Select(widget.control("preset")).select_by_value("distinct")
+    wait_values(widget, "output", [["6", "8"], ["14", "16"]], "the distinct preset, chosen")
+    # A keyboard's arrow on the closed list moves to the next preset and loads it at once.
+    widget.driver.execute_script("arguments[0].focus()", widget.control("preset"))
+    widget.control("preset").send_keys(Keys.ARROW_DOWN)
+    wait_values(widget, "input", [["3", "3", "1", "2"], ["3", "1", "2", "2"], ["0", "5", "4", "4"], ["5", "5", "4", "1"]],
+                "the ties preset, one arrow key down")
+
+
 def test_malformed_hash_shows_an_error_and_recovers(widget):
     widget.set_hash("#k=2&s=2&x=1,2;3")
     message = widget.settled(state="error")
@@ -181,6 +196,11 @@ def test_no_horizontal_scroll_at_360_px(widget):
             "return [innerWidth, document.documentElement.scrollWidth, document.documentElement.clientWidth]")
         assert inner == 360
         assert page <= room, f"the page is {page} px wide in a {room} px wide viewport"
+        # The settings start folded, so both grids begin on the first screen (800 px).
+        folded, tops = driver.execute_script("""return [
+            getComputedStyle(document.getElementById("controls-body")).display === "none",
+            ["input", "output"].map((grid) => document.querySelector(`[data-grid="${grid}"]`).getBoundingClientRect().top)]""")
+        assert folded and all(top < 800 for top in tops), (folded, tops)
     finally:
         driver.switch_to.default_content()
     assert widget.problems() == []

@@ -76,7 +76,8 @@ test("the first bad setting in the link's order is the one reported", () => {
 
 test("one table drives both directions: every key, in the canonical order, and what is left out", () => {
   assert.deepEqual(HASH_PROPERTIES.map((p) => p.key), ["k", "s", "p", "d", "mode", "ceil", "cip", "grad", "sel", "x", "g"]);
-  assert.deepEqual(Object.keys(defaultState()).sort(), HASH_PROPERTIES.map((p) => p.key).sort());
+  // Besides the hash's keys, the state knows whether its selection is the implicit one.
+  assert.deepEqual(Object.keys(defaultState()).sort(), [...HASH_PROPERTIES.map((p) => p.key), "selImplicit"].sort());
   const full = "#k=3,2&s=1&p=1,0&d=2&mode=max&ceil=1&grad=1&sel=1,0&x=1,2;3,4&g=-0,NaN;Infinity,-Infinity";
   assert.equal(serialiseState(parseHash(full)), full);
   // Left out while they equal their initial value: ceil=0, cip=1, no selection, g of ones.
@@ -93,6 +94,36 @@ test("every property's written text parses back to the same value", () => {
 test("pairs typed in the parameter fields are refused as a field's error, with the hash's wording", () => {
   assert.deepEqual(parsePair(" 3 , 2", "k", "field"), [3, 2]);
   assert.throws(() => parsePair("9", "p", "field"), (e) => e.source === "field" && /padding \(p\) must be between 0 and 8; got 9/.test(e.message));
+});
+
+test("a field takes a pair with any separator a phone keypad has: space, ;, x, * or ×", () => {
+  for (const text of ["3,2", "3 2", "3  2", " 3;2 ", "3x2", "3 X 2", "3*2", "3×2", "3 × 2", "3, 2"]) {
+    assert.deepEqual(parsePair(text, "k", "field"), [3, 2], text);
+  }
+  assert.deepEqual(parsePair(" 4 ", "s", "field"), [4, 4]);
+  assert.throws(() => parsePair("3 2 1", "k", "field"), (e) => e.source === "field" && e.message === 'kernel (k) takes one number or a pair like 3,2; got "3 2 1"');
+  assert.throws(() => parsePair("3.2", "k", "field"),
+    (e) => e.message === 'kernel (k) must be a whole number or a pair like 3,2 (or 3 2, 3x2); got "3.2"');
+  assert.throws(() => parsePair("3,", "d", "field"), /dilation \(d\) must be a whole number or a pair like 3,2 \(or 3 2, 3x2\); got ""/);
+  assert.throws(() => parsePair("3 -1", "p", "field"), /padding \(p\) must be a whole number .*; got "-1"/);
+  // The link is the page's own writing: it keeps to the comma, and says so.
+  assert.throws(() => parseHash("#k=3x2"), (e) => e.source === "hash" && e.message === 'kernel (k) must be a whole number or a pair like 3,2; got "3x2"');
+  assert.throws(() => parseHash("#k=3%202"), /kernel \(k\) must be a whole number or a pair like 3,2; got "3 2"/);
+});
+
+test("with no sel in the link the first output is selected, implicitly: the link never writes it", () => {
+  const implicit = parseHash(`#k=3&s=1&x=${FIXTURE_TEXT}`);
+  assert.deepEqual([implicit.sel, implicit.selImplicit], [[0, 0], true]);
+  assert.equal(serialiseState(implicit), `#k=3&s=1&p=0&d=1&mode=max&grad=0&x=${FIXTURE_TEXT}`);
+  assert.deepEqual([defaultState().sel, defaultState().selImplicit], [[0, 0], true]);
+  // A link's sel, even 0,0, is somebody's pick and stays in the link.
+  const picked = parseHash("#sel=0,0");
+  assert.deepEqual([picked.sel, picked.selImplicit], [[0, 0], false]);
+  assert.match(serialiseState(picked), /&sel=0,0&/);
+  // The learner's pick (what app.js's select does) is written; so is nothing after Escape:
+  // a link cannot say "nothing selected", so it opens with the first output selected.
+  assert.match(serialiseState({ ...implicit, sel: [1, 1], selImplicit: false }), /&sel=1,1&/);
+  assert.doesNotMatch(serialiseState({ ...implicit, sel: null, selImplicit: false }), /sel=/);
 });
 
 const paste = (text) => parseMatrix(text, MATRIX_SPELLINGS.paste());

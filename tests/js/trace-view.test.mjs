@@ -11,7 +11,8 @@ test("a selection outside the current output is no selection", () => {
   const { trace } = recorded("fixture_k2_grad");
   assert.deepEqual(selectedOutput(parseHash("#sel=1,1"), trace), [1, 1]);
   assert.equal(selectedOutput(parseHash("#sel=2,0"), trace), null);
-  assert.equal(selectedOutput(parseHash(""), trace), null);
+  assert.deepEqual(selectedOutput(parseHash(""), trace), [0, 0]); // the implicit selection
+  assert.equal(selectedOutput({ ...parseHash(""), sel: null }, trace), null);
   assert.equal(selectedOutput(parseHash("#sel=0,0"), null), null);
 });
 

@@ -32,8 +32,11 @@ def violations(axe, page):
     return [f"{v['id']} ({v['impact']}): {node['target']} {node['failureSummary']}" for v in found for node in v["nodes"]]
 
 
-def test_axe_finds_nothing_in_the_main_states(widget, axe):
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_finds_nothing_in_the_main_states(widget, axe, scheme):
+    """In both colour schemes (prefers-color-scheme): the dark one has its own palette."""
     page = widget.page
+    page.emulate_media(color_scheme=scheme)
     widget.open(wait=False)
     expect(page.locator("#status")).to_have_attribute("data-state", "loading")
     assert violations(axe, page) == [], "loading"
@@ -61,10 +64,15 @@ def test_axe_finds_nothing_in_the_main_states(widget, axe):
     widget.wait_settled()
     page.set_viewport_size({"width": 360, "height": 640})
     assert violations(axe, page) == [], "360 px"
+    page.click("#controls-toggle")
+    expect(page.locator("#kernel")).to_be_visible()
+    assert violations(axe, page) == [], "360 px, settings unfolded"
 
 
-def test_axe_finds_nothing_embedded(widget, axe):
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_finds_nothing_embedded(widget, axe, scheme):
     page = widget.page
+    page.emulate_media(color_scheme=scheme)
     widget.open(f"#k=3&s=1&p=0&d=1&mode=max&grad=1&sel=0,1&x={FIXTURE}", path="index.html?embed=1")
     assert violations(axe, page) == [], "embed"
     widget.open(f"#k=2&s=2&p=0&d=1&mode=avg&grad=0&sel=1,1&x={AVG_EXAMPLE}", path="index.html?embed=1&lesson=0")

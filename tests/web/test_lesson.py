@@ -226,7 +226,7 @@ def test_guide_ticks_each_step_persists_and_resets(widget):
     # The page still shows a tie (the Ties preset, output (0,1) selected) but a reset is a
     # reset: a step ticks again only after the learner does something.
     assert not done("tie")
-    assert page.evaluate("localStorage.getItem('poolgrad-guide-v1')") is None
+    assert page.evaluate("localStorage.getItem('poolgrad-guide-v2|/index.html|page')") is None
     # (1) again, this time by clicking the shared input cell itself.
     widget.set_hash(f"#k=3&s=1&p=0&d=1&mode=max&grad=0&x={FIXTURE}")
     widget.wait_settled()
