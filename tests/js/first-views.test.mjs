@@ -44,7 +44,7 @@ test("a key is the page's request text, the very JSON the worker is sent", () =>
 test("each Try-it step leads to a view that, with an output selected, does the step", () => {
   const cases = { shared: "fixture_k3s1_grad", routing: "fixture_k2_grad", spread: "average_k2_grad", tie: "ties_k2" };
   for (const step of GUIDE_STEPS) {
-    const state = { ...leadsTo(step.id), sel: [0, 0] };
+    const state = { ...leadsTo(step.id), sel: [0, 0], selImplicit: false };
     assert.equal(step.done(state, recorded(cases[step.id]).trace, {}), true, step.id);
   }
   assert.deepEqual([leadsTo("shared").k, leadsTo("shared").s, leadsTo("shared").mode], [[3, 3], [1, 1], "max"]);

@@ -89,7 +89,8 @@ test("the picture of a padded, overlapping max view: every grid, every mark, a l
 });
 
 test("without a selection there is no window, no argmax and no legend for them", () => {
-  const state = parseHash("#k=2&s=2&grad=0&x=1,2,5,6;3,4,8,7;0,-1,-3,-2;-4,9,-6,-5");
+  // A fresh link selects the first output implicitly; Escape leaves nothing selected.
+  const state = { ...parseHash("#k=2&s=2&grad=0&x=1,2,5,6;3,4,8,7;0,-1,-3,-2;-4,9,-6,-5"), sel: null, selImplicit: false };
   const { trace } = recorded("fixture_k2_nograd");
   const elements = parseXml(pictureSvg(state, trace));
   const shown = texts(elements);
