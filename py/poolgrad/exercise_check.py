@@ -77,7 +77,8 @@ class Case:
 
 
 def _forward_case(rule, image, pool_size=2):
-    image = np.asarray(image)
+    # Python ints become int64 everywhere (NumPy's default integer is int32 under Pyodide).
+    image = np.asarray(image, dtype=np.int64) if isinstance(image, list) else image
     return Case(rule, image, pool_size, pool_size, None, exercises.max_pool2d(image, pool_size))
 
 
@@ -275,7 +276,8 @@ def _load(source, name):
     namespace = {"__name__": "exercise"}
     try:
         exec(code, namespace)
-    except Exception as error:  # noqa: BLE001 - whatever the learner's code raises is reported
+    # BaseException: sys.exit() in the learner's code is reported too, not obeyed.
+    except BaseException as error:  # noqa: BLE001 - whatever the learner's code raises is reported
         raised = _LearnerException(error)
         raise _LoadError(f"Running your code raised {raised}.", raised.line) from None
     function = namespace.get(name)
@@ -291,7 +293,7 @@ def _call(function, case, exercise):
         if exercise == "forward":
             return function(case.x.copy(), case.pool_size)
         return function(case.x.tolist(), [list(row) for row in case.grad_output], case.pool_size, case.stride)
-    except Exception as error:  # noqa: BLE001
+    except BaseException as error:  # noqa: BLE001
         raise _LearnerException(error) from None
 
 
