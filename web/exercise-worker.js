@@ -159,7 +159,7 @@ const booted = boot().then(({ runCheck, locked }) => {
   post({ type: "ready", locked });
   return runCheck;
 });
-booted.catch((error) => post({ type: "boot-error", error: `Python for the exercises could not start: ${error?.message ?? error}` }));
+booted.catch((error) => post({ type: "boot-error", error: String(error?.message ?? error) }));
 
 self.addEventListener("message", async (event) => {
   const { id, exercise, source } = event.data ?? {};

@@ -279,7 +279,7 @@ export class ExerciseRunner {
         worker.terminate();
         this.worker = null;
       }
-      return { state: "error", sentence: `Python for the exercises could not start: ${error.message} Run again to retry.`, mismatches: [] };
+      return { state: "error", sentence: `Python for the exercises could not start: ${error.message}. Run again to retry.`, mismatches: [] };
     }
     const id = this.nextId++;
     return new Promise((resolve) => {

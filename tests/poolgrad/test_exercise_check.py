@@ -166,6 +166,13 @@ def test_an_exception_at_import_time_and_a_missing_function():
     assert missing["sentence"] == "Your code does not define max_pool2d; write def max_pool2d(image, pool_size=2): ..."
 
 
+def test_sys_exit_in_the_learners_code_is_reported_not_obeyed():
+    at_import = exercise_check.check("import sys\nsys.exit(3)\n", "forward")
+    assert at_import["sentence"] == "Running your code raised SystemExit on line 2 of your code: 3."
+    in_call = exercise_check.check("def max_pool2d(image, pool_size=2):\n    raise KeyboardInterrupt\n", "forward")
+    assert in_call["sentence"] == "Case 1 of 13 (the lesson's example): KeyboardInterrupt on line 2 of your code."
+
+
 def test_the_starter_stub_says_to_write_the_body():
     stub = 'def max_pool2d(image, pool_size=2):\n    """Docs."""\n    raise NotImplementedError\n'
     answer = exercise_check.check(stub, "forward")
