@@ -236,6 +236,9 @@ def test_code_is_kept_per_exercise_across_reloads_and_reset_restores_the_starter
     assert page.locator("#exercise-code").input_value() == starter
     # Nothing was run: the exercise worker never started.
     assert "exercise-worker.js" not in workers(page)
+    # ?lesson=0 leaves the panel out with the other lesson panels.
+    widget.open(path="index.html?lesson=0")
+    expect(page.locator("#exercise")).to_be_hidden()
 
 
 def test_tab_indents_and_escape_then_tab_leaves_the_editor(booted):
