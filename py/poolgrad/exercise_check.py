@@ -340,9 +340,9 @@ def _judge_backward(case, got):
                 raise _Verdict("return-type", f"Row {r}, col {c} of your gradient is {type(value).__name__}, "
                                               f"not a number.")
     wrong = [(r, c) for r in range(height) for c in range(width)
-             if not abs(float(got[r][c]) - expected[r][c]) <= GRADIENT_TOLERANCE]
+             if not abs(_as_float(got[r][c]) - expected[r][c]) <= GRADIENT_TOLERANCE]
     if wrong:
-        values = [[float(value) for value in row] for row in got]
+        values = [[_as_float(value) for value in row] for row in got]
         raise _Verdict(case.rule, _cells_text(len(wrong), "input-gradient"), values,
                        [_mismatch("grad-input", r, c, expected[r][c], got[r][c]) for r, c in wrong])
 
@@ -352,9 +352,22 @@ def _cells_text(count, grid):
     return f"{cells} from the reference: the case is loaded into the grids, wrong {grid} cells marked."
 
 
+def _as_float(value):
+    """``float(value)``, with an int too large for a float as an infinity."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
+#: Integers beyond this travel as floats: JavaScript's numbers hold them no more exactly.
+MAX_EXACT_INT = 2**53
+
+
 def _number(value):
     """A number as strict JSON can carry it: non-finite values as their names."""
-    value = float(value) if not isinstance(value, numbers.Integral) else int(value)
+    exact = isinstance(value, numbers.Integral) and abs(int(value)) <= MAX_EXACT_INT
+    value = int(value) if exact else _as_float(value)
     if isinstance(value, float) and not math.isfinite(value):
         return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
     return value

@@ -136,6 +136,14 @@ def test_non_finite_results_travel_as_names():
     json.dumps(answer, allow_nan=False)
 
 
+def test_huge_integers_in_a_gradient_are_a_fail_not_a_crash():
+    answer = exercise_check.check("def max_pool2d_backward(input_map, grad_output, pool_size=2, stride=2):\n"
+                                  "    return [[10 ** 400] * len(row) for row in input_map]", "backward")
+    assert answer["rule"] == "example"
+    assert answer["mismatches"][0]["got"] == "Infinity"
+    json.dumps(answer, allow_nan=False)
+
+
 def test_a_syntax_error_reports_its_line():
     answer = exercise_check.check("import numpy as np\n\ndef max_pool2d(image, pool_size=2)\n    return image\n",
                                   "forward")
