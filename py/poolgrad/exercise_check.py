@@ -389,7 +389,6 @@ def _describe(case, exercise, number, total, got):
         "number": number,
         "total": total,
         "rule": case.rule,
-        "rule_text": RULES[case.rule],
         "x": _matrix(case.x),
         "dtype": str(case.x.dtype) if exercise == "forward" else None,
         "pool_size": case.pool_size,

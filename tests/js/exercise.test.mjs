@@ -14,7 +14,7 @@ const TIES = {
   rule: "ties",
   sentence: "Case 6 of 13 fails on ties: the first maximum in reading order wins. 2 cells differ from the reference: the case is loaded into the grids, wrong input-gradient cells marked.",
   case: {
-    number: 6, total: 13, rule: "ties", rule_text: "ties: the first maximum in reading order wins",
+    number: 6, total: 13, rule: "ties",
     x: [[5, 5], [5, 5]], dtype: null, pool_size: 2, stride: 2, grad_output: [[1]],
     expected: [[1.0, 0.0], [0.0, 0.0]], got: [[0.0, 0.0], [0.0, 1.0]],
   },
