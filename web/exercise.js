@@ -21,7 +21,6 @@ const LISTED_MISMATCHES = 3;
 
 export const EXERCISES = {
   forward: {
-    function: "max_pool2d",
     task: "Write max_pool2d(image, pool_size=2): image is a 2-D NumPy array. Slide a pool_size × pool_size window with stride pool_size, keep each window's maximum, drop leftover rows and columns, and return a NumPy array of image's dtype.",
     starter: `import numpy as np
 
@@ -41,7 +40,6 @@ def max_pool2d(image, pool_size=2):
 `,
   },
   backward: {
-    function: "max_pool2d_backward",
     task: "Write max_pool2d_backward(input_map, grad_output, pool_size=2, stride=2): lists in, lists out. Send each grad_output value to the input cell holding its window's maximum (the first in reading order when several tie); where windows overlap, gradients add up; round the results to 4 decimals.",
     starter: `def max_pool2d_backward(input_map, grad_output, pool_size=2, stride=2):
     """Route each upstream gradient to the maximum of its window.
