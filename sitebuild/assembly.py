@@ -363,9 +363,18 @@ def _rename_in_html(html: str, names: dict) -> str:
     return HTML_REFERENCE.sub(swap, html)
 
 
+#: The exercise panel's worker runs learner code. A worker takes its Content-Security-Policy
+#: from its own response, so hosts that read _headers (and the local servers) give it one
+#: that refuses JavaScript made from strings (js.eval, js.Function) and scripts from other
+#: origins; the worker deletes storage and network from its scope by itself everywhere.
+EXERCISE_WORKER = "exercise-worker.js"
+EXERCISE_WORKER_POLICY = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; object-src 'none'; base-uri 'none'"
+
+
 def headers_file(published: list) -> str:
     """The ``_headers`` file (the format Netlify and Cloudflare Pages read; the local servers
-    apply it too): fixed names revalidated, hashed folders cached for a year, wasm typed.
+    apply it too): fixed names revalidated, hashed folders cached for a year, wasm typed,
+    the exercise worker under its own policy.
 
     >>> print(headers_file(["index.html", "pyodide/0f/x.wasm"]))  # doctest: +ELLIPSIS
     # Written by ...
@@ -391,6 +400,8 @@ def headers_file(published: list) -> str:
     for rel in sorted(published):
         if rel.endswith(".wasm"):
             lines += [f"/{rel}", "  Content-Type: application/wasm"]
+        if rel.rsplit("/", 1)[-1] == EXERCISE_WORKER:
+            lines += [f"/{rel}", f"  Content-Security-Policy: {EXERCISE_WORKER_POLICY}"]
     return "\n".join(lines) + "\n"
 
 

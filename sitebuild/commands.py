@@ -67,11 +67,12 @@ BENCH_ENGINES = ("chromium", "firefox", "webkit", "wpe")
 
 
 def run_bench(engine: str | None, args: list[str]) -> int:
-    """The benchmarks: bench_pool.py, bench_browser.py (Chromium) and bench_offline.py;
+    """The benchmarks: bench_pool.py, bench_browser.py (Chromium), bench_offline.py and
+    bench_exercise.py (the exercise panel's Run, cold and warm);
     with an ``engine``, only the browser benchmark in that engine (chromium:
     bench_browser.py; firefox, webkit, wpe: bench_engines.py). ``args`` go to the scripts."""
     scripts = [ROOT / "benchmarks" / "bench_pool.py", ROOT / "benchmarks" / "bench_browser.py",
-               ROOT / "benchmarks" / "bench_offline.py"]
+               ROOT / "benchmarks" / "bench_offline.py", ROOT / "benchmarks" / "bench_exercise.py"]
     if engine == "chromium":
         scripts = scripts[1:2]
     elif engine:

@@ -12,7 +12,9 @@
 // arguments of poolgrad.trace as JSON, non-finite values as "NaN"/"Infinity"/"-Infinity")
 // to the same worker and resolves with {trace} or {error}; the browser tests use it for
 // parity with native Python. window.poolgradWidget.timings holds the last measured
-// boot (with the start of each boot step), trace, round-trip and render times in ms.
+// boot (with the start of each boot step), trace, round-trip and render times in ms;
+// window.poolgradWidget.exerciseTimings the exercise panel's last run (lastRunMs: from Run
+// to the result, Python's start included on the first run; lastCheckMs: the check alone).
 
 import { WorkerBridge } from "./bridge.js";
 import { CodeView } from "./code-view.js";
@@ -23,10 +25,11 @@ import { lessonBlocks, renderLesson } from "./lesson.js";
 import { keepOffline } from "./offline.js";
 import { Player } from "./player.js";
 import { decodeNumber, encodeNumber } from "./format.js";
+import { mountExercise } from "./exercise.js";
 import { applyPreview, explanationText, redrawPlan, renderSelection, renderView } from "./render.js";
 import { shippedAvailable, shippedLoaded, shippedTrace } from "./shipped.js";
 import {
-  InputError, defaultState, hashFor, parseCellValue, parseHash, requestKey, traceRequest,
+  InputError, defaultState, hashFor, parseCellValue, parseHash, requestKey, serialiseState, traceRequest,
 } from "./state.js";
 
 const byId = (id) => document.getElementById(id);
@@ -59,7 +62,8 @@ const app = {
   hashError: null,
   controlError: null,
   boot: { ready: false, failure: null, step: 0, steps: 4, message: "Starting the Python worker" },
-  view: { focus: {}, editing: null, inspected: null, scheme: colourScheme() },
+  // mismatch: the exercise panel's wrong cells, for the state it loaded (currentMismatches).
+  view: { focus: {}, editing: null, inspected: null, scheme: colourScheme(), mismatch: null },
   // What the grids show now: the `next` of the render that last drew them (redrawPlan).
   drawn: null,
   timings: { bootMs: null, bootSteps: [], lastTraceMs: null, lastRoundTripMs: null, lastRenderMs: null },
@@ -137,7 +141,9 @@ function render() {
   if (!awaitingTrace) player.sync(trace, app.state.grad);
   // A stale trace (the worker is computing the new state) still shows the output, but
   // its windows may not fit the new input, so the input grid is drawn without overlays.
-  const view = { ...app.view, staleInput: !isCurrent(), traceError: app.traceError, stepMarks: player.marks() };
+  const view = {
+    ...app.view, staleInput: !isCurrent(), traceError: app.traceError, stepMarks: player.marks(), mismatches: currentMismatches(),
+  };
   const next = { state: app.state, trace: app.trace, view, awaitingTrace };
   const plan = redrawPlan(app.drawn, next);
   if (plan === "all") {
@@ -482,6 +488,32 @@ stage.addEventListener("focusin", (event) => {
   guide.update(app.state, isCurrent() ? app.trace : null, { inspected: app.view.inspected });
 });
 
+// ---- the exercise panel: a failing case comes in through the hash, like a link ----
+
+const withoutSelection = (state) => serialiseState({ ...state, sel: null });
+
+// The marks of the case the panel loaded while the grids show that case (a tap that selects
+// another output keeps them); gone for good once anything else changes.
+function currentMismatches() {
+  const mismatch = app.view.mismatch;
+  if (mismatch && mismatch.view !== withoutSelection(app.state)) app.view.mismatch = null;
+  return app.view.mismatch?.marks ?? null;
+}
+
+const exercise = mountExercise(byId("exercise"), {
+  showCase(state, marks) {
+    app.view.mismatch = { view: withoutSelection(state), marks };
+    const hash = serialiseState(state);
+    if (location.hash !== hash) history.pushState(null, "", hash);
+    loadHash();
+  },
+  clearMarks() {
+    if (!app.view.mismatch) return;
+    app.view.mismatch = null;
+    render();
+  },
+});
+
 // ---- boot ----
 
 fillPresetOptions(controls.preset);
@@ -518,6 +550,7 @@ window.addEventListener("hashchange", loadHash);
 window.poolgradWidget = {
   trace: (request) => bridge.request(request),
   timings: app.timings,
+  exerciseTimings: exercise.timings,
 };
 loadHash();
 if (app.hashError) requestTrace();

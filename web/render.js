@@ -7,8 +7,9 @@
 // and columns are unchanged is updated in place, writing only what differs; the result is
 // the DOM a fresh build would give (tests/web/test_render_reuse.py). The step-through's
 // marks (view.stepMarks, from player.js) are drawn as part of each cell, like any other
-// attribute. Every user-derived string goes in through textContent or attribute values,
-// never HTML.
+// attribute, and so are the exercise panel's marks of wrong cells (view.mismatches, from
+// exercise.js: what poolgrad.exercise_check found, as text). Every user-derived string goes
+// in through textContent or attribute values, never HTML.
 
 import { serialiseState } from "./state.js";
 import { cellName, decodeNumber, formatNumber, formatSum, listCells, sizeText } from "./format.js";
@@ -120,6 +121,17 @@ export function withStepMark(spec, change) {
   };
 }
 
+// A cell's spec with the exercise checker's verdict on it: {expected, got} as text.
+export function withMismatch(spec, wrong) {
+  if (!wrong) return spec;
+  const verdict = `expected ${wrong.expected}, got ${wrong.got}`;
+  return {
+    ...spec,
+    attributes: { ...spec.attributes, "data-mismatch": "true", title: `Your code: ${verdict}` },
+    label: `${spec.label}; wrong in your code: ${verdict}`,
+  };
+}
+
 // Brings a reused cell to exactly what a new one built from `spec` would be, writing only
 // what differs: unchanged cells then cost the browser no restyle and no relayout.
 function updateCell(td, attributes, spec) {
@@ -148,8 +160,11 @@ function updateCell(td, attributes, spec) {
 // in the sentences; each cell's accessible name says where it is and what it is.
 // `previous` is the grid of this name now on the page: when it has the same rows and
 // columns (a kernel change keeps the input's), its cells are updated in place.
-function gridTable({ name, rowIndices, colIndices, focus, describe: describeBase, stepMarks }, previous) {
-  const describe = (row, col) => withStepMark(describeBase(row, col), stepMarks?.get(`${name}:${row},${col}`));
+function gridTable({ name, rowIndices, colIndices, focus, describe: describeBase, stepMarks, mismatches }, previous) {
+  const describe = (row, col) => withMismatch(
+    withStepMark(describeBase(row, col), stepMarks?.get(`${name}:${row},${col}`)),
+    mismatches?.get(`${name}:${row},${col}`),
+  );
   const index = new Map();
   cellsByGrid.set(name, index);
   const shape = `${rowIndices[0]}:${rowIndices.length},${colIndices[0]}:${colIndices.length}`;
@@ -284,6 +299,7 @@ function planeGrid(name, [height, width], view, previous, describe) {
     colIndices: range(0, width),
     focus: focusCell(view, name, height, width),
     stepMarks: view.stepMarks,
+    mismatches: view.mismatches,
     describe,
   }, previous);
 }
@@ -564,6 +580,7 @@ export function redrawPlan(drawn, next) {
     && drawn.view.traceError === next.view.traceError
     && drawn.view.stepMarks === next.view.stepMarks
     && drawn.view.scheme === next.view.scheme
+    && drawn.view.mismatches === next.view.mismatches
     && withoutSelection(drawn.state) === withoutSelection(next.state);
   return sameGrids ? "selection" : "all";
 }

@@ -230,3 +230,38 @@ def test_both_embedded_widgets_reach_ready(widget):
     assert all(height > 300 for height in heights), f"frames not sized from the widget's height: {heights}"
     assert widget.problems() == []
     assert [(str(r), r.status) for r in widget.requests_since_open() if r.status not in (200, 304)] == []
+
+
+def run_exercise(widget, exercise, code):
+    """Type `code` for `exercise` into the exercise panel, press Run, return (state, text)."""
+    widget.driver.execute_script("""
+        const [exercise, code] = arguments;
+        const pick = document.getElementById("exercise-pick");
+        if (pick.value !== exercise) {
+            pick.value = exercise;
+            pick.dispatchEvent(new Event("change"));
+        }
+        document.getElementById("exercise-code").value = code;
+        document.getElementById("exercise-run").click();
+    """, exercise, code)
+    return widget.wait("""
+        const result = document.getElementById("exercise-result");
+        const state = result.dataset.state;
+        return state && state !== "running" ? [state, result.textContent] : null;
+    """, timeout=widget.BOOT_TIMEOUT_S, what="the exercise's result")
+
+
+def test_exercise_checks_learner_code_in_its_own_locked_python(widget):
+    from exercise_solutions import BACKWARD, FORWARD
+
+    assert run_exercise(widget, "forward", FORWARD["numpy"])[0] == "pass"
+    state, text = run_exercise(widget, "backward", BACKWARD["last_max_wins"])
+    assert state == "fail" and "fails on ties: the first maximum in reading order wins" in text
+    wait_values(widget, "grad-input", [["1", "0"], ["0", "0"]], "the ties case")
+    assert widget.marked("data-mismatch", grid="grad-input") == [[0, 0], [1, 1]]
+    probe = ("import js\n"
+             "found = [name for name in ['fetch', 'indexedDB', 'caches', 'XMLHttpRequest', 'postMessage', 'Worker']\n"
+             "         if hasattr(js, name)]\n"
+             "raise RuntimeError('reachable: ' + (', '.join(found) or 'nothing'))\n")
+    state, text = run_exercise(widget, "forward", probe)
+    assert state == "error" and text.endswith("reachable: nothing."), text

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { redrawPlan } from "../../web/render.js";
+import { redrawPlan, withMismatch } from "../../web/render.js";
 import { parseHash } from "../../web/state.js";
 import { recorded } from "./traces.mjs";
 
@@ -28,6 +28,7 @@ test("anything else the grids draw redraws them all", () => {
   assert.equal(redrawPlan(before, drawn("#k=2&sel=0,0&grad=1")), "all");
   assert.equal(redrawPlan(before, drawn("#k=2&sel=0,0", { editing: { grid: "input", row: 0, col: 0 } })), "all");
   assert.equal(redrawPlan(before, drawn("#k=2&sel=0,0", { stepMarks: new Map() })), "all");
+  assert.equal(redrawPlan(before, drawn("#k=2&sel=0,0", { mismatches: new Map() })), "all");
   assert.equal(redrawPlan(before, drawn("#k=2&sel=0,0", {}, { trace: structuredClone(trace) })), "all");
   assert.equal(redrawPlan(before, drawn("#k=2&sel=0,0", { staleInput: true })), "all");
 });
@@ -37,4 +38,14 @@ test("while the answer to a new state is on its way the grids wait for it, unles
   assert.equal(redrawPlan(before, drawn("#k=3&sel=0,0", { staleInput: true }, { awaitingTrace: true })), "wait");
   const editing = { grid: "input", row: 1, col: 1 };
   assert.equal(redrawPlan(drawn("#k=2", { editing }), drawn("#k=2&x=1", { staleInput: true }, { awaitingTrace: true })), "all");
+});
+
+test("a cell the exercise checker found wrong carries data-mismatch and says expected and got", () => {
+  const spec = { text: "1", attributes: { "data-zero": undefined }, label: "Input gradient row 0, col 0: 1" };
+  assert.equal(withMismatch(spec, undefined), spec);
+  assert.deepEqual(withMismatch(spec, { expected: "1", got: "0" }), {
+    text: "1",
+    attributes: { "data-zero": undefined, "data-mismatch": "true", title: "Your code: expected 1, got 0" },
+    label: "Input gradient row 0, col 0: 1; wrong in your code: expected 1, got 0",
+  });
 });

@@ -1,0 +1,162 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import {
+  EXERCISES, ExerciseRunner, caseState, dedent, indent, mismatchMarks, newline, parseAnswer, resultText, shownPair, storageKey,
+} from "../../web/exercise.js";
+import { serialiseState } from "../../web/state.js";
+
+// The checker's answer for last_max_wins (tests/exercise_solutions.py) on the ties case,
+// as poolgrad.exercise_check writes it.
+const TIES = {
+  state: "fail",
+  exercise: "backward",
+  rule: "ties",
+  sentence: "Case 6 of 13 fails on ties: the first maximum in reading order wins. 2 cells differ from the reference: the case is loaded into the grids, wrong input-gradient cells marked.",
+  case: {
+    number: 6, total: 13, rule: "ties",
+    x: [[5, 5], [5, 5]], dtype: null, pool_size: 2, stride: 2, grad_output: [[1]],
+    expected: [[1.0, 0.0], [0.0, 0.0]], got: [[0.0, 0.0], [0.0, 1.0]],
+  },
+  mismatches: [
+    { grid: "grad-input", row: 0, col: 0, expected: 1.0, got: 0.0 },
+    { grid: "grad-input", row: 1, col: 1, expected: 0.0, got: 1.0 },
+  ],
+};
+
+test("a failing backward case becomes the widget state that shows it, through the hash", () => {
+  const answer = parseAnswer(JSON.stringify(TIES), "backward");
+  const state = caseState("backward", answer.case, answer.mismatches);
+  assert.equal(serialiseState(state), "#k=2&s=2&p=0&d=1&mode=max&grad=1&x=5,5;5,5&g=1");
+  assert.deepEqual([...mismatchMarks(answer.mismatches)], [
+    ["grad-input:0,0", { expected: "1", got: "0" }],
+    ["grad-input:1,1", { expected: "0", got: "1" }],
+  ]);
+  assert.equal(resultText("backward", answer), `${TIES.sentence} The case: a 2 × 2 input_map, pool_size=2, stride=2. Wrong: input gradient (0,0) expected 1, got 0; input gradient (1,1) expected 0, got 1. The grids show the right answer; cells marked ≠ are where yours differs.`);
+});
+
+test("a failing forward case selects its first wrong output and keeps gradients off", () => {
+  const answer = parseAnswer(JSON.stringify({
+    state: "fail", sentence: "Case 4 of 13 fails on sizes that do not divide.", line: null,
+    case: { number: 4, total: 13, x: [[0, 0.5, 1], [1.5, 2, 2.5]], dtype: "float64", pool_size: 1, stride: 1, grad_output: null },
+    mismatches: [{ grid: "output", row: 1, col: 2, expected: 2.5, got: "NaN" }],
+  }), "forward");
+  const state = caseState("forward", answer.case, answer.mismatches);
+  assert.equal(serialiseState(state), "#k=1&s=1&p=0&d=1&mode=max&grad=0&sel=1,2&x=0,0.5,1;1.5,2,2.5");
+  assert.deepEqual(mismatchMarks(answer.mismatches).get("output:1,2"), { expected: "2.5", got: "NaN" });
+});
+
+test("a wrong cell shows every digit when 4 decimals would hide the difference", () => {
+  assert.deepEqual(shownPair(0.6667, 2 / 3), { expected: "0.6667", got: "0.6666666666666666" });
+  assert.deepEqual(shownPair(3, 2), { expected: "3", got: "2" });
+  assert.deepEqual(shownPair(1, "Infinity"), { expected: "1", got: "∞" });
+});
+
+test("only answers the checker could have written are accepted", () => {
+  assert.equal(parseAnswer("not json", "forward"), null);
+  assert.equal(parseAnswer(JSON.stringify({ state: "pass" }), "forward"), null, "no sentence");
+  assert.equal(parseAnswer(JSON.stringify({ state: "hacked", sentence: "x" }), "forward"), null);
+  assert.equal(parseAnswer("[1, 2]", "forward"), null);
+  // A case that does not fit the widget (too large, not numbers, a bad window) is not loaded.
+  const huge = { ...TIES, case: { ...TIES.case, x: Array.from({ length: 17 }, () => [1]) } };
+  assert.equal(parseAnswer(JSON.stringify(huge), "backward").case, null);
+  assert.deepEqual(parseAnswer(JSON.stringify(huge), "backward").mismatches, []);
+  const text = { ...TIES, case: { ...TIES.case, x: [["<img>", 1], [1, 1]] } };
+  assert.equal(parseAnswer(JSON.stringify(text), "backward").case, null);
+  const window = { ...TIES, case: { ...TIES.case, pool_size: 0 } };
+  assert.equal(parseAnswer(JSON.stringify(window), "backward").case, null);
+  const noGradient = { ...TIES, case: { ...TIES.case, grad_output: null } };
+  assert.equal(parseAnswer(JSON.stringify(noGradient), "backward").case, null);
+  // Wrong cells of another grid, or with a non-number, are dropped.
+  const marks = { ...TIES, mismatches: [...TIES.mismatches, { grid: "input", row: 0, col: 0, expected: 1, got: 2 }, { grid: "output", row: 0, col: 0, expected: "x", got: 1 }] };
+  assert.equal(parseAnswer(JSON.stringify(marks), "backward").mismatches.length, 2);
+  assert.equal(parseAnswer(JSON.stringify({ state: "pass", sentence: "x".repeat(5000) }), "forward").sentence.length, 1200);
+});
+
+test("Tab indents to the next stop or the selected lines; Shift+Tab takes one level off", () => {
+  assert.deepEqual(indent("ab", 1, 1), { text: "a   b", start: 4, end: 4 });
+  assert.deepEqual(indent("x = 1", 0, 0), { text: "    x = 1", start: 4, end: 4 });
+  assert.deepEqual(indent("a\nb\nc", 0, 3), { text: "    a\n    b\nc", start: 4, end: 11 });
+  assert.deepEqual(dedent("    a\n  b", 6, 9), { text: "    a\nb", start: 6, end: 7 });
+  assert.deepEqual(dedent("        x", 9, 9), { text: "    x", start: 5, end: 5 });
+  assert.deepEqual(dedent("    a\n    b", 2, 11), { text: "a\nb", start: 0, end: 3 });
+  assert.deepEqual(dedent("x", 1, 1), { text: "x", start: 1, end: 1 });
+});
+
+test("Enter keeps the indentation, one level more after a colon", () => {
+  assert.deepEqual(newline("def f():", 8, 8), { text: "def f():\n    ", start: 13, end: 13 });
+  assert.deepEqual(newline("    x = 1", 9, 9), { text: "    x = 1\n    ", start: 14, end: 14 });
+});
+
+test("the starters define the exercise's function with a docstring and a stub body", () => {
+  assert.match(EXERCISES.forward.starter, /^def max_pool2d\(image, pool_size=2\):$/m);
+  assert.match(EXERCISES.backward.starter, /^def max_pool2d_backward\(input_map, grad_output, pool_size=2, stride=2\):$/m);
+  for (const exercise of Object.values(EXERCISES)) assert.match(exercise.starter, /"""[\s\S]+"""\n    raise NotImplementedError\n$/);
+  assert.equal(storageKey("/course/pooling/", "forward"), "poolgrad:/course/pooling/:exercise:forward");
+});
+
+// A stand-in for the exercise worker: answers each run with `reply(run)`; null: never.
+class FakeWorker extends EventTarget {
+  constructor(reply, { locked = [] } = {}) {
+    super();
+    this.reply = reply;
+    this.terminated = false;
+    queueMicrotask(() => this.emit({ type: "ready", locked }));
+  }
+
+  emit(data) {
+    this.dispatchEvent(Object.assign(new Event("message"), { data }));
+  }
+
+  postMessage(run) {
+    const answer = this.reply(run);
+    if (answer !== null) setTimeout(() => !this.terminated && answer.forEach((data) => this.emit(data)), 1);
+  }
+
+  terminate() {
+    this.terminated = true;
+  }
+}
+
+test("a run that does not answer in time times out, and a fresh worker takes over", async () => {
+  const started = [];
+  const runner = new ExerciseRunner(() => {
+    const worker = new FakeWorker(started.length === 0 ? () => null : (run) => [{ type: "result", id: run.id, answer: JSON.stringify({ state: "pass", sentence: "All pass." }) }]);
+    started.push(worker);
+    return worker;
+  }, 20);
+  const timedOut = await runner.run("forward", "while True: pass");
+  assert.equal(timedOut.state, "timeout");
+  assert.match(timedOut.sentence, /did not finish within 0.02 s/);
+  assert.equal(started.length, 2);
+  assert.equal(started[0].terminated, true);
+  const passed = await runner.run("forward", "fine");
+  assert.deepEqual([passed.state, passed.sentence], ["pass", "All pass."]);
+  assert.equal(started.length, 2);
+});
+
+test("messages that are not the answer to this run are ignored; an unreadable answer restarts Python", async () => {
+  let workers = 0;
+  const runner = new ExerciseRunner(() => {
+    workers += 1;
+    return new FakeWorker((run) => [
+      { type: "result", id: run.id + 1, answer: JSON.stringify({ state: "pass", sentence: "forged" }) },
+      { type: "result", id: String(run.id), answer: JSON.stringify({ state: "pass", sentence: "forged" }) },
+      "a string",
+      { type: "result", id: run.id, answer: "{\"state\": \"pass\"}" },
+    ]);
+  }, 1000);
+  const answer = await runner.run("forward", "x");
+  assert.equal(answer.state, "error");
+  assert.match(answer.sentence, /not readable; Python was restarted/);
+  assert.equal(workers, 2);
+});
+
+test("a worker that could not lock storage away never runs learner code", async () => {
+  let posted = 0;
+  const runner = new ExerciseRunner(() => new FakeWorker(() => { posted += 1; return null; }, { locked: ["indexedDB"] }), 1000);
+  const answer = await runner.run("forward", "x");
+  assert.equal(answer.state, "error");
+  assert.match(answer.sentence, /could not shut away indexedDB/);
+  assert.equal(posted, 0);
+});

@@ -1,0 +1,228 @@
+"""The exercise checker (poolgrad.exercise_check): correct answers pass, each typical
+mistake fails on the case of the rule it breaks, broken code is an error with its line.
+
+The solutions here are the ones the browser tests (tests/web/test_exercise.py) type into
+the page; they live in tests/exercise_solutions.py so both layers run the same code."""
+
+import json
+
+import numpy as np
+import pytest
+
+from exercise_solutions import BACKWARD, FORWARD
+from poolgrad import exercise_check, exercises
+
+
+@pytest.mark.parametrize("exercise, source", [("forward", FORWARD["loops"]), ("forward", FORWARD["numpy"]),
+                                              ("backward", BACKWARD["loops"])])
+def test_correct_solutions_pass(exercise, source):
+    answer = exercise_check.check(source, exercise)
+    assert answer["state"] == "pass", answer
+    assert answer["sentence"].startswith(f"All {len(exercise_check.CASES[exercise])} cases pass")
+    json.dumps(answer, allow_nan=False)
+
+
+def test_the_reference_passes_its_own_checks():
+    assert exercise_check.check("from poolgrad.exercises import max_pool2d", "forward")["state"] == "pass"
+    assert exercise_check.check("from poolgrad.exercises import max_pool2d_backward", "backward")["state"] == "pass"
+
+
+@pytest.mark.parametrize("mistake, rule, first_wrong", [
+    ("last_max_wins", "ties", {"row": 0, "col": 0, "expected": 1.0, "got": 0.0}),
+    ("no_accumulation", "overlap", {"row": 0, "col": 1, "expected": 3.0, "got": 2.0}),
+    ("no_rounding", "rounding", {"row": 0, "col": 2, "expected": 0.6667, "got": 2 / 3}),
+    ("starts_from_zero", "negatives", {"row": 0, "col": 1, "expected": 1.0, "got": 0.0}),
+])
+def test_backward_mistakes_fail_on_their_rule(mistake, rule, first_wrong):
+    answer = exercise_check.check(BACKWARD[mistake], "backward")
+    assert answer["state"] == "fail"
+    assert answer["rule"] == rule
+    assert exercise_check.RULES[rule] in answer["sentence"]
+    assert answer["mismatches"][0] == {"grid": "grad-input", **first_wrong}
+    case = answer["case"]
+    assert case["rule"] == rule
+    # The case's expected answer is the reference's, and "got" is the learner's whole answer.
+    assert case["expected"] == exercises.max_pool2d_backward(case["x"], case["grad_output"], case["pool_size"],
+                                                             case["stride"])
+    for wrong in answer["mismatches"]:
+        assert case["got"][wrong["row"]][wrong["col"]] == wrong["got"]
+        assert case["expected"][wrong["row"]][wrong["col"]] == wrong["expected"]
+    json.dumps(answer, allow_nan=False)
+
+
+def test_ties_sentence_names_the_reading_order_rule():
+    answer = exercise_check.check(BACKWARD["last_max_wins"], "backward")
+    assert answer["sentence"].startswith("Case 6 of 13 fails on ties: the first maximum in reading order wins.")
+    assert answer["case"]["x"] == [[5, 5], [5, 5]]
+    assert answer["mismatches"] == [
+        {"grid": "grad-input", "row": 0, "col": 0, "expected": 1.0, "got": 0.0},
+        {"grid": "grad-input", "row": 1, "col": 1, "expected": 0.0, "got": 1.0},
+    ]
+
+
+def test_off_by_one_window_fails_on_the_first_example():
+    answer = exercise_check.check(FORWARD["off_by_one"], "forward")
+    assert answer["state"] == "fail"
+    assert answer["rule"] == "example"
+    # A window one cell short misses the bottom-right cell of every 2 x 2 window.
+    assert answer["case"]["expected"] == [[6, 8], [14, 16]]
+    assert answer["case"]["got"] == [[1, 3], [9, 11]]
+    assert [(m["row"], m["col"]) for m in answer["mismatches"]] == [(0, 0), (0, 1), (1, 0), (1, 1)]
+    assert {m["grid"] for m in answer["mismatches"]} == {"output"}
+
+
+def test_a_float_output_fails_on_dtype_without_wrong_cells():
+    answer = exercise_check.check(FORWARD["float_output"], "forward")
+    assert answer["state"] == "fail"
+    assert answer["rule"] == "dtype"
+    assert "the output should be int64; yours is float64" in answer["sentence"]
+    assert answer["mismatches"] == []
+
+
+def test_python_numbers_lose_an_int8_dtype():
+    # int64 and float64 inputs survive a trip through Python numbers; int8 does not.
+    answer = exercise_check.check(FORWARD["python_numbers"], "forward")
+    assert answer["rule"] == "dtype"
+    assert answer["case"]["dtype"] == "int8"
+
+
+def test_keeping_leftover_rows_fails_on_shape_for_the_leftover_rule():
+    answer = exercise_check.check(FORWARD["keeps_leftover"], "forward")
+    assert answer["state"] == "fail"
+    assert answer["rule"] == "leftover"
+    assert "The output should be 1 x 2; yours is 2 x 2." in answer["sentence"]
+    assert answer["mismatches"] == []
+
+
+def test_forward_starting_from_zero_fails_on_negatives():
+    answer = exercise_check.check(FORWARD["starts_from_zero"], "forward")
+    assert answer["rule"] == "negatives"
+    assert answer["mismatches"][0] == {"grid": "output", "row": 0, "col": 0, "expected": -1, "got": 0}
+
+
+def test_wrong_return_types_are_named():
+    forward = exercise_check.check("def max_pool2d(image, pool_size=2):\n    return image[::2, ::2].tolist()",
+                                   "forward")
+    assert (forward["state"], forward["rule"]) == ("fail", "return-type")
+    assert "must return a NumPy array; yours returned list" in forward["sentence"]
+    backward = exercise_check.check(
+        "import numpy as np\n"
+        "def max_pool2d_backward(input_map, grad_output, pool_size=2, stride=2):\n"
+        "    return np.zeros((len(input_map), len(input_map[0])))", "backward")
+    assert backward["rule"] == "return-type"
+    assert "(call .tolist() on it)" in backward["sentence"]
+    nothing = exercise_check.check("def max_pool2d_backward(input_map, grad_output, pool_size=2, stride=2):\n"
+                                   "    pass", "backward")
+    assert "yours returned NoneType" in nothing["sentence"]
+    strings = exercise_check.check("def max_pool2d_backward(input_map, grad_output, pool_size=2, stride=2):\n"
+                                   "    return [['0'] * len(row) for row in input_map]", "backward")
+    assert "Row 0, col 0 of your gradient is str, not a number." in strings["sentence"]
+
+
+def test_wrong_shape_backward():
+    answer = exercise_check.check(BACKWARD["output_shaped"], "backward")
+    assert (answer["state"], answer["rule"]) == ("fail", "shape")
+    assert "should have 4 rows of 4 values, one per input cell; yours has 2 rows of 2 values" in answer["sentence"]
+
+
+def test_non_finite_results_travel_as_names():
+    answer = exercise_check.check(
+        "import numpy as np\n"
+        "def max_pool2d(image, pool_size=2):\n"
+        "    return np.full((image.shape[0] // pool_size, image.shape[1] // pool_size), np.nan)", "forward")
+    assert answer["rule"] == "example"
+    assert answer["mismatches"][0]["got"] == "NaN"
+    assert answer["case"]["got"][0][0] == "NaN"
+    json.dumps(answer, allow_nan=False)
+
+
+def test_huge_integers_in_a_gradient_are_a_fail_not_a_crash():
+    answer = exercise_check.check("def max_pool2d_backward(input_map, grad_output, pool_size=2, stride=2):\n"
+                                  "    return [[10 ** 400] * len(row) for row in input_map]", "backward")
+    assert answer["rule"] == "example"
+    assert answer["mismatches"][0]["got"] == "Infinity"
+    json.dumps(answer, allow_nan=False)
+
+
+def test_a_syntax_error_reports_its_line():
+    answer = exercise_check.check("import numpy as np\n\ndef max_pool2d(image, pool_size=2)\n    return image\n",
+                                  "forward")
+    assert answer == {"state": "error", "exercise": "forward", "line": 3,
+                      "sentence": "SyntaxError on line 3 of your code: expected ':'."}
+
+
+def test_an_indentation_error_reports_its_line():
+    answer = exercise_check.check("def max_pool2d(image, pool_size=2):\nreturn image\n", "forward")
+    assert answer["line"] == 2
+    assert answer["sentence"].startswith("IndentationError on line 2 of your code: expected an indented block")
+
+
+def test_an_exception_gives_its_type_message_and_line():
+    answer = exercise_check.check(BACKWARD["index_error"], "backward")
+    assert answer["state"] == "error"
+    assert answer["line"] == 5
+    assert answer["sentence"] == ("Case 1 of 13 (the lesson's example): IndexError on line 5 of your code: "
+                                  "list index out of range.")
+    assert answer["case"]["number"] == 1
+
+
+def test_an_exception_at_import_time_and_a_missing_function():
+    raised = exercise_check.check("x = 1\nraise KeyError('boom')\n", "backward")
+    assert raised == {"state": "error", "exercise": "backward", "line": 2,
+                      "sentence": "Running your code raised KeyError on line 2 of your code: 'boom'."}
+    missing = exercise_check.check("def maxpool(image):\n    return image\n", "forward")
+    assert missing["sentence"] == "Your code does not define max_pool2d; write def max_pool2d(image, pool_size=2): ..."
+
+
+def test_sys_exit_in_the_learners_code_is_reported_not_obeyed():
+    at_import = exercise_check.check("import sys\nsys.exit(3)\n", "forward")
+    assert at_import["sentence"] == "Running your code raised SystemExit on line 2 of your code: 3."
+    in_call = exercise_check.check("def max_pool2d(image, pool_size=2):\n    raise KeyboardInterrupt\n", "forward")
+    assert in_call["sentence"] == "Case 1 of 13 (the lesson's example): KeyboardInterrupt on line 2 of your code."
+
+
+def test_the_starter_stub_says_to_write_the_body():
+    stub = 'def max_pool2d(image, pool_size=2):\n    """Docs."""\n    raise NotImplementedError\n'
+    answer = exercise_check.check(stub, "forward")
+    assert answer["sentence"] == ("Case 1 of 13 (the lesson's example): your function still raises "
+                                  "NotImplementedError on line 3 of your code: replace it with your code.")
+
+
+def test_a_long_exception_message_is_clipped():
+    answer = exercise_check.check("def max_pool2d(image, pool_size=2):\n    raise ValueError('x' * 5000)\n",
+                                  "forward")
+    assert len(answer["sentence"]) < 400
+
+
+def test_learner_code_cannot_change_the_expected_answers():
+    # The learner's function mutates its arguments; the next case and the next run still
+    # compare with the reference computed before any learner code ran.
+    vandal = ("def max_pool2d(image, pool_size=2):\n"
+              "    image[...] = 0\n"
+              "    from poolgrad.exercises import max_pool2d as reference\n"
+              "    return reference(image, pool_size)\n")
+    assert exercise_check.check(vandal, "forward")["rule"] == "example"
+    assert exercise_check.check(FORWARD["numpy"], "forward")["state"] == "pass"
+    assert exercise_check.CASES["forward"][0].x.tolist() == [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12],
+                                                            [13, 14, 15, 16]]
+
+
+def test_every_rule_is_tested_by_a_case():
+    forward_rules = {case.rule for case in exercise_check.CASES["forward"]}
+    backward_rules = {case.rule for case in exercise_check.CASES["backward"]}
+    assert {"example", "fixture", "negatives", "leftover", "pool-size", "non-square", "dtype"} <= forward_rules
+    assert {"example", "ties", "overlap", "negatives", "leftover", "gaps", "rounding"} <= backward_rules
+    dtypes = {case.x.dtype for case in exercise_check.CASES["forward"]}
+    assert {np.dtype(np.int8), np.dtype(np.uint16), np.dtype(np.int32), np.dtype(np.float32)} <= dtypes
+    # Every case fits the widget's grids (at most 16 x 16), so the page can load it.
+    for case in exercise_check.CASES["forward"] + exercise_check.CASES["backward"]:
+        assert case.x.ndim == 2 and max(case.x.shape) <= 16
+
+
+def test_run_check_speaks_json():
+    answer = json.loads(exercise_check.run_check(json.dumps({"exercise": "forward", "source": FORWARD["numpy"]})))
+    assert answer["state"] == "pass"
+    assert json.loads(exercise_check.run_check("[1]"))["sentence"] == (
+        "the request must be a JSON object with exercise and source")
+    assert json.loads(exercise_check.run_check('{"exercise": "forward", "source": 3}'))["sentence"] == (
+        "source must be the code as a string, got int")
