@@ -129,6 +129,10 @@ export function caseState(exercise, found, mismatches) {
     g: backward ? found.grad_output.map((row) => row.slice()) : null,
     sel: !backward && mismatches.length ? [mismatches[0].row, mismatches[0].col] : null,
   });
+  // The wrong output is picked on purpose, so the link names it; otherwise the first
+  // output is selected implicitly, as on any fresh view.
+  state.selImplicit = state.sel === null;
+  if (state.sel === null) state.sel = [0, 0];
   return state;
 }
 
