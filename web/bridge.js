@@ -36,8 +36,10 @@ export class WorkerBridge {
     this.fellBack = null; // why this page left the shared Python, if it did
     // Set before the worker is adopted: adopting replays what it already said, which may
     // be progress, or even "ready" (when the page's modules load slowly).
-    // The browser tests shorten the stall timeout (a test hook, like window.poolgradWidget).
+    // The browser tests shorten the stall and request timeouts (test hooks, like
+    // window.poolgradWidget).
     this.stallMs = globalThis.poolgradBootStallMs > 0 ? globalThis.poolgradBootStallMs : stallMs;
+    this.requestMs = globalThis.poolgradRequestTimeoutMs > 0 ? globalThis.poolgradRequestTimeoutMs : REQUEST_TIMEOUT_MS;
     this.step = "starting the Python worker";
     this.stallTimer = null;
     this.restarting = false;
@@ -101,14 +103,16 @@ export class WorkerBridge {
       if (!job) return;
       job.started = true;
       clearTimeout(job.deadline);
-      job.deadline = setTimeout(() => this.expire(job), REQUEST_TIMEOUT_MS);
+      job.deadline = setTimeout(() => this.expire(job), this.requestMs);
     } else if (message.type === "result") {
       const job = this.pending.get(message.id);
       if (!job) return;
       clearTimeout(job.deadline);
       this.pending.delete(message.id);
-      this.clients = message.clients ?? this.clients;
-      job.resolve(message.superseded ? { superseded: true } : message);
+      // The wire's own fields stay here: the page gets {trace, ms}, {error} or {superseded}.
+      const { type, id, widget, clients, ...answer } = message;
+      this.clients = clients ?? this.clients;
+      job.resolve(answer);
     }
   }
 
@@ -125,7 +129,7 @@ export class WorkerBridge {
   post(job) {
     this.pending.set(job.id, job);
     job.started = false;
-    job.deadline = setTimeout(() => this.expire(job), REQUEST_TIMEOUT_MS);
+    job.deadline = setTimeout(() => this.expire(job), this.requestMs);
     this.python.post({ type: "trace", id: job.id, widget: WIDGET, request: job.request, latest: Boolean(job.latest) });
   }
 
@@ -161,15 +165,15 @@ export class WorkerBridge {
   expire(job) {
     if (this.failure || !this.pending.has(job.id)) return;
     if (this.python.kind === "shared" && !job.started) {
-      this.useOwnPython(`another widget's request has held the shared Python for over ${REQUEST_TIMEOUT_MS / 1000} s`);
+      this.useOwnPython(`another widget's request has held the shared Python for over ${this.requestMs / 1000} s`);
       return;
     }
     const what = this.python.kind === "shared" ? "this widget left the Python it shared and started its own" : "it was stopped and restarted";
     this.pending.delete(job.id);
-    this.useOwnPython(`this page's request ran for over ${REQUEST_TIMEOUT_MS / 1000} s`);
+    this.useOwnPython(`this page's request ran for over ${this.requestMs / 1000} s`);
     job.resolve({
       timedOut: true,
-      error: `Python did not answer within ${REQUEST_TIMEOUT_MS / 1000} s, so ${what}. Change a setting to go on; this one may be too costly for the browser.`,
+      error: `Python did not answer within ${this.requestMs / 1000} s, so ${what}. Change a setting to go on; this one may be too costly for the browser.`,
     });
   }
 

@@ -194,6 +194,7 @@ def test_both_embedded_widgets_reach_ready(widget):
         ("Ready: average pooling, 2 × 2 window, stride 2.", [["10.25", "8.25"], ["5.75", "5.75"]], []),
         ("Ready: max pooling, 3 × 3 window, stride 1.", MAX_3X3_STRIDE_1, [[1, 2]]),
     ]
+    pythons = []
     try:
         for index, (status, values, argmax) in enumerate(expected):
             driver.switch_to.default_content()
@@ -203,8 +204,18 @@ def test_both_embedded_widgets_reach_ready(widget):
             assert widget.settled() == status
             assert widget.values("output") == values
             assert widget.marked("data-argmax") == argmax
+            pythons.append(driver.execute_script("""
+                const python = window.poolgradWidget.python();
+                return [python.kind, python.fellBack, typeof SharedWorker === "function"];"""))
     finally:
         driver.switch_to.default_content()
+    # One Python for both where the engine has module shared workers, else one each; never
+    # a fall back from a shared worker that failed.
+    [(kind, fell_back, has_shared_worker)] = {tuple(python) for python in pythons}
+    assert fell_back is None
+    assert kind == ("shared" if has_shared_worker else "dedicated")
+    runtimes = [r for r in widget.requests_since_open() if str(r).endswith("/pyodide.asm.wasm")]
+    assert len(runtimes) == (1 if kind == "shared" else 2), runtimes
     heights = driver.execute_script(
         "return [...document.querySelectorAll('iframe.widget-frame')].map((f) => f.getBoundingClientRect().height)")
     assert all(height > 300 for height in heights), f"frames not sized from the widget's height: {heights}"
