@@ -45,10 +45,30 @@ export class WorkerBridge {
     this.restarting = false;
     this.watchForStall();
     this.attach(adoptPython);
-    // A page that goes for good leaves the shared worker, which forgets its port and queue.
+    // A page that goes leaves the shared worker, which forgets its port and queue (a page
+    // kept in the back/forward cache and evicted later would never say so); one that comes
+    // back from that cache connects again.
     addEventListener("pagehide", (event) => {
-      if (!event.persisted) this.python.close();
+      if (!event.persisted || this.python.kind === "shared") this.python.close();
     });
+    addEventListener("pageshow", (event) => {
+      if (event.persisted && this.python.kind === "shared") this.reconnect();
+    });
+  }
+
+  // Back from the back/forward cache: the same kind of Python as before, connected anew (the
+  // shared worker may have gone with its last page and start again; the page stays ready).
+  reconnect() {
+    const python = startPython("shared");
+    if (!python) return;
+    this.restarting = this.restarting || this.ready;
+    this.ready = false;
+    this.attach((listener) => {
+      python.messages.addEventListener("message", listener);
+      python.errors.addEventListener("error", listener);
+      return python;
+    });
+    this.watchForStall();
   }
 
   // Listens to the connection that `adopt(listener)` returns, and to no older one.
