@@ -247,3 +247,18 @@ def test_a_runaway_request_moves_its_widget_to_its_own_python_and_the_others_fol
     set_hash(first, VIEWS[0][0])
     wait_ready(frames[0], VIEWS[0][1])
     assert [frame.evaluate("window.poolgradWidget.python().kind") for frame in (first, second, third)] == ["dedicated"] * 3
+
+
+def test_a_widget_back_from_another_page_still_answers(page, site):
+    """Leaving a page for another (the back/forward cache may keep it) leaves the shared
+    worker; coming back, the widget connects again (or loads afresh) and answers."""
+    page.goto(site.url + "index.html?embed=1" + VIEWS[1][0])
+    wait_ready(page, VIEWS[1][1])
+    page.goto(site.url + "index.html?embed=1&lesson=0" + VIEWS[2][0])  # another document
+    wait_ready(page, VIEWS[2][1])
+    page.go_back()
+    wait_ready(page, VIEWS[1][1])
+    page.locator("#kernel").fill("2")
+    expect(page.locator('[data-grid="output"]')).to_have_text(MAX_2X2_STRIDE_1, timeout=BOOT_TIMEOUT_MS)
+    wait_ready(page)
+    assert page.evaluate("window.poolgradWidget.python().kind") == "shared"
