@@ -60,7 +60,16 @@ export class WorkerBridge {
   // shared worker may have gone with its last page and start again; the page stays ready).
   reconnect() {
     const python = startPython("shared");
-    if (!python) return;
+    if (python) this.switchTo(python);
+  }
+
+  // Makes `python` (a new connection from early.js's startPython) serve this page: it gets
+  // every request the old one held. A page that was ready stays so for its learner while
+  // the new Python starts (its status does not go back to loading).
+  switchTo(python) {
+    for (const job of this.pending.values()) clearTimeout(job.deadline);
+    this.waiting.unshift(...this.pending.values());
+    this.pending.clear();
     this.restarting = this.restarting || this.ready;
     this.ready = false;
     this.attach((listener) => {
@@ -154,8 +163,7 @@ export class WorkerBridge {
   }
 
   // Leaves the current Python (a dedicated one is stopped) for a new dedicated worker of this
-  // page's own, which gets every request the old one held. A page that was ready stays so
-  // for its learner while the new Python starts (its status does not go back to loading).
+  // page's own.
   useOwnPython(why) {
     if (this.failure) return;
     if (this.python.kind === "shared") {
@@ -163,19 +171,8 @@ export class WorkerBridge {
       console.warn(`poolgrad: leaving the shared Python worker (${why}); this page starts its own`);
     }
     this.python.close();
-    for (const job of this.pending.values()) clearTimeout(job.deadline);
-    this.waiting.unshift(...this.pending.values());
-    this.pending.clear();
-    this.restarting = this.restarting || this.ready;
-    this.ready = false;
     this.step = "starting a Python worker for this page";
-    this.attach((listener) => {
-      const python = startPython("dedicated");
-      python.messages.addEventListener("message", listener);
-      python.errors.addEventListener("error", listener);
-      return python;
-    });
-    this.watchForStall();
+    this.switchTo(startPython("dedicated"));
   }
 
   // No answer to `job` within REQUEST_TIMEOUT_MS. If Python started it, it is this page's
