@@ -189,13 +189,18 @@ STARTS_PYTHON = "(progress) => bootPython(self.name, progress)"
 # runaway computation in one widget.
 RUNAWAY = ("(progress) => bootPython(self.name, progress).then(({ run, startup }) => ({ startup, "
            "run: (request) => { if (request?.stride?.[0] === 13) for (;;) {} return run(request); } }))")
-# Python fails to start in the shared worker only.
-BOOT_FAILS = "() => Promise.reject(new Error('no memory for a shared Python'))"
+# The shared worker's script is missing (None), or starts Python in a way that fails.
+SHARED_FAILURES = {
+    "boot-error": ("() => Promise.reject(new Error('no memory for a shared Python'))",
+                   "Python could not start: no memory for a shared Python"),
+    "stall": ("() => new Promise(() => {})", "Python's start stalled: no progress for 10 s"),
+    "script-missing": (None, "the Python worker failed to start"),
+}
 
 
 def site_with_shared_worker(dist, tmp_path, starts_python):
     """A copy of dist/ (links, but for the patched shared worker) whose shared worker starts
-    Python with `starts_python` instead."""
+    Python with `starts_python` instead (None: there is no shared worker script)."""
     root = tmp_path / "site"
     for path in dist.rglob("*"):
         rel = path.relative_to(dist)
@@ -204,14 +209,19 @@ def site_with_shared_worker(dist, tmp_path, starts_python):
         elif path.name == "shared-worker.js":
             text = path.read_text(encoding="utf-8")
             assert STARTS_PYTHON in text
-            (root / rel).write_text(text.replace(STARTS_PYTHON, starts_python), encoding="utf-8")
+            if starts_python is not None:
+                (root / rel).write_text(text.replace(STARTS_PYTHON, starts_python), encoding="utf-8")
         else:
             os.symlink(path.resolve(), root / rel)
     return root
 
 
-def test_a_shared_python_that_cannot_start_leaves_each_widget_its_own(page, dist, tmp_path, serve_directory):
-    site = serve_directory(site_with_shared_worker(dist, tmp_path, BOOT_FAILS))
+@pytest.mark.parametrize("failure", list(SHARED_FAILURES))
+def test_a_shared_python_that_fails_leaves_each_widget_its_own(context, page, dist, tmp_path, serve_directory, failure):
+    starts_python, reason = SHARED_FAILURES[failure]
+    site = serve_directory(site_with_shared_worker(dist, tmp_path, starts_python))
+    # Short, but longer than a step of the dedicated worker's boot takes on a loaded machine.
+    context.add_init_script("window.poolgradBootStallMs = 10000;")
     frames = open_host(page, site)
     for frame, (_, outputs) in zip(frames, VIEWS):
         wait_ready(frame, outputs)
@@ -219,7 +229,7 @@ def test_a_shared_python_that_cannot_start_leaves_each_widget_its_own(page, dist
     for frame in widget_frames(page):
         python = frame.evaluate("window.poolgradWidget.python()")
         assert python["kind"] == "dedicated"
-        assert python["fellBack"] == "Python could not start: no memory for a shared Python"
+        assert python["fellBack"].startswith(reason), python
 
 
 def test_a_runaway_request_moves_its_widget_to_its_own_python_and_the_others_follow_unharmed(
