@@ -205,7 +205,11 @@ def test_both_embedded_widgets_reach_ready(widget):
             assert widget.settled() == status
             assert widget.values("output") == values
             assert widget.marked("data-argmax") == argmax
-            # Asked once more, so the answer says how many widgets its Python serves now.
+        # Both are ready: each asks once more, so its answer says how many widgets its Python
+        # serves now.
+        for index in range(len(expected)):
+            driver.switch_to.default_content()
+            driver.switch_to.frame(driver.find_elements("css selector", "iframe.widget-frame")[index])
             pythons.append(driver.execute_async_script("""
                 const done = arguments[arguments.length - 1];
                 window.poolgradWidget.trace({x: [[1, 2], [3, 4]], kernel_size: [2, 2]}).then(() => {
