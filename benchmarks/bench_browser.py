@@ -46,7 +46,9 @@ which counts from navigation start):
 * Bytes and requests: every request the server logged during the run. Bytes are the
   body sizes of the files served (the server sends files as they are, uncompressed).
   This is cross-checked against Playwright's context-level request events, which also
-  see the Web Worker's requests, and their `sizes()["responseBodySize"]`. Every request
+  see a dedicated Web Worker's requests (not the shared worker's, which Python runs in
+  where the browser has one: those files are then named in a note, and missing from the
+  download waterfall), and their `sizes()["responseBodySize"]`. Every request
   must have reached 127.0.0.1 (the server's client address and Host header, and the URL
   each browser request was made to).
 
@@ -64,6 +66,10 @@ which counts from navigation start):
 * The embed demo (embed-demo.html, two widgets in iframes): when each widget is ready,
   from the host page's navigation start (each frame's readyAt moved onto the host's
   clock with performance.timeOrigin), one cold run per round.
+
+* Widgets on one page: a page with one widget, with three sharing one Python, and with
+  three forced to start one each (no SharedWorker): when all are ready, and the memory of
+  the Chromium that shows them (see "widgets sharing one Python" below).
 
 `--dist PATH` measures another built site (e.g. a build of an older commit, for before
 and after figures); the default is this checkout's dist/.
@@ -577,6 +583,154 @@ def embed_run(browser, site_url):
     return readies
 
 
+# ------------------------------------------------------- widgets sharing one Python
+#
+# A lesson page with one or three embedded widgets (a page answered by a route), each in a
+# freshly launched Chromium so that process memory is the page's alone: time until every
+# widget is ready (host navigation start -> the last frame's ready), and memory once they
+# are, with the widgets sharing one Python (the site's shared worker) or, forced by an init
+# script that removes SharedWorker, each starting its own (the dedicated worker).
+#
+# Memory: the proportional set size (PSS, /proc/PID/smaps_rollup: shared pages split
+# between the processes that map them) summed over the launched Chromium's processes (the
+# descendants of this script), in all and for its renderers (pages and workers run there:
+# a shared worker may get a renderer of its own); and the JS heap the host page's frames
+# report (performance.memory, the same heap for same-process frames). Pyodide's wasm memory
+# is not JS heap: PSS is the figure that counts it.
+
+WIDGETS_PAGE = "bench-widgets.html"  # answered by a route, not a file of dist/
+WIDGET_HASHES = [
+    "#k=2&s=2&p=0&d=1&mode=avg&grad=1&x=12,10,9,6;11,8,13,5;2,14,15,0;4,3,7,1",
+    "#k=3&s=1&p=0&d=1&mode=max&grad=1&x=1,2,5,6;3,4,8,7;0,-1,-3,-2;-4,9,-6,-5",
+    "#k=2&s=2&p=0&d=1&mode=max&grad=0&x=1,2,5,6;3,4,8,7;0,-1,-3,-2;-4,9,-6,-5",
+]
+SHARED_TIME_GOAL = 1.3  # ready(three widgets) / ready(one widget)
+SHARED_MEMORY_GOAL = 1.5  # memory(three widgets) / memory(one widget)
+
+
+def widgets_html(count):
+    frames = "\n".join(f'<iframe src="index.html?embed=1&amp;lesson=0{h.replace("&", "&amp;")}" '
+                       f'style="width:900px;height:700px;border:0"></iframe>' for h in WIDGET_HASHES[:count])
+    return f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>widgets</title></head><body>{frames}</body></html>'
+
+
+def chromium_memory():
+    """{"pss": bytes, "renderer_pss": bytes, "processes": n}: the PSS of every Chromium
+    process descending from this one (the Playwright driver's children)."""
+    parents, commands = {}, {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            parents[int(entry.name)] = int(fields[1])
+            # A zygote-forked child rewrites its title: its arguments become one string.
+            commands[int(entry.name)] = (entry / "cmdline").read_bytes().replace(b"\0", b" ")
+        except (OSError, IndexError, ValueError):
+            continue
+    ours, grew = {os.getpid()}, True
+    while grew:
+        grew = False
+        for pid, parent in parents.items():
+            if parent in ours and pid not in ours:
+                ours.add(pid)
+                grew = True
+    total = renderers = count = 0
+    for pid in ours - {os.getpid()}:
+        command = commands.get(pid, b"")
+        if b"chrom" not in Path(command.split(b" ")[0].decode(errors="replace")).name.encode():
+            continue
+        try:
+            rollup = (Path("/proc") / str(pid) / "smaps_rollup").read_text()
+        except OSError:
+            continue
+        pss = next((int(line.split()[1]) * 1024 for line in rollup.splitlines() if line.startswith("Pss:")), 0)
+        total += pss
+        count += 1
+        if b"--type=renderer" in command:
+            renderers += pss
+    return {"pss": total, "renderer_pss": renderers, "processes": count}
+
+
+def widgets_run(playwright, executable, args, site_url, count, dedicated):
+    """One cold run of a page with `count` widgets in a freshly launched Chromium: when the
+    last is ready (host page clock), memory once all are, and which Python each used."""
+    browser = playwright.chromium.launch(executable_path=executable, args=args)
+    try:
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        context.add_init_script(INIT_SCRIPT)  # each frame's readyAt
+        if dedicated:
+            context.add_init_script("delete window.SharedWorker;")
+        html = widgets_html(count)
+        context.route(site_url + WIDGETS_PAGE, lambda route: route.fulfill(status=200, content_type="text/html", body=html))
+        page = context.new_page()
+        page.goto(site_url + WIDGETS_PAGE, wait_until="commit")
+        # Each frame's readyAt on the host's clock; as in embed_run, a frame whose observer
+        # missed its ready (it happens) gets the poll's time instead.
+        deadline = time.monotonic() + BOOT_TIMEOUT_MS / 1000
+        polled, ready = [None] * count, None
+        while time.monotonic() < deadline and ready is None:
+            now, frames = page.evaluate(
+                """() => [performance.now(), [...document.querySelectorAll("iframe")].map((f) => {
+                    const bench = f.contentWindow?.__bench;
+                    return [bench?.readyAt == null ? null
+                              : f.contentWindow.performance.timeOrigin + bench.readyAt - performance.timeOrigin,
+                            f.contentDocument?.getElementById("status")?.dataset.state ?? null]; })]""")
+            if len(frames) == count:
+                if any(state == "error" for _, state in frames):
+                    raise RuntimeError(f"a widget of the {count}-widget page showed an error")
+                for index, (_, state) in enumerate(frames):
+                    if state == "ready" and polled[index] is None:
+                        polled[index] = now
+                if None not in polled:
+                    ready = max(at if at is not None else poll for (at, _), poll in zip(frames, polled))
+            if ready is None:
+                page.wait_for_timeout(50)
+        if ready is None:
+            raise RuntimeError(f"the {count}-widget page did not become ready")
+        page.wait_for_timeout(1000)  # let the widgets' first renders and collections settle
+        # A build from before the shared worker has no python() hook: its widgets each had their own.
+        kinds = page.evaluate("""() => [...document.querySelectorAll('iframe')].map((f) => f.contentWindow.poolgradWidget)
+            .map((widget) => (widget.python ? widget.python().kind : "dedicated"))""")
+        heap = page.evaluate("() => performance.memory ? performance.memory.usedJSHeapSize : null")
+        memory = chromium_memory()
+        context.close()
+    finally:
+        browser.close()
+    return {"ready": ready, "kinds": kinds, "heap": heap, **memory}
+
+
+def widget_pages_round(playwright, executable, args, site_url, index):
+    """One round: one widget, three sharing, three dedicated (the order turns each round)."""
+    cases = [("one", 1, False), ("three shared", 3, False), ("three dedicated", 3, True)]
+    cases = cases[index % 3:] + cases[:index % 3]
+    return {name: widgets_run(playwright, executable, args, site_url, count, dedicated) for name, count, dedicated in cases}
+
+
+def report_widget_pages(rounds):
+    """The table of widgets_run's figures, median over the rounds, with the goals."""
+    lines = [f"widgets on one page (a fresh Chromium per run, {len(rounds)} round(s); memory once all are ready):"]
+    header = f"  {'page':<22}{'all ready':>11}{'PSS, all':>12}{'renderers':>12}{'processes':>11}{'JS heap':>11}   Python"
+    lines += [header, "  " + "-" * (len(header) - 2)]
+    med = {}
+    for name in ("one", "three shared", "three dedicated"):
+        runs = [r[name] for r in rounds]
+        med[name] = {key: statistics.median(run[key] for run in runs)
+                     for key in ("ready", "pss", "renderer_pss", "processes")}
+        heaps = [run["heap"] for run in runs if run["heap"] is not None]
+        kinds = sorted({"+".join(sorted(set(run["kinds"]))) for run in runs})
+        lines.append(f"  {name:<22}{fmt_ms(med[name]['ready']):>11}{fmt_bytes(med[name]['pss']):>12}"
+                     f"{fmt_bytes(med[name]['renderer_pss']):>12}{med[name]['processes']:>11.0f}"
+                     f"{fmt_bytes(statistics.median(heaps)) if heaps else '-':>11}   {', '.join(kinds)}")
+    for name in ("three shared", "three dedicated"):
+        time_ratio = med[name]["ready"] / med["one"]["ready"]
+        memory_ratio = med[name]["pss"] / med["one"]["pss"]
+        lines.append(f"  {name} / one: ready {time_ratio:.2f}x (goal <= {SHARED_TIME_GOAL}x: "
+                     f"{'yes' if time_ratio <= SHARED_TIME_GOAL else 'NO'}), memory {memory_ratio:.2f}x "
+                     f"(goal < {SHARED_MEMORY_GOAL}x: {'yes' if memory_ratio < SHARED_MEMORY_GOAL else 'NO'})")
+    return "\n".join(lines)
+
+
 # ------------------------------------------------------------------------- analysis
 
 
@@ -756,7 +910,12 @@ def report(runs, chromium_version, samples, baselines, embeds, dist):
         server_paths = {urlsplit(r["path"]).path for r in run["server"]}
         browser_paths = {urlsplit(r["url"]).path for r in run["browser"]}
         if server_paths != browser_paths:
-            add(f"note: run {index + 1}: files seen only by the server {sorted(server_paths - browser_paths)}, "
+            # Python's files, fetched by the shared worker, which Playwright does not see in
+            # Chromium (playwright#33917): the download waterfall below lacks them then.
+            shared = any(path.endswith("/shared-worker.js") for path in server_paths - browser_paths)
+            add(f"note: run {index + 1}: files seen only by the server"
+                f"{' (the shared worker fetched them: Playwright does not see its requests)' if shared else ''} "
+                f"{sorted(server_paths - browser_paths)}, "
                 f"only by the browser {sorted(browser_paths - server_paths)}")
         elif len(run["browser"]) != len(run["server"]):
             add(f"note: run {index + 1}: same files, but {len(run['server'])} requests logged by the server "
@@ -800,6 +959,8 @@ def main(argv=None):
     # leave the other scripts' options alone instead of failing on them.
     parser.add_argument("--dist", type=Path, default=None,
                         help="the built site to measure (default: this checkout's dist/)")
+    parser.add_argument("--widgets-only", action="store_true",
+                        help="only the widgets-on-one-page rounds (one, three shared, three dedicated)")
     args, _ = parser.parse_known_args(argv)
     if args.runs < 1 or args.samples < 1:
         parser.error("--runs and --samples must be at least 1")
@@ -831,7 +992,7 @@ def main(argv=None):
     host, port = server.server_address[:2]
     site_url = f"http://{host}:{port}/"
 
-    runs, baselines, embeds = [], [], []
+    runs, baselines, embeds, widget_rounds = [], [], [], []
     try:
         with sync_playwright() as playwright:
             try:
@@ -841,7 +1002,7 @@ def main(argv=None):
                 print(f"bench_browser: Chromium did not start: {first_line}", file=sys.stderr)
                 return 2
             try:
-                for index in range(args.runs):
+                for index in range(0 if args.widgets_only else args.runs):
                     started = time.perf_counter()
                     # Alternate which goes first, so neither always meets a warmer machine.
                     if index % 2:
@@ -855,10 +1016,15 @@ def main(argv=None):
                           f"{fmt_ms(run['boot']['bench']['readyAt'])}, baseline {fmt_ms(baselines[-1]['ready'])}, "
                           f"embed demo {fmt_ms(embeds[-1][0])} / {fmt_ms(embeds[-1][1])} "
                           f"({time.perf_counter() - started:.1f} s in all)", flush=True)
-                first_taps = first_tap_rounds(browser, site_url, args.runs)
+                first_taps = [] if args.widgets_only else first_tap_rounds(browser, site_url, args.runs)
                 version = browser.version
             finally:
                 browser.close()
+            for index in range(args.runs):
+                widget_rounds.append(widget_pages_round(playwright, executable, build_module.CHROMIUM_ARGS, site_url, index))
+                print(f"bench_browser: widgets round {index + 1}/{args.runs}: "
+                      + ", ".join(f"{name} ready at {fmt_ms(run['ready'])}, {fmt_bytes(run['pss'])}"
+                                  for name, run in widget_rounds[-1].items()), flush=True)
     except (RuntimeError, PlaywrightError) as error:
         first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         print(f"bench_browser: could not measure: {first_line}", file=sys.stderr)
@@ -868,9 +1034,14 @@ def main(argv=None):
         server.server_close()
 
     print()
-    print(report(runs, version, args.samples, baselines, embeds, dist))
-    print()
-    print(first_tap_report(first_taps))
+    if runs:
+        print(report(runs, version, args.samples, baselines, embeds, dist))
+        print()
+        print(first_tap_report(first_taps))
+        print()
+    else:
+        print(f"site: {dist}")
+    print(report_widget_pages(widget_rounds))
     return 0
 
 

@@ -303,11 +303,17 @@ def published_names(files: dict) -> dict:
 
     Every file but an entry (``_is_entry``) moves into ``<group>/<hash>/``: the group is its
     top folder (``app`` for files at the root) and the hash covers the group's names and
-    contents, so a change anywhere in a group renames that group and nothing else.
+    contents, so a change anywhere in a group renames that group. The front end's hash also
+    covers the other groups' hashes (``group_digest``): its shared worker (one Python for
+    every widget of the site, keyed by its script's URL) must not be reused by a build
+    whose runtime or wheel changed.
 
     >>> names = published_names({"index.html": "a", "app.js": "b", "pyodide/x.wasm": "c"})
     >>> names["index.html"], names["app.js"].split("/")[0], names["pyodide/x.wasm"].split("/")[2]
     ('index.html', 'app', 'x.wasm')
+    >>> other = published_names({"app.js": "b", "pyodide/x.wasm": "d"})
+    >>> other["app.js"] != names["app.js"] and other["pyodide/x.wasm"] != names["pyodide/x.wasm"]
+    True
     """
     groups: dict = {}
     for rel in files:
@@ -315,13 +321,32 @@ def published_names(files: dict) -> dict:
             group, _, inner = rel.partition("/") if "/" in rel else (FRONT_END_GROUP, "", rel)
             groups.setdefault(group, []).append((inner, rel))
     names = {rel: rel for rel in files if _is_entry(rel)}
+    digests = {group: group_digest([(inner, files[rel]) for inner, rel in members])
+               for group, members in groups.items() if group != FRONT_END_GROUP}
+    if FRONT_END_GROUP in groups:
+        digests[FRONT_END_GROUP] = group_digest(
+            [(inner, files[rel]) for inner, rel in groups[FRONT_END_GROUP]], sorted(digests.values()))
     for group, members in groups.items():
-        h = hashlib.sha256()
-        for inner, rel in sorted(members):
-            h.update(f"{inner}\0{files[rel]}\n".encode())
         for inner, rel in members:
-            names[rel] = f"{group}/{h.hexdigest()[:12]}/{inner}"
+            names[rel] = f"{group}/{digests[group]}/{inner}"
     return names
+
+
+def group_digest(members: list, loads: list = ()) -> str:
+    """The folder name of a group: 12 hex digits of the sha256 over its members' (name,
+    sha256) pairs in name order, then the digests of the groups it ``loads``.
+
+    >>> group_digest([("b.js", "2"), ("a.js", "1")]) == group_digest([("a.js", "1"), ("b.js", "2")])
+    True
+    >>> group_digest([("a.js", "1")]) != group_digest([("a.js", "1")], ["0123456789ab"])
+    True
+    """
+    h = hashlib.sha256()
+    for inner, sha in sorted(members):
+        h.update(f"{inner}\0{sha}\n".encode())
+    for digest in loads:
+        h.update(f"loads {digest}\n".encode())
+    return h.hexdigest()[:12]
 
 
 def _rename_in_json(value, names: dict):

@@ -650,10 +650,15 @@ def test_every_file_but_the_fixed_names_is_under_its_groups_content_hash(dist):
         group, digest, name = rel.split("/")
         groups.setdefault((group, digest), []).append(name)
     assert sorted(group for group, _ in groups) == ["app", "pyodide", "wheels"]  # one folder each
+    others = sorted(digest for group, digest in groups if group != "app")
     for (group, digest), names in groups.items():
         h = hashlib.sha256()
         for name in sorted(names):
             h.update(f"{name}\0{B.sha256_of(dist / group / digest / name)}\n".encode())
+        # The front end's folder also changes with the runtime and the wheel it loads (its
+        # shared worker, keyed by its URL, must not serve another build's Python).
+        for loaded in others if group == "app" else []:
+            h.update(f"loads {loaded}\n".encode())
         assert h.hexdigest()[:12] == digest, group
 
 

@@ -16,6 +16,12 @@ document.addEventListener("securitypolicyviolation", (event) => {
 });
 """
 
+# For an init script: the page runs a dedicated Python worker (as where the browser has no
+# SharedWorker). Playwright neither sees nor routes a shared worker's requests in Chromium
+# (playwright#33917, #36690), so a test that routes the worker's script or the files it
+# fetches uses it.
+DEDICATED_WORKER = "delete window.SharedWorker;"
+
 
 def guarded_context(browser, **options):
     """A new browser context (Playwright ``new_context`` options; a 1280 x 900 viewport

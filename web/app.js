@@ -11,7 +11,8 @@
 // Test hook: window.poolgradWidget.trace(request) sends a raw trace() request (keyword
 // arguments of poolgrad.trace as JSON, non-finite values as "NaN"/"Infinity"/"-Infinity")
 // to the same worker and resolves with {trace} or {error}; the browser tests use it for
-// parity with native Python. window.poolgradWidget.timings holds the last measured
+// parity with native Python; .python() says which Python serves the page (bridge.js,
+// describe). window.poolgradWidget.timings holds the last measured
 // boot (with the start of each boot step), trace, round-trip and render times in ms;
 // window.poolgradWidget.exerciseTimings the exercise panel's last run (lastRunMs: from Run
 // to the result, Python's start included on the first run; lastCheckMs: the check alone).
@@ -549,6 +550,7 @@ const bridge = new WorkerBridge({
 window.addEventListener("hashchange", loadHash);
 window.poolgradWidget = {
   trace: (request) => bridge.request(request),
+  python: () => bridge.describe(),
   timings: app.timings,
   exerciseTimings: exercise.timings,
 };

@@ -1,17 +1,27 @@
-// The page's side of the Pyodide worker: one promise per request, requests held until the
-// worker reports ready, and a stall timeout so a stuck download (e.g. a .wasm served with
-// the wrong MIME type) becomes a visible error instead of an endless spinner. The worker
-// itself was started earlier, by early.js. A request the worker does not answer within
-// REQUEST_TIMEOUT_MS (a runaway computation blocks it for good) is answered with an
-// error, and a fresh worker takes over the other requests.
+// The page's side of Python: one promise per request, requests held until Python reports
+// ready, and a stall timeout so a stuck download (e.g. a .wasm served with the wrong MIME
+// type) becomes a visible error instead of an endless spinner. Python was started earlier,
+// by early.js: the site's shared worker where the browser has one (every widget of the page
+// shares one Python), else a dedicated worker of the page's own.
+//
+// The shared worker falls back to a dedicated one, without an error, when it fails: a
+// script or boot error, no progress for the stall timeout, or a request of another widget
+// holding it for REQUEST_TIMEOUT_MS (nobody can stop a shared worker). A request of this
+// page that Python does not finish within REQUEST_TIMEOUT_MS of starting it (a runaway
+// computation blocks Python for good) is answered with an error, and a fresh dedicated
+// worker takes over the page's other requests (a dedicated one that hung is stopped; the
+// shared one is left to the other widgets, which move away too when they next wait on it).
 
-import { adoptWorker, startWorker } from "./early.js";
+import { adoptPython, startPython } from "./early.js";
 
 // A slow boot is not a failed one (two widgets on a slow tablet can take a minute): the
 // boot fails only when the worker has reported no progress for this long. Every progress
 // message (a new step, or more of a download) restarts the clock.
 const BOOT_STALL_MS = 60000;
 const REQUEST_TIMEOUT_MS = 15000;
+
+// This page among the shared worker's clients (sent with each request, for the record).
+const WIDGET = `${location.pathname}${location.search} ${Math.random().toString(36).slice(2, 10)}`;
 
 export class WorkerBridge {
   constructor({ onProgress, onReady, onFailure, stallMs = BOOT_STALL_MS }) {
@@ -22,30 +32,83 @@ export class WorkerBridge {
     this.failure = null;
     this.latestTicket = null;
     this.callbacks = { onProgress, onReady, onFailure };
+    this.clients = null; // how many widgets the Python serving this page had, at its last answer
+    this.fellBack = null; // why this page left the shared Python, if it did
     // Set before the worker is adopted: adopting replays what it already said, which may
     // be progress, or even "ready" (when the page's modules load slowly).
-    // The browser tests shorten the stall timeout (a test hook, like window.poolgradWidget).
+    // The browser tests shorten the stall and request timeouts (test hooks, like
+    // window.poolgradWidget).
     this.stallMs = globalThis.poolgradBootStallMs > 0 ? globalThis.poolgradBootStallMs : stallMs;
+    this.requestMs = globalThis.poolgradRequestTimeoutMs > 0 ? globalThis.poolgradRequestTimeoutMs : REQUEST_TIMEOUT_MS;
     this.step = "starting the Python worker";
     this.stallTimer = null;
-    this.watchForStall();
-    this.listener = (event) => {
-      if (event.type === "message") {
-        this.receive(event.data);
-        return;
-      }
-      event.preventDefault();
-      this.fail(`the Python worker failed to start: ${event.message || "script error"}`);
-    };
-    this.worker = adoptWorker(this.listener);
     this.restarting = false;
+    this.watchForStall();
+    this.attach(adoptPython);
+    // A page that goes leaves the shared worker, which forgets its port and queue (a page
+    // kept in the back/forward cache and evicted later would never say so); one that comes
+    // back from that cache connects again.
+    addEventListener("pagehide", (event) => {
+      if (!event.persisted || this.python.kind === "shared") this.python.close();
+    });
+    addEventListener("pageshow", (event) => {
+      if (event.persisted && this.python.kind === "shared") this.reconnect();
+    });
+  }
+
+  // Back from the back/forward cache: the same kind of Python as before, connected anew (the
+  // shared worker may have gone with its last page and start again; the page stays ready).
+  reconnect() {
+    const python = startPython("shared");
+    if (python) this.switchTo(python);
+  }
+
+  // Makes `python` (a new connection from early.js's startPython) serve this page: it gets
+  // every request the old one held. A page that was ready stays so for its learner while
+  // the new Python starts (its status does not go back to loading).
+  switchTo(python) {
+    for (const job of this.pending.values()) clearTimeout(job.deadline);
+    this.waiting.unshift(...this.pending.values());
+    this.pending.clear();
+    this.restarting = this.restarting || this.ready;
+    this.ready = false;
+    this.attach((listener) => {
+      python.messages.addEventListener("message", listener);
+      python.errors.addEventListener("error", listener);
+      return python;
+    });
+    this.watchForStall();
+  }
+
+  // Listens to the connection that `adopt(listener)` returns, and to no older one.
+  attach(adopt) {
+    const token = {};
+    this.current = token;
+    this.python = adopt((event) => {
+      if (this.current === token) this.hear(event);
+    });
+  }
+
+  hear(event) {
+    if (event.type === "message") {
+      this.receive(event.data);
+      return;
+    }
+    event.preventDefault();
+    this.broken(`the Python worker failed to start: ${event.message || "script error"}`);
+  }
+
+  // The connection cannot serve this page: leave a shared worker, fail a dedicated one.
+  broken(text) {
+    if (this.python.kind === "shared") this.useOwnPython(text);
+    else this.fail(text);
   }
 
   watchForStall() {
     clearTimeout(this.stallTimer);
     if (this.ready || this.failure) return;
     this.stallTimer = setTimeout(
-      () => this.fail(`Python's start stalled: no progress for ${Math.round(this.stallMs / 1000)} s at "${this.step}"; check that the site is served over HTTP with .wasm as application/wasm`),
+      () => this.broken(`Python's start stalled: no progress for ${Math.round(this.stallMs / 1000)} s at "${this.step}"; check that the site is served over HTTP with .wasm as application/wasm`),
       this.stallMs,
     );
   }
@@ -62,13 +125,23 @@ export class WorkerBridge {
       this.restarting = false;
       for (const job of this.waiting.splice(0)) this.post(job);
     } else if (message.type === "boot-error") {
-      this.fail(message.error);
+      this.broken(message.error);
+    } else if (message.type === "running") {
+      // Python has started this request: its deadline counts from now.
+      const job = this.pending.get(message.id);
+      if (!job) return;
+      job.started = true;
+      clearTimeout(job.deadline);
+      job.deadline = setTimeout(() => this.expire(job), this.requestMs);
     } else if (message.type === "result") {
       const job = this.pending.get(message.id);
       if (!job) return;
       clearTimeout(job.deadline);
       this.pending.delete(message.id);
-      job.resolve(message);
+      // The wire's own fields stay here: the page gets {trace, ms}, {error} or {superseded}.
+      const { type, id, widget, clients, ...answer } = message;
+      this.clients = clients ?? this.clients;
+      job.resolve(answer);
     }
   }
 
@@ -84,30 +157,47 @@ export class WorkerBridge {
 
   post(job) {
     this.pending.set(job.id, job);
-    job.deadline = setTimeout(() => this.expire(job), REQUEST_TIMEOUT_MS);
-    this.worker.postMessage({ id: job.id, request: job.request });
+    job.started = false;
+    job.deadline = setTimeout(() => this.expire(job), this.requestMs);
+    this.python.post({ type: "trace", id: job.id, widget: WIDGET, request: job.request, latest: Boolean(job.latest) });
   }
 
-  // The worker is stuck on `job`: answer it with an error, replace the worker, and queue
-  // the other requests it held for the new one.
+  // Leaves the current Python (a dedicated one is stopped) for a new dedicated worker of this
+  // page's own.
+  useOwnPython(why) {
+    if (this.failure) return;
+    if (this.python.kind === "shared") {
+      this.fellBack = why;
+      console.warn(`poolgrad: leaving the shared Python worker (${why}); this page starts its own`);
+    }
+    this.python.close();
+    this.step = "starting a Python worker for this page";
+    this.switchTo(startPython("dedicated"));
+  }
+
+  // No answer to `job` within REQUEST_TIMEOUT_MS. If Python started it, it is this page's
+  // runaway: answer it with an error and move the page's other requests to a fresh worker.
+  // If it never started, another widget's request holds the shared Python: nothing is wrong
+  // with this one, which goes to the fresh worker with the others.
   expire(job) {
     if (this.failure || !this.pending.has(job.id)) return;
+    if (this.python.kind === "shared" && !job.started) {
+      this.useOwnPython(`another widget's request has held the shared Python for over ${this.requestMs / 1000} s`);
+      return;
+    }
+    const what = this.python.kind === "shared" ? "this widget left the Python it shared and started its own" : "it was stopped and restarted";
     this.pending.delete(job.id);
-    this.worker.terminate();
-    for (const other of this.pending.values()) clearTimeout(other.deadline);
-    this.waiting.unshift(...this.pending.values());
-    this.pending.clear();
-    this.ready = false;
-    this.restarting = true;
-    this.step = "restarting the Python worker";
-    this.watchForStall();
-    this.worker = startWorker();
-    this.worker.addEventListener("message", this.listener);
-    this.worker.addEventListener("error", this.listener);
+    this.useOwnPython(`this page's request ran for over ${this.requestMs / 1000} s`);
     job.resolve({
       timedOut: true,
-      error: `Python did not answer within ${REQUEST_TIMEOUT_MS / 1000} s, so it was stopped and restarted. Change a setting to go on; this one may be too costly for the browser.`,
+      error: `Python did not answer within ${this.requestMs / 1000} s, so ${what}. Change a setting to go on; this one may be too costly for the browser.`,
     });
+  }
+
+  // Which Python serves this page (a test hook, through window.poolgradWidget.python()):
+  // {kind: "shared" | "dedicated", clients (widgets it served at its last answer), fellBack}.
+  describe() {
+    return { kind: this.python.kind, clients: this.clients, fellBack: this.fellBack };
   }
 
   // Resolves with {trace} or {error} (Python's message for a refused state).

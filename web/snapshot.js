@@ -1,5 +1,5 @@
 // Python's start-up snapshots, made at build time by scripts/pyodide_snapshot.mjs under
-// Node, and how a runtime is started from them. Shared by web/worker.js and by the build
+// Node, and how a runtime is started from them. Shared by web/python-runtime.js and by the build
 // script (which restores what it made, as a check), so both sides do the same thing.
 //
 // Two snapshots, both memory images of Pyodide 0.27's interpreter:

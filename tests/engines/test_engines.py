@@ -56,7 +56,8 @@ def test_boots_to_ready_with_every_file_from_the_site(booted):
     requests = booted.boot_requests
     # File names: the build publishes all but the entry pages in content-hashed folders.
     names = {str(r).split("?")[0].rpartition("/")[2] for r in requests}
-    assert {"index.html", "worker.js", "pyodide.asm.wasm"} <= names
+    assert {"index.html", "pyodide.asm.wasm"} <= names
+    assert names & {"shared-worker.js", "worker.js"}, "no Python worker script was fetched"
     assert any(name.startswith("poolgrad-") and name.endswith(".whl") for name in names)
     assert [(str(r), r.status) for r in requests if r.status not in (200, 304)] == []
     assert {r.host for r in requests} == {booted.site.host}
@@ -214,6 +215,7 @@ def test_both_embedded_widgets_reach_ready(widget):
         ("Ready: average pooling, 2 × 2 window, stride 2.", [["10.25", "8.25"], ["5.75", "5.75"]], []),
         ("Ready: max pooling, 3 × 3 window, stride 1.", MAX_3X3_STRIDE_1, [[1, 2]]),
     ]
+    pythons = []
     try:
         for index, (status, values, argmax) in enumerate(expected):
             driver.switch_to.default_content()
@@ -223,8 +225,29 @@ def test_both_embedded_widgets_reach_ready(widget):
             assert widget.settled() == status
             assert widget.values("output") == values
             assert widget.marked("data-argmax") == argmax
+        # Both are ready: each asks once more, so its answer says how many widgets its Python
+        # serves now.
+        for index in range(len(expected)):
+            driver.switch_to.default_content()
+            driver.switch_to.frame(driver.find_elements("css selector", "iframe.widget-frame")[index])
+            pythons.append(driver.execute_async_script("""
+                const done = arguments[arguments.length - 1];
+                window.poolgradWidget.trace({x: [[1, 2], [3, 4]], kernel_size: [2, 2]}).then(() => {
+                    const python = window.poolgradWidget.python();
+                    done([python.kind, python.fellBack, typeof SharedWorker === "function", python.clients]);
+                });"""))
     finally:
         driver.switch_to.default_content()
+    # One Python for both where the engine has module shared workers, else one each; never
+    # a fall back from a shared worker that failed.
+    # (The runtime's files are in the HTTP cache since the engine's first page: the server's
+    # log cannot count runtimes here; the number of widgets a Python serves can.)
+    [(kind, fell_back, has_shared_worker)] = {tuple(python[:3]) for python in pythons}
+    assert fell_back is None
+    assert kind == ("shared" if has_shared_worker else "dedicated")
+    clients = [python[3] for python in pythons]
+    # Shared: the two frames; index.html, the page before, has left it.
+    assert clients == ([2, 2] if kind == "shared" else [1, 1]), clients
     heights = driver.execute_script(
         "return [...document.querySelectorAll('iframe.widget-frame')].map((f) => f.getBoundingClientRect().height)")
     assert all(height > 300 for height in heights), f"frames not sized from the widget's height: {heights}"

@@ -16,6 +16,7 @@ import pytest
 from playwright.sync_api import expect
 
 from lesson_fixture import FIXTURE
+from widget_driver import DEDICATED_WORKER
 
 pytestmark = pytest.mark.browser
 
@@ -39,6 +40,14 @@ WORKER_SPY = """
   };
 })();
 """
+
+
+
+@pytest.fixture(autouse=True)
+def dedicated_worker(context):
+    """These tests change and hold back the worker's script and files by routes, which reach
+    a dedicated worker only (widget_driver.DEDICATED_WORKER)."""
+    context.add_init_script(DEDICATED_WORKER)
 
 
 def build_info(root):

@@ -9,6 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from poolgrad import wire
+from widget_driver import DEDICATED_WORKER
 
 pytestmark = pytest.mark.browser
 
@@ -206,6 +207,7 @@ def test_a_request_the_worker_never_answers_becomes_an_error_and_the_worker_rest
         response = route.fetch()
         route.fulfill(response=response, body=HANG + response.text())
 
+    context.add_init_script(DEDICATED_WORKER)  # the route reaches a dedicated worker only
     context.route("**/worker.js", hang)
     widget.open("#k=1&s=1")
     widget.set_hash("#k=1&s=13")

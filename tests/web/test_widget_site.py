@@ -9,6 +9,7 @@ from playwright.sync_api import expect
 
 import poolgrad
 from lesson_fixture import FIXTURE
+from widget_driver import DEDICATED_WORKER
 
 pytestmark = pytest.mark.browser
 
@@ -46,10 +47,13 @@ def test_boot_draws_first_queues_changes_then_works_offline(widget, context, sit
     assert timings["bootMs"] > 0 and timings["lastRenderMs"] is not None
 
 
-def test_sub_path_iframe_and_worker_under_the_same_csp(serve_directory, browser, dist, tmp_path, page_policy, route_with_policy,
-                                                       published):
-    """Hosted under /course/pooling/ inside an iframe, with the worker script served with
-    the page's own CSP as a header: Pyodide must boot with 'wasm-unsafe-eval' alone."""
+@pytest.mark.parametrize("worker", ["shared", "dedicated"])
+def test_sub_path_iframe_and_worker_under_the_same_csp(serve_directory, browser, dist, tmp_path, page_policy,
+                                                       published, worker):
+    """Hosted under /course/pooling/ inside an iframe, with every file of the site served with
+    the page's own CSP as a header (a worker takes its policy from its script's response):
+    Pyodide must boot with 'wasm-unsafe-eval' alone, in the shared worker and in the
+    dedicated one."""
     (tmp_path / "course").mkdir()
     (tmp_path / "course" / "pooling").symlink_to(dist, target_is_directory=True)
     (tmp_path / "host.html").write_text(
@@ -57,11 +61,13 @@ def test_sub_path_iframe_and_worker_under_the_same_csp(serve_directory, browser,
         f'<iframe title="pooling widget" width="1100" height="800" src="course/pooling/#k=3&s=1&p=0&d=1&mode=max&grad=0&x={FIXTURE}"></iframe>',
         encoding="utf-8",
     )
-    host_site = serve_directory(tmp_path)
     policy = page_policy
     assert "'unsafe-eval'" not in policy and "'unsafe-inline'" not in policy
+    (tmp_path / "_headers").write_text(f"/course/pooling/*\n  Content-Security-Policy: {policy}\n", encoding="utf-8")
+    host_site = serve_directory(tmp_path)
     context = browser.new_context()
-    worker_requests = route_with_policy(context, f"**/course/pooling/{published('worker.js')}", policy)
+    if worker == "dedicated":
+        context.add_init_script(DEDICATED_WORKER)
     try:
         page = context.new_page()
         page.goto(host_site.url + "host.html")
@@ -71,10 +77,13 @@ def test_sub_path_iframe_and_worker_under_the_same_csp(serve_directory, browser,
         frame.locator('[data-grid="output"][data-row="1"][data-col="0"]').click()
         expect(frame.locator('[data-argmax="true"]')).to_have_count(1)
         expect(frame.locator('[data-argmax="true"]')).to_have_attribute("data-row", "3")
-        assert worker_requests, "the worker script was not fetched through the CSP route"
+        assert page.frames[1].evaluate("window.poolgradWidget.python().kind") == worker
+        script = published("shared-worker.js" if worker == "shared" else "worker.js")
         paths = set(host_site.requests)
-        assert f"/course/pooling/{published('pyodide.asm.wasm')}" in paths
-        assert all(path == "/host.html" or path.startswith("/course/pooling/") for path in paths)
+        assert {f"/course/pooling/{script}", f"/course/pooling/{published('pyodide.asm.wasm')}"} <= paths
+        # The host page's own requests: itself and the icon Chromium asks for (it names none).
+        host_own = {"/host.html", "/favicon.ico"}
+        assert [path for path in paths if path not in host_own and not path.startswith("/course/pooling/")] == []
         assert host_site.foreign_requests() == []
     finally:
         context.close()
@@ -136,6 +145,7 @@ def test_parity_with_native_trace(widget):
 
 def test_boot_failure_is_reported(widget, context):
     """A site served without its build description fails visibly, not with a spinner."""
+    context.add_init_script(DEDICATED_WORKER)  # the route reaches a dedicated worker only
     context.route("**/build-info.json", lambda route: route.fulfill(status=404, body="missing"))
     widget.open(wait=False)
     status = widget.page.locator("#status")

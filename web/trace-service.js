@@ -1,0 +1,130 @@
+// The worker's side of the wire: one Python serving one or more widgets (clients). The
+// dedicated worker (worker.js) has one client, its page; the shared worker
+// (shared-worker.js) has one per connected widget (a MessagePort).
+//
+// Client -> worker: {type: "trace", id, widget, request, latest} (`widget` names the page
+// that asks, for the record; `latest`: a newer one from the same client replaces it while
+// it waits), {type: "bye"} (the page goes away).
+// Worker -> client: {type: "progress" | "ready" | "boot-error"} to every client, and the
+// latest of them again to a client that connects later (a widget added after boot gets
+// "ready" at once); {type: "running", id} just before Python starts the client's request;
+// {type: "result", id, widget, clients, ...answer}, answer being {trace, ms}, {error} or
+// {superseded: true} (a newer request of the same client replaced it before it ran).
+//
+// Fairness: each client has its own queue, and Python takes one request from each client in
+// turn, handing the event loop back between two requests (a request that arrived meanwhile
+// can still replace a waiting one). One client's error is answered to it alone.
+
+export class TraceService {
+  // `start(progress)` starts Python, calling `progress(message)` for each progress message,
+  // and resolves with {run(request) -> answer, startup}. `handBack(next)` runs `next` once
+  // the event loop had its turn (a test passes its own).
+  constructor(start, { handBack = (next) => setTimeout(next, 0) } = {}) {
+    this.clients = new Map(); // client -> {send, queue}
+    this.turn = []; // the clients in round-robin order; the next one to serve is first
+    this.lastProgress = null;
+    this.outcome = null; // the "ready" or "boot-error" message, once there is one
+    this.run = null;
+    this.busy = false;
+    this.handBack = handBack;
+    let booting;
+    try {
+      booting = Promise.resolve(start((message) => this.progress(message)));
+    } catch (error) {
+      booting = Promise.reject(error);
+    }
+    booting.then(
+      ({ run, startup }) => {
+        if (this.outcome) return;
+        this.run = run;
+        this.announce({ type: "ready", startup });
+        this.pump();
+      },
+      (error) => this.fail(`Python could not start: ${error?.message ?? error}`),
+    );
+  }
+
+  get clientCount() {
+    return this.clients.size;
+  }
+
+  announce(message) {
+    if (message.type === "progress") this.lastProgress = message;
+    else this.outcome = message;
+    for (const { send } of this.clients.values()) send(message);
+  }
+
+  progress(message) {
+    if (!this.outcome) this.announce(message);
+  }
+
+  // Python will not start (the boot failed, or a policy blocks WebAssembly).
+  fail(error) {
+    if (this.outcome) return;
+    this.announce({ type: "boot-error", error });
+  }
+
+  connect(client, send) {
+    if (this.clients.has(client)) return;
+    this.clients.set(client, { send, queue: [] });
+    this.turn.push(client);
+    if (this.outcome) send(this.outcome);
+    else if (this.lastProgress) send(this.lastProgress);
+  }
+
+  // The client is gone: its waiting requests are dropped unanswered.
+  disconnect(client) {
+    this.clients.delete(client);
+    this.turn = this.turn.filter((other) => other !== client);
+  }
+
+  receive(client, message) {
+    const entry = this.clients.get(client);
+    if (!entry) return;
+    if (message?.type === "bye") {
+      this.disconnect(client);
+      return;
+    }
+    if (message?.type !== "trace") return;
+    const job = { id: message.id, widget: message.widget, request: message.request, latest: Boolean(message.latest) };
+    if (job.latest) {
+      const replaced = entry.queue.filter((waiting) => waiting.latest);
+      entry.queue = entry.queue.filter((waiting) => !waiting.latest);
+      for (const old of replaced) entry.send({ type: "result", id: old.id, widget: old.widget, superseded: true });
+    }
+    entry.queue.push(job);
+    this.pump();
+  }
+
+  // The next request: the first client in turn with one waiting, which then goes last.
+  next() {
+    for (let index = 0; index < this.turn.length; index += 1) {
+      const client = this.turn[index];
+      const entry = this.clients.get(client);
+      if (entry.queue.length) {
+        this.turn.splice(index, 1);
+        this.turn.push(client);
+        return { entry, job: entry.queue.shift() };
+      }
+    }
+    return null;
+  }
+
+  pump() {
+    if (this.busy || !this.run) return;
+    const picked = this.next();
+    if (!picked) return;
+    const { entry, job } = picked;
+    this.busy = true;
+    // Sent before Python blocks this thread: the client's deadline counts from here, and a
+    // client whose request never got this far knows that another widget's request holds
+    // Python, not its own.
+    entry.send({ type: "running", id: job.id });
+    const answer = this.run(job.request);
+    entry.send({ type: "result", id: job.id, widget: job.widget, clients: this.clients.size, ...answer });
+    this.handBack(() => {
+      this.busy = false;
+      this.pump();
+    });
+  }
+}
