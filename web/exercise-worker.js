@@ -3,9 +3,10 @@
 // page can terminate and replace this one (exercise.js). Started by the exercise panel
 // when it is first used, with the site's root as its name, like worker.js.
 //
-// Python starts the way worker.js starts it, from the NumPy snapshot when the build made
-// one (snapshot.js), else normally with NumPy; poolgrad's wheel is unpacked into
-// site-packages with zipfile (no micropip, so Python never reaches for fetch). Then,
+// Python starts the way the widgets' worker starts it (python-runtime.js: the NumPy
+// snapshot when the build made one, else a normal start with NumPy); poolgrad's wheel is
+// unpacked into site-packages with zipfile (no micropip, so Python never reaches for
+// fetch). Then,
 // before any learner code runs, everything that reaches storage or the network is
 // deleted from this worker's global scope and its prototypes (lockDown), so Python's `js`
 // module cannot find it: a worker has no DOM, and the page's localStorage does not exist
@@ -16,7 +17,7 @@
 // {type: "boot-error", error} and {type: "result", id, answer} (poolgrad.exercise_check's
 // JSON) or {type: "result", id, failure} when the checker itself broke.
 
-import { AFTER_START, compileLibraries, readNumpySnapshot, restoreNumpySnapshot, takeTheIOSPath } from "./snapshot.js";
+import { startPythonWith } from "./python-runtime.js";
 
 // Kept before lockDown removes postMessage: learner code cannot post to the page at all.
 const post = self.postMessage.bind(self);
@@ -98,60 +99,18 @@ importlib.invalidate_caches()
 from poolgrad.exercise_check import run_check
 `;
 
-const progress = (message) => post({ type: "progress", message });
-
-async function fetchBytes(url) {
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`${url.pathname} answered HTTP ${response.status}`);
-  return new Uint8Array(await response.arrayBuffer());
-}
-
-// A gzipped file, unpacked (a server that sent it with Content-Encoding: gzip already did).
-async function fetchGunzipped(url) {
-  const bytes = await fetchBytes(url);
-  if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes;
-  const unpacked = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-  return new Uint8Array(await new Response(unpacked).arrayBuffer());
-}
-
-// From the NumPy snapshot if there is one and it restores; otherwise a normal start.
-async function startPython(info, siteRoot, indexURL, loadPyodide) {
-  if (info.numpy_snapshot && typeof DecompressionStream === "function") {
-    try {
-      const snapshot = readNumpySnapshot(await fetchGunzipped(new URL(info.numpy_snapshot, siteRoot)));
-      const modules = await compileLibraries(snapshot);
-      return await restoreNumpySnapshot(loadPyodide, { indexURL }, snapshot, modules);
-    } catch (error) {
-      console.warn(`poolgrad exercises: the NumPy snapshot was not used (${String(error?.message ?? error).split("\n")[0]})`);
-    }
-  }
-  return loadPyodide({ indexURL, packages: ["numpy"] });
-}
-
+// Python starts as the widgets' does (python-runtime.js); the checker is then installed
+// from poolgrad's wheel, and the worker locked down before any learner code runs.
 async function boot() {
-  const siteRoot = new URL(self.name || "./", self.location.href);
-  progress("Reading the build description");
-  const info = await (await fetch(new URL("build-info.json", siteRoot))).json();
-  const indexURL = new URL(info.pyodide, siteRoot).href;
-  const wheel = fetchBytes(new URL(info.poolgrad_wheel, siteRoot));
-  wheel.catch(() => {}); // awaited below
-  progress("Starting Python");
-  const [{ loadPyodide }] = await Promise.all([
-    import(new URL("pyodide.mjs", indexURL).href),
-    import(new URL("pyodide.asm.js", indexURL).href), // defines _createPyodideModule, which snapshot.js wraps
-  ]);
-  const platform = takeTheIOSPath();
-  let pyodide;
-  try {
-    pyodide = await startPython(info, siteRoot, indexURL, loadPyodide);
-  } finally {
-    platform.undo();
-  }
-  pyodide.runPython(AFTER_START);
-  progress("Installing the checker");
-  pyodide.FS.writeFile("/tmp/poolgrad.whl", await wheel);
-  pyodide.runPython(INSTALL);
-  const runCheck = pyodide.globals.get("run_check");
+  const { pyodide, runCheck } = await startPythonWith(self.name, post, async (pyodide, wheelURL) => {
+    post({ type: "progress", message: "Installing the checker" });
+    const response = await fetch(wheelURL);
+    if (!response.ok) throw new Error(`${new URL(wheelURL).pathname} answered HTTP ${response.status}`);
+    pyodide.FS.writeFile("/tmp/poolgrad.whl", new Uint8Array(await response.arrayBuffer()));
+    pyodide.runPython(INSTALL);
+    return { pyodide, runCheck: pyodide.globals.get("run_check") };
+  });
+  // After the start: it restores the fetch that the runtime wrapped while it started.
   return { runCheck, locked: lockDown(pyodide) };
 }
 

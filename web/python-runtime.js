@@ -209,7 +209,7 @@ async function startInterpreter(info, siteRoot, indexURL) {
     () => loadPyodide({ indexURL, packages: info.packages }));
 }
 
-async function boot(siteRoot) {
+async function boot(siteRoot, install) {
   progress(1, "Reading the build description");
   const infoResponse = await fetch(new URL("build-info.json", siteRoot));
   if (!infoResponse.ok) throw new Error(`build-info.json answered HTTP ${infoResponse.status}; serve the built dist/ folder`);
@@ -221,32 +221,32 @@ async function boot(siteRoot) {
   const fetchedOnce = fetchEachFileOnce([indexURL, wheelURL]);
   try {
     // The runtime's files and poolgrad's wheel download alongside the snapshot instead of
-    // after it; a failure surfaces where loadPyodide or micropip fetches the file.
+    // after it; a failure surfaces where loadPyodide or the install fetches the file.
     for (const url of ["pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"].map((name) => new URL(name, indexURL))) {
       fetch(url).catch(() => {});
     }
     fetch(wheelURL).catch(() => {});
-    return await startAndInstall(info, siteRoot, indexURL, wheelURL);
+    const platform = takeTheIOSPath();
+    let pyodide;
+    try {
+      pyodide = await startInterpreter(info, siteRoot, indexURL);
+    } finally {
+      platform.undo();
+    }
+    pyodide.runPython(AFTER_START);
+    Object.assign(startup, {
+      platform: platform.pyodideSees,
+      enginePlatform: platform.enginePlatform,
+      trampolines: pyodide._module._PyEM_CountArgsPtr === 0 ? "js" : "wasm-gc",
+    });
+    return await install(pyodide, wheelURL);
   } finally {
     fetchedOnce();
   }
 }
 
-async function startAndInstall(info, siteRoot, indexURL, wheelURL) {
-  const platform = takeTheIOSPath();
-  let pyodide;
-  try {
-    pyodide = await startInterpreter(info, siteRoot, indexURL);
-  } finally {
-    platform.undo();
-  }
-  pyodide.runPython(AFTER_START);
-  Object.assign(startup, {
-    platform: platform.pyodideSees,
-    enginePlatform: platform.enginePlatform,
-    trampolines: pyodide._module._PyEM_CountArgsPtr === 0 ? "js" : "wasm-gc",
-  });
-
+// The widgets' Python: poolgrad installed from its wheel by micropip, and warmed up.
+async function installTraceService(pyodide, wheelURL) {
   progress(4, "Installing poolgrad");
   const micropip = pyodide.pyimport("micropip");
   // An absolute URL (micropip resolves relative ones against an index, not this site) and
@@ -261,13 +261,21 @@ async function startAndInstall(info, siteRoot, indexURL, wheelURL) {
   return runTrace;
 }
 
+// Starts Python with NumPy the way every worker of the site does (the NumPy snapshot, else
+// the plain one, else a normal start) and hands it to `install(pyodide, wheelURL)`, whose
+// result it resolves with; `reportProgress` gets each {type: "progress"} message. The
+// exercise worker (exercise-worker.js) starts its Python this way.
+export function startPythonWith(siteRoot, reportProgress, install) {
+  report = reportProgress;
+  return boot(new URL(siteRoot || "./", self.location.href), install);
+}
+
 // Starts Python; `reportProgress` gets each {type: "progress"} message. Resolves with
 // run(request) -> the answer message's fields ({trace, ms} or {error}), and `startup`.
 // `siteRoot` is the site's root URL (the page names it: early.js passes it as the worker's
 // name); build-info.json gives every path below it.
 export async function bootPython(siteRoot, reportProgress) {
-  report = reportProgress;
-  const runTrace = await boot(new URL(siteRoot || "./", self.location.href));
+  const runTrace = await startPythonWith(siteRoot, reportProgress, installTraceService);
   const run = (request) => {
     const started = performance.now();
     try {

@@ -11,6 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from lesson_fixture import FIXTURE
+from widget_driver import DEDICATED_WORKER
 
 pytestmark = pytest.mark.browser
 
@@ -34,7 +35,9 @@ def shipped(dist):
 
 def hold_python_back(context):
     """Hold every request for Pyodide's runtime (.wasm) until the returned function is
-    called: Python cannot start before that."""
+    called: Python cannot start before that. The route reaches a dedicated worker only
+    (Playwright does not see a shared worker's requests), so the page is given one."""
+    context.add_init_script(DEDICATED_WORKER)
     held = []
     context.route("**/pyodide.asm.wasm", lambda route: held.append(route))
 
