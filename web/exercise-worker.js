@@ -70,8 +70,9 @@ def _forget(locked):
 `;
 
 // Returns what is still reachable afterwards (nothing, in the browsers tested).
-function lockDown(pyodide) {
+function lockDown(pyodide, alsoLocked) {
   const objects = [
+    ...alsoLocked,
     ...LOCKED_GLOBALS.map((name) => self[name]),
     ...LOCKED_NAVIGATOR.map((name) => self.navigator[name]),
   ].filter((value) => value !== null && (typeof value === "object" || typeof value === "function"));
@@ -102,7 +103,11 @@ from poolgrad.exercise_check import run_check
 // Python starts as the widgets' does (python-runtime.js); the checker is then installed
 // from poolgrad's wheel, and the worker locked down before any learner code runs.
 async function boot() {
+  // The runtime wraps fetch while Python starts (so that each file downloads once), and
+  // Python may keep the wrapper (pyodide.http's _jsfetch): it is locked away too.
+  let startupFetch = null;
   const { pyodide, runCheck } = await startPythonWith(self.name, post, async (pyodide, wheelURL) => {
+    startupFetch = self.fetch;
     post({ type: "progress", message: "Installing the checker" });
     const response = await fetch(wheelURL);
     if (!response.ok) throw new Error(`${new URL(wheelURL).pathname} answered HTTP ${response.status}`);
@@ -111,7 +116,7 @@ async function boot() {
     return { pyodide, runCheck: pyodide.globals.get("run_check") };
   });
   // After the start: it restores the fetch that the runtime wrapped while it started.
-  return { runCheck, locked: lockDown(pyodide) };
+  return { runCheck, locked: lockDown(pyodide, [startupFetch]) };
 }
 
 const booted = boot().then(({ runCheck, locked }) => {

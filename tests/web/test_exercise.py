@@ -118,13 +118,13 @@ def test_backward_mistakes_mark_wrong_input_gradient_cells(booted):
     booted.wait_settled()
     assert booted.hash() == "#k=2&s=1&p=0&d=1&mode=max&grad=1&x=1,5,2;3,4,1&g=1,2"
     assert booted.values("grad-input") == [["0", "3", "0"], ["0", "0", "0"]]
-    assert mismatches(page)[("grad-input", 0, 1)].endswith("expected 3, got 2")
+    assert "; wrong in your code: expected 3, got 2;" in mismatches(page)[("grad-input", 0, 1)]
 
     text = run(page, BACKWARD["no_rounding"], "backward", state="fail")
     assert "fails on rounding: results are rounded to 4 decimals" in text
     booted.wait_settled()
     # Four decimals would show the same number twice, so the names give every digit.
-    assert mismatches(page)[("grad-input", 0, 2)].endswith("expected 0.6667, got 0.6666666666666666")
+    assert "; wrong in your code: expected 0.6667, got 0.6666666666666666" in mismatches(page)[("grad-input", 0, 2)]
 
 
 def test_marks_clear_on_a_state_change_and_on_the_next_run(booted):
