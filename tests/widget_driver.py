@@ -3,6 +3,7 @@ widget's DOM contract (docs/design.md, "The widget's DOM contract"). Importable 
 (tests/conftest.py puts this folder on the path); tests/web/conftest.py's fixtures hand one
 out per test (``widget``: a fresh page; ``booted``: the module's shared, booted page)."""
 
+from contextlib import contextmanager
 from urllib.parse import urlsplit
 
 from playwright.sync_api import expect
@@ -41,6 +42,19 @@ def guarded_context(browser, **options):
     context.route("**/*", guard)
     context.foreign_requests = foreign
     return context
+
+
+@contextmanager
+def page_of_its_own(browser, **options):
+    """A watched page in a new guarded context (``guarded_context`` options; service workers
+    blocked unless given), closed afterwards, when it must have asked no other host."""
+    options.setdefault("service_workers", "block")
+    context = guarded_context(browser, **options)
+    try:
+        yield watched_page(context)
+    finally:
+        context.close()
+    assert context.foreign_requests == [], f"requests to other hosts: {context.foreign_requests}"
 
 
 def watched_page(context, problems=None):

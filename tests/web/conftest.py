@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from widget_driver import Widget, guarded_context, watched_page
+from widget_driver import Widget, guarded_context, page_of_its_own, watched_page
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -144,11 +144,8 @@ def page(context):
 def shared_page(browser):
     """One page for a whole test module, booted by its first test: for tests that need no
     fresh page (no request counts, routes, init scripts or storage of their own)."""
-    context = guarded_context(browser, service_workers="block")
-    shared = watched_page(context)
-    yield shared
-    context.close()
-    assert context.foreign_requests == [], f"requests to other hosts: {context.foreign_requests}"
+    with page_of_its_own(browser) as shared:
+        yield shared
 
 
 @pytest.fixture

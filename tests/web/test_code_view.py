@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 
 from lesson_fixture import FIXTURE
 from snippet_runner import as_array, assert_matches_trace, run_snippet
-from widget_driver import Widget, guarded_context, watched_page
+from widget_driver import Widget, page_of_its_own
 
 pytestmark = pytest.mark.browser
 
@@ -41,11 +41,8 @@ VIEWS = {
 @pytest.fixture(scope="module")
 def code_page(browser):
     """One page for the module, allowed to read and write the clipboard."""
-    context = guarded_context(browser, service_workers="block", permissions=["clipboard-read", "clipboard-write"])
-    shared = watched_page(context)
-    yield shared
-    context.close()
-    assert context.foreign_requests == [], f"requests to other hosts: {context.foreign_requests}"
+    with page_of_its_own(browser, permissions=["clipboard-read", "clipboard-write"]) as shared:
+        yield shared
 
 
 @pytest.fixture
