@@ -33,15 +33,18 @@ const copy = (from, to) => {
     }
   }
 };
-copy(resolve(packageDir), "/home/pyodide/src/poolgrad");
+// Beside Python's working directory in Pyodide's own file system, put first on sys.path.
+const sources = `${pyodide.FS.cwd()}/src`;
+copy(resolve(packageDir), `${sources}/poolgrad`);
 pyodide.globals.set("keys_json", keys);
+pyodide.globals.set("sources", sources);
 const answers = pyodide.runPython(`
 import glob, json, sys, zipfile
 site_packages = next(p for p in sys.path if p.endswith("site-packages"))
 for wheel in glob.glob("/tmp/*.whl"):
     with zipfile.ZipFile(wheel) as archive:
         archive.extractall(site_packages)
-sys.path.insert(0, "/home/pyodide/src")
+sys.path.insert(0, sources)
 from poolgrad.wire import run_trace
 json.dumps([json.loads(run_trace(key)) for key in json.loads(keys_json)])
 `);
