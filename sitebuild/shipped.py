@@ -50,6 +50,26 @@ def _said(proc: subprocess.CompletedProcess) -> str:
     return lines[-1][:200]
 
 
+def _run(command: list[str], what: str, *, stdin: str | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+    """``command`` run to its end (``what`` names it in the message if it cannot run)."""
+    try:
+        return subprocess.run(command, input=stdin, capture_output=True, text=True, env=env, timeout=TIMEOUT_S)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise TracesUnavailable(f"{what} did not run: {e}") from None
+
+
+def _json_from(command: list[str], what: str, *, stdin: str | None = None, env: dict | None = None):
+    """What ``command`` printed, read as JSON (None when it is not JSON); a failed run
+    raises TracesUnavailable."""
+    proc = _run(command, what, stdin=stdin, env=env)
+    if proc.returncode != 0:
+        raise TracesUnavailable(f"{what} failed (exit {proc.returncode}): {_said(proc)}")
+    try:
+        return json.loads(proc.stdout)
+    except ValueError:
+        return None
+
+
 def first_view_keys() -> list[str]:
     """The request keys of the landing views, as the front end spells them (Node runs
     scripts/shipped_views.mjs). Raises TracesUnavailable."""
@@ -57,16 +77,7 @@ def first_view_keys() -> list[str]:
         node = node_for_snapshot()
     except SnapshotUnavailable as why:
         raise TracesUnavailable(f"{why} (the list of views comes from the front end's modules)") from None
-    try:
-        proc = subprocess.run([node, str(VIEWS_SCRIPT)], capture_output=True, text=True, timeout=TIMEOUT_S)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        raise TracesUnavailable(f"{VIEWS_SCRIPT.name} did not run: {e}") from None
-    if proc.returncode != 0:
-        raise TracesUnavailable(f"{VIEWS_SCRIPT.name} failed (exit {proc.returncode}): {_said(proc)}")
-    try:
-        keys = json.loads(proc.stdout)
-    except ValueError:
-        raise TracesUnavailable(f"{VIEWS_SCRIPT.name} printed no JSON list of keys") from None
+    keys = _json_from([node, str(VIEWS_SCRIPT)], VIEWS_SCRIPT.name)
     if not (isinstance(keys, list) and keys and all(isinstance(key, str) for key in keys)):
         raise TracesUnavailable(f"{VIEWS_SCRIPT.name} printed no JSON list of keys")
     return keys
@@ -77,29 +88,14 @@ def native_python(python: str | None = None) -> tuple[str, dict]:
     repository's poolgrad. Raises TracesUnavailable when NumPy is not installed for it."""
     python = python or sys.executable
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(PACKAGE.parent), os.environ.get("PYTHONPATH")])))
-    try:
-        proc = subprocess.run([python, "-c", "import numpy"], capture_output=True, text=True,
-                              env=env, timeout=TIMEOUT_S)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        raise TracesUnavailable(f"{python} did not run: {e}") from None
-    if proc.returncode != 0:
+    if _run([python, "-c", "import numpy"], python, env=env).returncode != 0:
         raise TracesUnavailable(f"NumPy is not installed for {Path(python).name} "
                                 f"(pip install numpy, or pip install -e .[test], and rebuild)")
     return python, env
 
 
 def _answers(command: list[str], keys: list[str], what: str, env: dict | None = None) -> list:
-    try:
-        proc = subprocess.run(command, input=json.dumps(keys), capture_output=True, text=True, env=env,
-                              timeout=TIMEOUT_S)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        raise TracesUnavailable(f"{what} did not run: {e}") from None
-    if proc.returncode != 0:
-        raise TracesUnavailable(f"{what} failed (exit {proc.returncode}): {_said(proc)}")
-    try:
-        answers = json.loads(proc.stdout)
-    except ValueError:
-        answers = None
+    answers = _json_from(command, what, stdin=json.dumps(keys), env=env)
     if not (isinstance(answers, list) and len(answers) == len(keys)):
         raise TracesUnavailable(f"{what} printed no JSON list of {len(keys)} answers")
     return answers
