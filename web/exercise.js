@@ -10,7 +10,7 @@
 // that worker is terminated and a fresh one starts, while the widget's own worker, which
 // draws the grids, never runs learner code.
 
-import { decodeNumber, formatNumber, sizeText } from "./format.js";
+import { decodeNumber, formatNumber, isSentNumber, sizeText } from "./format.js";
 import { MAX_SIDE, defaultState } from "./state.js";
 
 export const RUN_TIMEOUT_MS = 5000;
@@ -59,25 +59,24 @@ def max_pool2d(image, pool_size=2):
 
 // ---- the checker's answer: validated, then turned into a widget state and marks ----
 
-const NUMBER_NAMES = new Set(["NaN", "Infinity", "-Infinity"]);
-const isNumber = (value) => (typeof value === "number" && Number.isFinite(value)) || NUMBER_NAMES.has(value);
 const isCount = (value, max) => Number.isInteger(value) && value >= 0 && value <= max;
 
-function isMatrix(value, cell = isNumber) {
+// A case holds numbers the hash can carry (state.js accepts magnitudes up to 1e15).
+const finite = (value) => typeof value === "number" && Number.isFinite(value) && Math.abs(value) <= 1e15;
+
+function isMatrix(value) {
   return Array.isArray(value) && value.length >= 1 && value.length <= MAX_SIDE
     && value.every((row) => Array.isArray(row) && row.length === value[0].length && row.length >= 1
-      && row.length <= MAX_SIDE && row.every(cell));
+      && row.length <= MAX_SIDE && row.every(finite));
 }
-
-const finite = (value) => typeof value === "number" && Number.isFinite(value) && Math.abs(value) <= 1e15;
 
 function validCase(exercise, found) {
   if (!found || typeof found !== "object") return null;
   const backward = exercise === "backward";
-  const ok = isMatrix(found.x, finite)
+  const ok = isMatrix(found.x)
     && isCount(found.pool_size, MAX_SIDE) && found.pool_size >= 1
     && isCount(found.stride, MAX_SIDE) && found.stride >= 1
-    && (backward ? isMatrix(found.grad_output, finite) : found.grad_output === null)
+    && (backward ? isMatrix(found.grad_output) : found.grad_output === null)
     && isCount(found.number, 1000) && isCount(found.total, 1000)
     && (found.dtype === null || typeof found.dtype === "string");
   return ok ? found : null;
@@ -85,7 +84,7 @@ function validCase(exercise, found) {
 
 function validMismatch(item) {
   return item && (item.grid === "output" || item.grid === "grad-input")
-    && isCount(item.row, MAX_SIDE) && isCount(item.col, MAX_SIDE) && isNumber(item.expected) && isNumber(item.got);
+    && isCount(item.row, MAX_SIDE) && isCount(item.col, MAX_SIDE) && isSentNumber(item.expected) && isSentNumber(item.got);
 }
 
 // The worker's answer (JSON text) if it is one the checker could have written: a state,

@@ -8,6 +8,9 @@ const NON_FINITE = new Map([
   ["-Infinity", -Infinity],
 ]);
 
+// A number as trace() and the checker send it: a finite number or one of those words.
+export const isSentNumber = (value) => (typeof value === "number" && Number.isFinite(value)) || NON_FINITE.has(value);
+
 export function decodeNumber(value) {
   if (typeof value === "number") return value;
   if (NON_FINITE.has(value)) return NON_FINITE.get(value);
