@@ -111,28 +111,21 @@ export function parseAnswer(text, exercise) {
 
 // The widget state that shows a case: its input, a pool_size window with its stride, max
 // pooling, and for the backward exercise the gradient with the case's upstream values.
-// A forward case selects its first wrong output, so the grids show that window.
+// It reaches the widget through the hash. A forward case selects its first wrong output on
+// purpose, so the link names it; otherwise the link leaves the selection out and the
+// loaded state selects the first output implicitly, as on any fresh view.
 export function caseState(exercise, found, mismatches) {
-  const state = defaultState();
   const backward = exercise === "backward";
-  Object.assign(state, {
+  return Object.assign(defaultState(), {
     x: found.x.map((row) => row.slice()),
     k: [found.pool_size, found.pool_size],
     s: [found.stride, found.stride],
-    p: [0, 0],
-    d: [1, 1],
     mode: "max",
-    ceil: false,
-    cip: true,
     grad: backward,
     g: backward ? found.grad_output.map((row) => row.slice()) : null,
     sel: !backward && mismatches.length ? [mismatches[0].row, mismatches[0].col] : null,
+    selImplicit: false,
   });
-  // The wrong output is picked on purpose, so the link names it; otherwise the first
-  // output is selected implicitly, as on any fresh view.
-  state.selImplicit = state.sel === null;
-  if (state.sel === null) state.sel = [0, 0];
-  return state;
 }
 
 // A wrong cell's two values as text: the grids' 4 decimals, or every digit when 4
