@@ -10,7 +10,7 @@
 // that worker is terminated and a fresh one starts, while the widget's own worker, which
 // draws the grids, never runs learner code.
 
-import { decodeNumber, formatNumber, isSentNumber, sizeText } from "./format.js";
+import { decodeNumber, formatNumber, isSentNumber, readStored, sizeText, writeStored } from "./format.js";
 import { MAX_SIDE, defaultState } from "./state.js";
 
 export const RUN_TIMEOUT_MS = 5000;
@@ -322,19 +322,9 @@ function startExerciseWorker() {
   return new Worker(new URL("./exercise-worker.js", import.meta.url), { type: "module", name: new URL("./", location.href).href });
 }
 
-function pageStorage() {
-  try {
-    const storage = window.localStorage;
-    const probe = "poolgrad:probe";
-    storage.setItem(probe, "1");
-    storage.removeItem(probe);
-    return storage;
-  } catch {
-    return null; // e.g. a sandboxed frame: the code lives as long as the page
-  }
-}
-
-// Keys are namespaced with the page's path, so two lessons on one site keep their own code.
+// Keys carry the widget page's path (location.pathname alone: no query, not the page that
+// frames it), so widget pages at different paths keep their own code, while every lesson
+// page that frames the same widget page shares it.
 export const storageKey = (path, exercise) => `poolgrad:${path}:exercise:${exercise}`;
 
 // Wires the panel. `hooks.showCase(state, marks)` loads a case into the widget (through
@@ -347,19 +337,17 @@ export function mountExercise(root, hooks, createWorker = startExerciseWorker) {
   const resetButton = root.querySelector("#exercise-reset");
   const result = root.querySelector("#exercise-result");
   const task = root.querySelector("#exercise-task");
-  const storage = pageStorage();
   const path = location.pathname;
   const runner = new ExerciseRunner(createWorker);
   const timings = { lastRunMs: null, lastCheckMs: null };
   let running = false;
   let escaped = false;
 
-  const saved = (exercise) => storage?.getItem(storageKey(path, exercise)) ?? null;
-  const save = () => storage?.setItem(storageKey(path, pick.value), code.value);
+  const save = () => writeStored(storageKey(path, pick.value), code.value);
 
   function show(exercise) {
     task.textContent = EXERCISES[exercise].task;
-    code.value = saved(exercise) ?? EXERCISES[exercise].starter;
+    code.value = readStored(storageKey(path, exercise)) ?? EXERCISES[exercise].starter;
   }
 
   function setResult(state, text) {
@@ -368,7 +356,7 @@ export function mountExercise(root, hooks, createWorker = startExerciseWorker) {
     result.textContent = text;
   }
 
-  const savedPick = storage?.getItem(storageKey(path, "pick"));
+  const savedPick = readStored(storageKey(path, "pick"));
   if (savedPick in EXERCISES) pick.value = savedPick;
   show(pick.value);
 
@@ -382,7 +370,7 @@ export function mountExercise(root, hooks, createWorker = startExerciseWorker) {
   root.addEventListener("pointerdown", startOnce);
 
   pick.addEventListener("change", () => {
-    storage?.setItem(storageKey(path, "pick"), pick.value);
+    writeStored(storageKey(path, "pick"), pick.value);
     show(pick.value);
     setResult(null, "");
   });
@@ -415,7 +403,7 @@ export function mountExercise(root, hooks, createWorker = startExerciseWorker) {
 
   resetButton.addEventListener("click", () => {
     code.value = EXERCISES[pick.value].starter;
-    storage?.removeItem(storageKey(path, pick.value));
+    writeStored(storageKey(path, pick.value), null);
     hooks.clearMarks();
     setResult(null, "");
   });

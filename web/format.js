@@ -1,4 +1,4 @@
-// Number display shared by every grid and sentence.
+// Number display shared by every grid and sentence (and, at the end, the page's storage).
 // trace() sends non-finite floats as the strings "NaN", "Infinity", "-Infinity"
 // (strict JSON has no literal for them); decodeNumber turns them back into numbers.
 
@@ -67,4 +67,26 @@ export function describeSpan(noun, indices) {
   // An en dash after a minus sign ("-1–1") reads badly, so padded ranges say "to".
   if (contiguous) return `${plural} ${first}${first < 0 ? " to " : "–"}${last}`;
   return `${plural} ${indices.join(", ")}`;
+}
+
+// ---- the page's localStorage, where the browser allows it ----
+// Sandboxed frames and private modes may refuse it, on any call: a refused read finds
+// nothing and a refused write is dropped, so what the learner did lasts for this page.
+
+export function readStored(key) {
+  try {
+    return window.localStorage.getItem(key);
+  } catch {
+    return null;
+  }
+}
+
+// Stores `text` under `key`; null removes the key.
+export function writeStored(key, text) {
+  try {
+    if (text === null) window.localStorage.removeItem(key);
+    else window.localStorage.setItem(key, text);
+  } catch {
+    // Refused: see above.
+  }
 }

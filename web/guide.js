@@ -11,6 +11,7 @@
 // to are among those the site precomputes (first-views.js).
 
 import { presetChange, switchMode } from "./controls.js";
+import { readStored, writeStored } from "./format.js";
 import { selectedOutput, tiedCells } from "./trace-view.js";
 
 const STORAGE_PREFIX = "poolgrad-guide-v2";
@@ -134,21 +135,14 @@ export function progressKey(location, framed, referrer) {
 
 function loadProgress(key) {
   try {
-    const saved = JSON.parse(window.localStorage.getItem(key) ?? "[]");
+    const saved = JSON.parse(readStored(key) ?? "[]");
     return new Set(Array.isArray(saved) ? saved.filter((id) => GUIDE_STEPS.some((step) => step.id === id)) : []);
   } catch {
-    return new Set();
+    return new Set(); // stored text that is not JSON
   }
 }
 
-function saveProgress(key, done) {
-  try {
-    if (done.size === 0) window.localStorage.removeItem(key);
-    else window.localStorage.setItem(key, JSON.stringify([...done]));
-  } catch {
-    // Storage refused (private mode, a sandboxed iframe): progress lasts for this page.
-  }
-}
+const saveProgress = (key, done) => writeStored(key, done.size === 0 ? null : JSON.stringify([...done]));
 
 export class Guide {
   // elements: list (an <ol>), progress, reset. announce(text) speaks a newly ticked step.
