@@ -1,4 +1,5 @@
-// Number display shared by every grid and sentence (and, at the end, the page's storage).
+// Number display shared by every grid and sentence; then XML escaping (the picture, the
+// embed code) and the page's storage (the learner's code and progress).
 // trace() sends non-finite floats as the strings "NaN", "Infinity", "-Infinity"
 // (strict JSON has no literal for them); decodeNumber turns them back into numbers.
 
@@ -68,6 +69,10 @@ export function describeSpan(noun, indices) {
   if (contiguous) return `${plural} ${first}${first < 0 ? " to " : "–"}${last}`;
   return `${plural} ${indices.join(", ")}`;
 }
+
+// Text as an XML attribute value or element content (the SVG picture, the embed code).
+export const escapeXml = (text) => String(text)
+  .replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
 // ---- the page's localStorage, where the browser allows it ----
 // Sandboxed frames and private modes may refuse it, on any call: a refused read finds

@@ -7,7 +7,7 @@
 // where JavaScript's spelling is not Python's. Both snippets build float64 arrays, the
 // dtype the widget's gradients are computed in; an integer input pools to the same values.
 
-import { pairText, sizeText } from "./format.js";
+import { escapeXml, pairText, sizeText } from "./format.js";
 
 // One float64 as a Python literal that evaluates to exactly that float.
 export function pythonNumber(value) {
@@ -138,8 +138,6 @@ export function poolgradSnippet(state) {
   return `${lines.join("\n")}\n`;
 }
 
-const escapeAttribute = (text) => text.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
-
 // The iframe of the README's "Embedding the widget" for this view: `pageUrl` is the page's
 // address without query or hash, `hash` the view's (the page writes it), `lesson` false
 // for the compact view without the lesson panels (lesson=0).
@@ -148,8 +146,8 @@ export function embedCode({ pageUrl, hash, lesson = true, state }) {
   const src = `${pageUrl}${query}${hash}`;
   const title = `poolgrad: ${viewTitle(state)}`;
   return [
-    `<iframe src="${escapeAttribute(src)}"`,
-    `        title="${escapeAttribute(title)}"`,
+    `<iframe src="${escapeXml(src)}"`,
+    `        title="${escapeXml(title)}"`,
     '        style="width: 100%; height: 640px; border: 0" loading="lazy"',
     '        allow="clipboard-write"></iframe>',
   ].join("\n");

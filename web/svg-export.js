@@ -4,7 +4,7 @@
 // page's layout, theme or step-through position. Plain shapes and text, no script, no
 // external fonts or images: the file opens anywhere, offline.
 
-import { cellName, formatNumber, sizeText } from "./format.js";
+import { cellName, escapeXml, formatNumber, sizeText } from "./format.js";
 import { explanationText } from "./render.js";
 import { viewTitle } from "./snippets.js";
 import { gradientReceivers, selectedOutput, sharedCells, windowSamples } from "./trace-view.js";
@@ -21,9 +21,6 @@ const CELL_HEIGHT = 40;
 const LABEL = 18; // room for the row and column numbers
 const CAPTION = 26; // room for a grid's caption above it
 const PANEL_GAP = 40;
-
-export const escapeXml = (text) => String(text)
-  .replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
 const attributes = (named) => Object.entries(named).map(([name, value]) => `${name}="${escapeXml(value)}"`).join(" ");
 const tag = (name, named, text) => (text === undefined
