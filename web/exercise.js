@@ -13,7 +13,7 @@
 import { decodeNumber, formatNumber, isSentNumber, readStored, sizeText, writeStored } from "./format.js";
 import { MAX_SIDE, defaultState } from "./state.js";
 
-export const RUN_TIMEOUT_MS = 5000;
+const RUN_TIMEOUT_MS = 5000;
 const BOOT_TIMEOUT_MS = 120000;
 const INDENT = "    ";
 const MAX_SENTENCE = 1200;
@@ -143,7 +143,8 @@ export function mismatchMarks(mismatches) {
 
 const GRID_NAMES = { output: "output", "grad-input": "input gradient" };
 
-// What the result line says: the checker's sentence, then the case and the first wrong cells.
+// What the result line says: the checker's sentence, then the case and the first wrong cells
+// (a failed run has neither: its sentence alone).
 export function resultText(exercise, answer) {
   const parts = [answer.sentence];
   const found = answer.case;
@@ -213,6 +214,9 @@ export function newline(text, start, end) {
 
 // ---- the worker: started on first use, replaced after a timeout ----
 
+// A run that ended without the checker's answer ("error" or "timeout").
+const failed = (sentence, state = "error") => ({ state, sentence, mismatches: [] });
+
 export class ExerciseRunner {
   constructor(createWorker, timeoutMs = RUN_TIMEOUT_MS) {
     this.createWorker = createWorker;
@@ -263,7 +267,7 @@ export class ExerciseRunner {
     this.start();
   }
 
-  // Resolves with a parsed answer (parseAnswer's form), or {state: "timeout" | "error", sentence}.
+  // Resolves with a parsed answer (parseAnswer's form), or a failed(...) one: a sentence alone.
   async run(exercise, source) {
     const worker = this.worker ?? (this.start(), this.worker);
     try {
@@ -273,7 +277,7 @@ export class ExerciseRunner {
         worker.terminate();
         this.worker = null;
       }
-      return { state: "error", sentence: `Python for the exercises could not start: ${error.message}. Run again to retry.`, mismatches: [] };
+      return failed(`Python for the exercises could not start: ${error.message}. Run again to retry.`);
     }
     const id = this.nextId++;
     return new Promise((resolve) => {
@@ -288,25 +292,24 @@ export class ExerciseRunner {
         const message = event.data;
         if (!message || message.type !== "result" || message.id !== id) return;
         if (typeof message.failure === "string" || typeof message.answer !== "string") {
-          finish({ state: "error", sentence: `The checker itself failed (${String(message.failure).slice(0, 300)}); Python was restarted, so run again.`, mismatches: [] }, true);
+          finish(failed(`The checker itself failed (${String(message.failure).slice(0, 300)}); Python was restarted, so run again.`), true);
           return;
         }
         const answer = parseAnswer(message.answer, exercise);
         if (!answer) {
-          finish({ state: "error", sentence: "The checker's answer was not readable; Python was restarted, so run again.", mismatches: [] }, true);
+          finish(failed("The checker's answer was not readable; Python was restarted, so run again."), true);
           return;
         }
         finish({ ...answer, ms: typeof message.ms === "number" ? message.ms : null }, false);
       };
       const crashed = (event) => {
         event.preventDefault();
-        finish({ state: "error", sentence: `Python stopped while running your code (${event.message || "the worker crashed"}); it was restarted, so run again.`, mismatches: [] }, true);
+        finish(failed(`Python stopped while running your code (${event.message || "the worker crashed"}); it was restarted, so run again.`), true);
       };
-      const deadline = setTimeout(() => finish({
-        state: "timeout",
-        sentence: `Your code did not finish within ${this.timeoutMs / 1000} s (an endless loop?), so it was stopped and its Python restarted. The widget was not affected.`,
-        mismatches: [],
-      }, true), this.timeoutMs);
+      const deadline = setTimeout(() => finish(failed(
+        `Your code did not finish within ${this.timeoutMs / 1000} s (an endless loop?), so it was stopped and its Python restarted. The widget was not affected.`,
+        "timeout",
+      ), true), this.timeoutMs);
       worker.addEventListener("message", listen);
       worker.addEventListener("error", crashed);
       worker.postMessage({ id, exercise, source });
@@ -423,7 +426,7 @@ export function mountExercise(root, hooks, createWorker = startExerciseWorker) {
     timings.lastCheckMs = answer.ms ?? null;
     running = false;
     runButton.removeAttribute("aria-disabled");
-    setResult(answer.state, answer.case !== undefined ? resultText(exercise, answer) : answer.sentence);
+    setResult(answer.state, resultText(exercise, answer));
     if (answer.case) hooks.showCase(caseState(exercise, answer.case, answer.mismatches), mismatchMarks(answer.mismatches));
   });
 
