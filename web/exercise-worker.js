@@ -12,10 +12,11 @@
 // module cannot find it: a worker has no DOM, and the page's localStorage does not exist
 // here. The page accepts only well-formed answers to the run it asked for.
 //
-// Protocol: the page posts {id, exercise, source}; this worker posts {type: "progress",
-// message}, {type: "ready", locked: [names still present, normally none]},
-// {type: "boot-error", error} and {type: "result", id, answer} (poolgrad.exercise_check's
-// JSON) or {type: "result", id, failure} when the checker itself broke.
+// Protocol: the page posts {id, exercise, source}; this worker posts {type: "ready",
+// locked: [names still present, normally none]}, {type: "boot-error", error} and
+// {type: "result", id, answer} (poolgrad.exercise_check's JSON) or {type: "result", id,
+// failure} when the checker itself broke. It sends no start-up progress: the panel shows
+// one "Starting Python" line until the first answer.
 
 import { startPythonWith } from "./python-runtime.js";
 
@@ -106,9 +107,8 @@ async function boot() {
   // The runtime wraps fetch while Python starts (so that each file downloads once), and
   // Python may keep the wrapper (pyodide.http's _jsfetch): it is locked away too.
   let startupFetch = null;
-  const { pyodide, runCheck } = await startPythonWith(self.name, post, async (pyodide, wheelURL) => {
+  const { pyodide, runCheck } = await startPythonWith(self.name, () => {}, async (pyodide, wheelURL) => {
     startupFetch = self.fetch;
-    post({ type: "progress", message: "Installing the checker" });
     const response = await fetch(wheelURL);
     if (!response.ok) throw new Error(`${new URL(wheelURL).pathname} answered HTTP ${response.status}`);
     pyodide.FS.writeFile("/tmp/poolgrad.whl", new Uint8Array(await response.arrayBuffer()));
