@@ -118,13 +118,17 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
         # A 304 from a file's date is safe only for a content-hashed file: a fixed name
         # (index.html, sw.js) may be replaced by a newer build with an older or equal date
         # (a copied folder), and a 304 would then keep the old build.
-        immutable = any("immutable" in v for n, v in self.site_headers() if n.lower() == "cache-control")
+        self._request_headers = self.site_headers()  # end_headers sends them: _headers read once
+        immutable = any("immutable" in v for n, v in self._request_headers if n.lower() == "cache-control")
         if not immutable and "If-Modified-Since" in self.headers:
             del self.headers["If-Modified-Since"]
         return super().send_head()
 
     def end_headers(self):
-        for name, value in self.site_headers():
+        # Popped, so the next request on a kept-alive connection reads its own; a response
+        # sent without send_head (an error for an unsupported method) reads them here.
+        headers = self.__dict__.pop("_request_headers", None)
+        for name, value in self.site_headers() if headers is None else headers:
             self.send_header(name, value)
         super().end_headers()
 
