@@ -33,7 +33,7 @@ from .paths import DIST, DIST_MARKER, ROOT, WEB
 from .pins import (CARRIER_WHEEL_SHA256, NODE_MIN_MAJOR, NUMPY_SNAPSHOT_FILE, NUMPY_SNAPSHOT_MAGIC,
                    PYODIDE_CORE_SHA256, PYODIDE_LOCK_SHA256, PYODIDE_SHIPPED, PYODIDE_TARBALL,
                    PYODIDE_TARBALL_SHA256, PYODIDE_VERSION, PYODIDE_WHEELS, SNAPSHOT_FILE, SNAPSHOT_MAGIC)
-from .server import MIME_TYPES, headers_for, make_server, read_header_rules, server_url
+from .server import MIME_TYPES, headers_for, make_server, read_header_rules, server_url, serving
 from .shipped import SHIPPED_TRACES_FILE, TracesUnavailable
 from .snapshot import (SnapshotUnavailable, check_numpy_snapshot, check_snapshot, make_snapshot,
                        node_for_snapshot, pyodide_build_id)
@@ -87,6 +87,7 @@ __all__ = [
     "ROOT",
     "server",
     "server_url",
+    "serving",
     "sha256_of",
     "shipped",
     "SHIPPED_TRACES_FILE",

@@ -10,6 +10,7 @@ this file whole into the offline demo as ``serve.py``, where ``python serve.py``
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
 import http.server
@@ -176,6 +177,27 @@ def make_server(root, host="127.0.0.1", port=0, request_log=None):
 def server_url(server):
     host, port = server.server_address[:2]
     return f"http://{host}:{port}/"
+
+
+@contextlib.contextmanager
+def serving(root, request_log=None):
+    """Serve the site in ``root`` on a free local port from a background thread; yields its
+    URL and stops and closes the server on leaving (``make_server`` says what
+    ``request_log`` does).
+
+    >>> with serving(".", request_log=[]) as url:
+    ...     url.startswith("http://127.0.0.1:")
+    True
+    """
+    import threading
+
+    server = make_server(root, request_log=request_log)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield server_url(server)
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def run_server(server):
