@@ -330,7 +330,7 @@ def find_browser():
         from playwright.sync_api import sync_playwright  # noqa: F401
     except ImportError:
         raise Missing("Playwright for Python is not installed (pip install playwright)") from None
-    executable = os.environ.get("POOLGRAD_CHROMIUM") or sitebuild.find_chromium()
+    executable = sitebuild.find_chromium()
     if not executable:
         raise Missing("no Chromium: set POOLGRAD_CHROMIUM or install Debian's chromium")
     return executable

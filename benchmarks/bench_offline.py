@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import sitebuild  # noqa: E402
+from bench_browser import served_bytes  # noqa: E402  (this folder is on sys.path)
 
 READY_TIMEOUT_MS = 90_000
 
@@ -47,12 +48,7 @@ new MutationObserver(() => {
 def tally(log, dist, since, until=None):
     """(requests, bytes) of the log's entries since..until; bytes of the 200s' files."""
     entries = log[since:until]
-    size = 0
-    for path in entries:
-        if path.status == 200:
-            rel = path.split("?")[0].lstrip("/") or "index.html"
-            size += (dist / rel).stat().st_size
-    return len(entries), size
+    return len(entries), sum(served_bytes(dist, path) for path in entries if path.status == 200)
 
 
 def ready_at(page):

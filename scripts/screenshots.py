@@ -26,7 +26,6 @@ hover or focus outline shows.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -213,7 +212,7 @@ def main(argv=None):
         print("screenshots: Playwright for Python is missing: run `python build.py test` once "
               "(or pip install playwright)", file=sys.stderr)
         return 2
-    executable = os.environ.get("POOLGRAD_CHROMIUM") or sitebuild.find_chromium()
+    executable = sitebuild.find_chromium()
     if not executable:
         print("screenshots: no Chromium: run `python build.py test` once as root (it installs "
               "Debian's chromium) or set POOLGRAD_CHROMIUM", file=sys.stderr)
