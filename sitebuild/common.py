@@ -98,6 +98,17 @@ def copy_file(src: Path, dest: Path) -> None:
             tmp.unlink()
 
 
+def last_output_line(proc: subprocess.CompletedProcess) -> str:
+    r"""What a failed command said: the last line of its error output (else of its output),
+    at most 200 characters.
+
+    >>> last_output_line(subprocess.CompletedProcess(["node"], 1, stdout="", stderr="at x\nError: boom\n"))
+    'Error: boom'
+    """
+    lines = (proc.stderr or proc.stdout or "").strip().splitlines() or ["no output"]
+    return lines[-1][:200]
+
+
 def run(cmd: list[str], what: str, quiet: bool, cwd: Path | None = None, capture: bool = False,
          env: dict | None = None) -> subprocess.CompletedProcess:
     """Run a command; on failure raise a one-line BuildError (its output shown above it)."""
