@@ -541,6 +541,35 @@ def baseline_run(browser, site_url, server_log, dist):
     return {"ready": ready, "bytes": sum(served_bytes(dist, str(r)) for r in served), "requests": len(served)}
 
 
+FRAME_READIES = """() => [performance.now(), [...document.querySelectorAll("iframe")].map((f) => {
+    const bench = f.contentWindow?.__bench;
+    return [bench?.readyAt == null ? null
+              : f.contentWindow.performance.timeOrigin + bench.readyAt - performance.timeOrigin,
+            f.contentDocument?.getElementById("status")?.dataset.state ?? null]; })]"""
+
+
+def frames_ready(page, count, what):
+    """When each of the page's `count` widget frames became ready, on the host page's
+    clock: its readyAt, or the poll that first saw it ready for a frame whose observer
+    missed its ready (it happens). Raises RuntimeError when one shows an error or they
+    are not all ready within the boot timeout; `what` names the page in the message."""
+    # Polled from here: a waitForFunction predicate reaching into the frames never fires.
+    deadline = time.monotonic() + BOOT_TIMEOUT_MS / 1000
+    polled = [None] * count
+    while time.monotonic() < deadline:
+        now, frames = page.evaluate(FRAME_READIES)
+        if len(frames) == count:
+            if any(state == "error" for _, state in frames):
+                raise RuntimeError(f"a widget of {what} showed an error")
+            for index, (_, state) in enumerate(frames):
+                if state == "ready" and polled[index] is None:
+                    polled[index] = now
+            if None not in polled:
+                return [at if at is not None else poll for (at, _), poll in zip(frames, polled)]
+        page.wait_for_timeout(50)
+    raise RuntimeError(f"the widgets of {what} did not all become ready")
+
+
 def embed_run(browser, site_url):
     """One cold run of embed-demo.html: each widget's ready, on the host page's clock."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
@@ -548,33 +577,9 @@ def embed_run(browser, site_url):
     page = context.new_page()
     try:
         page.goto(site_url + "embed-demo.html", wait_until="commit")
-        # Polled from here: a waitForFunction predicate reaching into the frames never fires.
-        # A frame whose observer missed its ready (it happens) gets the poll's time instead.
-        deadline = time.monotonic() + BOOT_TIMEOUT_MS / 1000
-        readies, polled = [None, None], [None, None]
-        while time.monotonic() < deadline:
-            now, frames = page.evaluate(
-                """() => [performance.now(), [...document.querySelectorAll("iframe")].map((f) => {
-                    const bench = f.contentWindow?.__bench;
-                    return [bench?.readyAt == null ? null
-                              : f.contentWindow.performance.timeOrigin + bench.readyAt - performance.timeOrigin,
-                            f.contentDocument?.getElementById("status")?.dataset.state ?? null]; })]"""
-            )
-            if len(frames) != 2:
-                page.wait_for_timeout(50)
-                continue
-            for index, (ready, state) in enumerate(frames):
-                if state == "ready" and polled[index] is None:
-                    polled[index] = now
-                readies[index] = ready if ready is not None else polled[index]
-            if None not in readies or any(state == "error" for _, state in frames):
-                break
-            page.wait_for_timeout(50)
+        return frames_ready(page, 2, "embed-demo.html")
     finally:
         context.close()
-    if None in readies:
-        raise RuntimeError("the widgets of embed-demo.html did not both become ready")
-    return readies
 
 
 # ------------------------------------------------------- widgets sharing one Python
@@ -659,29 +664,7 @@ def widgets_run(playwright, executable, args, site_url, count, dedicated):
         context.route(site_url + WIDGETS_PAGE, lambda route: route.fulfill(status=200, content_type="text/html", body=html))
         page = context.new_page()
         page.goto(site_url + WIDGETS_PAGE, wait_until="commit")
-        # Each frame's readyAt on the host's clock; as in embed_run, a frame whose observer
-        # missed its ready (it happens) gets the poll's time instead.
-        deadline = time.monotonic() + BOOT_TIMEOUT_MS / 1000
-        polled, ready = [None] * count, None
-        while time.monotonic() < deadline and ready is None:
-            now, frames = page.evaluate(
-                """() => [performance.now(), [...document.querySelectorAll("iframe")].map((f) => {
-                    const bench = f.contentWindow?.__bench;
-                    return [bench?.readyAt == null ? null
-                              : f.contentWindow.performance.timeOrigin + bench.readyAt - performance.timeOrigin,
-                            f.contentDocument?.getElementById("status")?.dataset.state ?? null]; })]""")
-            if len(frames) == count:
-                if any(state == "error" for _, state in frames):
-                    raise RuntimeError(f"a widget of the {count}-widget page showed an error")
-                for index, (_, state) in enumerate(frames):
-                    if state == "ready" and polled[index] is None:
-                        polled[index] = now
-                if None not in polled:
-                    ready = max(at if at is not None else poll for (at, _), poll in zip(frames, polled))
-            if ready is None:
-                page.wait_for_timeout(50)
-        if ready is None:
-            raise RuntimeError(f"the {count}-widget page did not become ready")
+        ready = max(frames_ready(page, count, f"the {count}-widget page"))
         page.wait_for_timeout(1000)  # let the widgets' first renders and collections settle
         # A build from before the shared worker has no python() hook: its widgets each had their own.
         kinds = page.evaluate("""() => [...document.querySelectorAll('iframe')].map((f) => f.contentWindow.poolgradWidget)
