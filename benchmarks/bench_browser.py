@@ -91,13 +91,15 @@ import os
 import re
 import statistics
 import sys
-import threading
 import time
 from collections import Counter
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import sitebuild  # noqa: E402
 
 BOOT_TIMEOUT_MS = 90_000  # as long as the widget's own boot timeout (web/bridge.js)
 STEP_TIMEOUT_MS = 5_000  # one tap or one parameter change; far above any sane latency
@@ -278,14 +280,6 @@ async ({ kernels, side, stride, STEP_TIMEOUT_MS }) => {
 """
 
 
-def load_build_module():
-    """The site builder behind build.py (the sitebuild package beside it)."""
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))
-    import sitebuild
-    return sitebuild
-
-
 def percentile(values, fraction):
     """Nearest-rank percentile: a value that was actually measured."""
     ordered = sorted(values)
@@ -331,12 +325,12 @@ class Missing(Exception):
     """Playwright or Chromium is not available."""
 
 
-def find_browser(build_module):
+def find_browser():
     try:
         from playwright.sync_api import sync_playwright  # noqa: F401
     except ImportError:
         raise Missing("Playwright for Python is not installed (pip install playwright)") from None
-    executable = os.environ.get("POOLGRAD_CHROMIUM") or build_module.find_chromium()
+    executable = sitebuild.find_chromium()
     if not executable:
         raise Missing("no Chromium: set POOLGRAD_CHROMIUM or install Debian's chromium")
     return executable
@@ -547,6 +541,35 @@ def baseline_run(browser, site_url, server_log, dist):
     return {"ready": ready, "bytes": sum(served_bytes(dist, str(r)) for r in served), "requests": len(served)}
 
 
+FRAME_READIES = """() => [performance.now(), [...document.querySelectorAll("iframe")].map((f) => {
+    const bench = f.contentWindow?.__bench;
+    return [bench?.readyAt == null ? null
+              : f.contentWindow.performance.timeOrigin + bench.readyAt - performance.timeOrigin,
+            f.contentDocument?.getElementById("status")?.dataset.state ?? null]; })]"""
+
+
+def frames_ready(page, count, what):
+    """When each of the page's `count` widget frames became ready, on the host page's
+    clock: its readyAt, or the poll that first saw it ready for a frame whose observer
+    missed its ready (it happens). Raises RuntimeError when one shows an error or they
+    are not all ready within the boot timeout; `what` names the page in the message."""
+    # Polled from here: a waitForFunction predicate reaching into the frames never fires.
+    deadline = time.monotonic() + BOOT_TIMEOUT_MS / 1000
+    polled = [None] * count
+    while time.monotonic() < deadline:
+        now, frames = page.evaluate(FRAME_READIES)
+        if len(frames) == count:
+            if any(state == "error" for _, state in frames):
+                raise RuntimeError(f"a widget of {what} showed an error")
+            for index, (_, state) in enumerate(frames):
+                if state == "ready" and polled[index] is None:
+                    polled[index] = now
+            if None not in polled:
+                return [at if at is not None else poll for (at, _), poll in zip(frames, polled)]
+        page.wait_for_timeout(50)
+    raise RuntimeError(f"the widgets of {what} did not all become ready")
+
+
 def embed_run(browser, site_url):
     """One cold run of embed-demo.html: each widget's ready, on the host page's clock."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
@@ -554,33 +577,9 @@ def embed_run(browser, site_url):
     page = context.new_page()
     try:
         page.goto(site_url + "embed-demo.html", wait_until="commit")
-        # Polled from here: a waitForFunction predicate reaching into the frames never fires.
-        # A frame whose observer missed its ready (it happens) gets the poll's time instead.
-        deadline = time.monotonic() + BOOT_TIMEOUT_MS / 1000
-        readies, polled = [None, None], [None, None]
-        while time.monotonic() < deadline:
-            now, frames = page.evaluate(
-                """() => [performance.now(), [...document.querySelectorAll("iframe")].map((f) => {
-                    const bench = f.contentWindow?.__bench;
-                    return [bench?.readyAt == null ? null
-                              : f.contentWindow.performance.timeOrigin + bench.readyAt - performance.timeOrigin,
-                            f.contentDocument?.getElementById("status")?.dataset.state ?? null]; })]"""
-            )
-            if len(frames) != 2:
-                page.wait_for_timeout(50)
-                continue
-            for index, (ready, state) in enumerate(frames):
-                if state == "ready" and polled[index] is None:
-                    polled[index] = now
-                readies[index] = ready if ready is not None else polled[index]
-            if None not in readies or any(state == "error" for _, state in frames):
-                break
-            page.wait_for_timeout(50)
+        return frames_ready(page, 2, "embed-demo.html")
     finally:
         context.close()
-    if None in readies:
-        raise RuntimeError("the widgets of embed-demo.html did not both become ready")
-    return readies
 
 
 # ------------------------------------------------------- widgets sharing one Python
@@ -665,29 +664,7 @@ def widgets_run(playwright, executable, args, site_url, count, dedicated):
         context.route(site_url + WIDGETS_PAGE, lambda route: route.fulfill(status=200, content_type="text/html", body=html))
         page = context.new_page()
         page.goto(site_url + WIDGETS_PAGE, wait_until="commit")
-        # Each frame's readyAt on the host's clock; as in embed_run, a frame whose observer
-        # missed its ready (it happens) gets the poll's time instead.
-        deadline = time.monotonic() + BOOT_TIMEOUT_MS / 1000
-        polled, ready = [None] * count, None
-        while time.monotonic() < deadline and ready is None:
-            now, frames = page.evaluate(
-                """() => [performance.now(), [...document.querySelectorAll("iframe")].map((f) => {
-                    const bench = f.contentWindow?.__bench;
-                    return [bench?.readyAt == null ? null
-                              : f.contentWindow.performance.timeOrigin + bench.readyAt - performance.timeOrigin,
-                            f.contentDocument?.getElementById("status")?.dataset.state ?? null]; })]""")
-            if len(frames) == count:
-                if any(state == "error" for _, state in frames):
-                    raise RuntimeError(f"a widget of the {count}-widget page showed an error")
-                for index, (_, state) in enumerate(frames):
-                    if state == "ready" and polled[index] is None:
-                        polled[index] = now
-                if None not in polled:
-                    ready = max(at if at is not None else poll for (at, _), poll in zip(frames, polled))
-            if ready is None:
-                page.wait_for_timeout(50)
-        if ready is None:
-            raise RuntimeError(f"the {count}-widget page did not become ready")
+        ready = max(frames_ready(page, count, f"the {count}-widget page"))
         page.wait_for_timeout(1000)  # let the widgets' first renders and collections settle
         # A build from before the shared worker has no python() hook: its widgets each had their own.
         kinds = page.evaluate("""() => [...document.querySelectorAll('iframe')].map((f) => f.contentWindow.poolgradWidget)
@@ -965,73 +942,65 @@ def main(argv=None):
     if args.runs < 1 or args.samples < 1:
         parser.error("--runs and --samples must be at least 1")
 
-    build_module = load_build_module()
     try:
-        executable = find_browser(build_module)
+        executable = find_browser()
     except Missing as missing:
         print(f"bench_browser: {missing}", file=sys.stderr)
         return 2
     from playwright.sync_api import Error as PlaywrightError
     from playwright.sync_api import sync_playwright
 
-    dist = Path(args.dist or build_module.DIST).resolve()
+    dist = Path(args.dist or sitebuild.DIST).resolve()
     if args.dist and not (dist / "build-info.json").is_file():
         print(f"bench_browser: {dist} is not a built site (no build-info.json)", file=sys.stderr)
         return 1
     if not (dist / "build-info.json").is_file():
         print("bench_browser: building dist/ ...", flush=True)
         try:
-            dist = Path(build_module.build(quiet=True))
-        except build_module.BuildError as error:
+            dist = Path(sitebuild.build(quiet=True))
+        except sitebuild.BuildError as error:
             print(f"bench_browser: build failed: {error}", file=sys.stderr)
             return 1
 
     server_log = []
-    server = build_module.make_server(dist, host="127.0.0.1", port=0, request_log=server_log)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    host, port = server.server_address[:2]
-    site_url = f"http://{host}:{port}/"
-
     runs, baselines, embeds, widget_rounds = [], [], [], []
-    try:
-        with sync_playwright() as playwright:
-            try:
-                browser = playwright.chromium.launch(executable_path=executable, args=build_module.CHROMIUM_ARGS)
-            except PlaywrightError as error:
-                first_line = str(error).strip().splitlines()[0] if str(error).strip() else "launch failed"
-                print(f"bench_browser: Chromium did not start: {first_line}", file=sys.stderr)
-                return 2
-            try:
-                for index in range(0 if args.widgets_only else args.runs):
-                    started = time.perf_counter()
-                    # Alternate which goes first, so neither always meets a warmer machine.
-                    if index % 2:
-                        baselines.append(baseline_run(browser, site_url, server_log, dist))
-                    run = one_run(browser, site_url, f"{host}:{port}", server_log, dist, args.samples)
-                    runs.append(run)
-                    if not index % 2:
-                        baselines.append(baseline_run(browser, site_url, server_log, dist))
-                    embeds.append(embed_run(browser, site_url))
-                    print(f"bench_browser: round {index + 1}/{args.runs}: widget ready at "
-                          f"{fmt_ms(run['boot']['bench']['readyAt'])}, baseline {fmt_ms(baselines[-1]['ready'])}, "
-                          f"embed demo {fmt_ms(embeds[-1][0])} / {fmt_ms(embeds[-1][1])} "
-                          f"({time.perf_counter() - started:.1f} s in all)", flush=True)
-                first_taps = [] if args.widgets_only else first_tap_rounds(browser, site_url, args.runs)
-                version = browser.version
-            finally:
-                browser.close()
-            for index in range(args.runs):
-                widget_rounds.append(widget_pages_round(playwright, executable, build_module.CHROMIUM_ARGS, site_url, index))
-                print(f"bench_browser: widgets round {index + 1}/{args.runs}: "
-                      + ", ".join(f"{name} ready at {fmt_ms(run['ready'])}, {fmt_bytes(run['pss'])}"
-                                  for name, run in widget_rounds[-1].items()), flush=True)
-    except (RuntimeError, PlaywrightError) as error:
-        first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        print(f"bench_browser: could not measure: {first_line}", file=sys.stderr)
-        return 1
-    finally:
-        server.shutdown()
-        server.server_close()
+    with sitebuild.serving(dist, request_log=server_log) as site_url:
+        try:
+            with sync_playwright() as playwright:
+                try:
+                    browser = playwright.chromium.launch(executable_path=executable, args=sitebuild.CHROMIUM_ARGS)
+                except PlaywrightError as error:
+                    first_line = str(error).strip().splitlines()[0] if str(error).strip() else "launch failed"
+                    print(f"bench_browser: Chromium did not start: {first_line}", file=sys.stderr)
+                    return 2
+                try:
+                    for index in range(0 if args.widgets_only else args.runs):
+                        started = time.perf_counter()
+                        # Alternate which goes first, so neither always meets a warmer machine.
+                        if index % 2:
+                            baselines.append(baseline_run(browser, site_url, server_log, dist))
+                        run = one_run(browser, site_url, urlsplit(site_url).netloc, server_log, dist, args.samples)
+                        runs.append(run)
+                        if not index % 2:
+                            baselines.append(baseline_run(browser, site_url, server_log, dist))
+                        embeds.append(embed_run(browser, site_url))
+                        print(f"bench_browser: round {index + 1}/{args.runs}: widget ready at "
+                              f"{fmt_ms(run['boot']['bench']['readyAt'])}, baseline {fmt_ms(baselines[-1]['ready'])}, "
+                              f"embed demo {fmt_ms(embeds[-1][0])} / {fmt_ms(embeds[-1][1])} "
+                              f"({time.perf_counter() - started:.1f} s in all)", flush=True)
+                    first_taps = [] if args.widgets_only else first_tap_rounds(browser, site_url, args.runs)
+                    version = browser.version
+                finally:
+                    browser.close()
+                for index in range(args.runs):
+                    widget_rounds.append(widget_pages_round(playwright, executable, sitebuild.CHROMIUM_ARGS, site_url, index))
+                    print(f"bench_browser: widgets round {index + 1}/{args.runs}: "
+                          + ", ".join(f"{name} ready at {fmt_ms(run['ready'])}, {fmt_bytes(run['pss'])}"
+                                      for name, run in widget_rounds[-1].items()), flush=True)
+        except (RuntimeError, PlaywrightError) as error:
+            first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+            print(f"bench_browser: could not measure: {first_line}", file=sys.stderr)
+            return 1
 
     print()
     if runs:

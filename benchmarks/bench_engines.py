@@ -30,7 +30,6 @@ import importlib.util
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -172,32 +171,27 @@ def main(argv=None):
     xvfb = None
     with tempfile.TemporaryDirectory(prefix="poolgrad-bench-engines-") as tmp:
         root = drivers.probed_copy(dist, Path(tmp) / "site")
-        server_log = []
-        server = build_module.make_server(root, request_log=server_log)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        site_url = build_module.server_url(server)
-        runs = []
-        try:
-            display = None
-            if args.engine == "webkit":
-                xvfb, display = drivers.start_xvfb()
-            for index in range(args.runs):
-                t0 = time.perf_counter()
-                run = one_run(drivers, browser_bench, args.engine, parts, site_url, server_log, args.samples,
-                              display, Path(tmp))
-                run["goals"] = browser_bench.GOALS
-                runs.append(run)
-                print(f"bench_engines: {args.engine} run {index + 1}/{args.runs}: ready at "
-                      f"{run['boot']['ready']:,.0f} ms ({time.perf_counter() - t0:.1f} s with the session)", flush=True)
-        except (RuntimeError, AssertionError) as failed:
-            print(f"bench_engines: {args.engine} could not be measured: {failed}", file=sys.stderr)
-            return 1
-        finally:
-            server.shutdown()
-            server.server_close()
-            if xvfb is not None:
-                xvfb.terminate()
-                xvfb.wait(timeout=10)
+        server_log, runs = [], []
+        with build_module.serving(root, request_log=server_log) as site_url:
+            try:
+                display = None
+                if args.engine == "webkit":
+                    xvfb, display = drivers.start_xvfb()
+                for index in range(args.runs):
+                    t0 = time.perf_counter()
+                    run = one_run(drivers, browser_bench, args.engine, parts, site_url, server_log, args.samples,
+                                  display, Path(tmp))
+                    run["goals"] = browser_bench.GOALS
+                    runs.append(run)
+                    print(f"bench_engines: {args.engine} run {index + 1}/{args.runs}: ready at "
+                          f"{run['boot']['ready']:,.0f} ms ({time.perf_counter() - t0:.1f} s with the session)", flush=True)
+            except (RuntimeError, AssertionError) as failed:
+                print(f"bench_engines: {args.engine} could not be measured: {failed}", file=sys.stderr)
+                return 1
+            finally:
+                if xvfb is not None:
+                    xvfb.terminate()
+                    xvfb.wait(timeout=10)
     print(report(args.engine, runs))
     return 0
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,25 +79,18 @@ def main(argv=None):
     from playwright.sync_api import sync_playwright
 
     server_log = []
-    server = sitebuild.make_server(dist, request_log=server_log)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_address[1]}/index.html"
     colds, warms = [], {"forward": [], "backward": []}
-    try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=executable, args=sitebuild.CHROMIUM_ARGS)
-            for number in range(1, args.runs + 1):
-                cold, served, warm = one_run(browser, url, server_log)
-                colds.append(cold)
-                for exercise in warms:
-                    warms[exercise] += warm[exercise]
-                names = ", ".join(sorted({path.rsplit("/", 1)[-1] for path in served}))
-                print(f"run {number}: first Run to result {cold['lastRunMs']:.0f} ms "
-                      f"(check {cold['lastCheckMs']:.0f} ms); served after Run: {names}", flush=True)
-            browser.close()
-    finally:
-        server.shutdown()
-        server.server_close()
+    with sitebuild.serving(dist, request_log=server_log) as site, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, args=sitebuild.CHROMIUM_ARGS)
+        for number in range(1, args.runs + 1):
+            cold, served, warm = one_run(browser, site + "index.html", server_log)
+            colds.append(cold)
+            for exercise in warms:
+                warms[exercise] += warm[exercise]
+            names = ", ".join(sorted({path.rsplit("/", 1)[-1] for path in served}))
+            print(f"run {number}: first Run to result {cold['lastRunMs']:.0f} ms "
+                  f"(check {cold['lastCheckMs']:.0f} ms); served after Run: {names}", flush=True)
+        browser.close()
 
     def median(values):
         return f"{statistics.median(values):.0f} ms"

@@ -2,7 +2,7 @@
 
 Run it with `python benchmarks/bench_offline.py [--runs N]` (or `python build.py bench`).
 It builds dist/ when dist/build-info.json is missing and serves dist/ with
-build.make_server on 127.0.0.1, which applies the site's _headers cache rules (the fixed
+sitebuild.make_server on 127.0.0.1, which applies the site's _headers cache rules (the fixed
 names revalidated, content-hashed folders cached for a year), as a host set up per the
 README would. Each run opens a fresh headless Chromium context (empty HTTP cache, no
 service worker) and measures, from the server's request log:
@@ -27,10 +27,14 @@ import shutil
 import statistics
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import sitebuild  # noqa: E402
+from bench_browser import served_bytes  # noqa: E402  (this folder is on sys.path)
+
 READY_TIMEOUT_MS = 90_000
 
 READY_STAMP = """
@@ -41,23 +45,10 @@ new MutationObserver(() => {
 """
 
 
-def load_build():
-    """The site builder behind build.py (the sitebuild package beside it)."""
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))
-    import sitebuild
-    return sitebuild
-
-
 def tally(log, dist, since, until=None):
     """(requests, bytes) of the log's entries since..until; bytes of the 200s' files."""
     entries = log[since:until]
-    size = 0
-    for path in entries:
-        if path.status == 200:
-            rel = path.split("?")[0].lstrip("/") or "index.html"
-            size += (dist / rel).stat().st_size
-    return len(entries), size
+    return len(entries), sum(served_bytes(dist, path) for path in entries if path.status == 200)
 
 
 def ready_at(page):
@@ -110,52 +101,44 @@ def main(argv=None):
                         help="a fresh on-disk browser profile per run (a disk HTTP cache, as a learner's browser "
                              "has) instead of an incognito-like context, whose memory cache keeps no 10 MB file")
     args = parser.parse_args(argv)
-    build = load_build()
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
         print("bench_offline: Playwright is missing: pip install -e .[test]", file=sys.stderr)
         return 2
-    chromium = build.find_chromium()
+    chromium = sitebuild.find_chromium()
     if not chromium:
         print("bench_offline: no Chromium: apt-get install chromium, or set POOLGRAD_CHROMIUM", file=sys.stderr)
         return 2
-    dist = Path(build.DIST)
+    dist = Path(sitebuild.DIST)
     if not (dist / "build-info.json").is_file():
-        build.build(dist, quiet=True)
+        sitebuild.build(dist, quiet=True)
     log = []
-    server = build.make_server(dist, request_log=log)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = build.server_url(server)
     runs = []
-    try:
-        with sync_playwright() as playwright:
-            options = {"viewport": {"width": 1280, "height": 900}, "service_workers": "allow"}
-            browser = None if args.profile else playwright.chromium.launch(executable_path=chromium, args=build.CHROMIUM_ARGS)
+    with sitebuild.serving(dist, request_log=log) as url, sync_playwright() as playwright:
+        options = {"viewport": {"width": 1280, "height": 900}, "service_workers": "allow"}
+        browser = None if args.profile else playwright.chromium.launch(executable_path=chromium, args=sitebuild.CHROMIUM_ARGS)
 
-            def new_context():
-                if browser is not None:
-                    return browser.new_context(**options)
-                profile = tempfile.mkdtemp(prefix="poolgrad-bench-profile-")
-                context = playwright.chromium.launch_persistent_context(
-                    profile, executable_path=chromium, args=build.CHROMIUM_ARGS, **options)
-                context.on("close", lambda _: shutil.rmtree(profile, ignore_errors=True))
-                return context
+        def new_context():
+            if browser is not None:
+                return browser.new_context(**options)
+            profile = tempfile.mkdtemp(prefix="poolgrad-bench-profile-")
+            context = playwright.chromium.launch_persistent_context(
+                profile, executable_path=chromium, args=sitebuild.CHROMIUM_ARGS, **options)
+            context.on("close", lambda _: shutil.rmtree(profile, ignore_errors=True))
+            return context
 
-            try:
-                for _ in range(args.runs):
-                    runs.append(one_run(new_context, url, log, dist))
-            except Exception as error:  # a page that never became ready
-                print(f"bench_offline: {type(error).__name__}: {str(error).splitlines()[0]}", file=sys.stderr)
-                return 1
-            finally:
-                if browser is not None:
-                    browser.close()
-    finally:
-        server.shutdown()
-        server.server_close()
+        try:
+            for _ in range(args.runs):
+                runs.append(one_run(new_context, url, log, dist))
+        except Exception as error:  # a page that never became ready
+            print(f"bench_offline: {type(error).__name__}: {str(error).splitlines()[0]}", file=sys.stderr)
+            return 1
+        finally:
+            if browser is not None:
+                browser.close()
 
-    site_bytes = sum(p.stat().st_size for p in dist.rglob("*") if p.is_file() and p.name != build.DIST_MARKER)
+    site_bytes = sum(p.stat().st_size for p in dist.rglob("*") if p.is_file() and p.name != sitebuild.DIST_MARKER)
     print(f"site: {dist} ({site_bytes / 1e6:.2f} MB in {sum(1 for p in dist.rglob('*') if p.is_file()) - 1} files), "
           f"{args.runs} runs, each in a fresh {'on-disk profile' if args.profile else 'incognito-like context'}")
 

@@ -19,10 +19,14 @@ import json
 import sys
 from pathlib import Path
 
-import poolgrad
+from poolgrad import wire
 
-OUTPUT = Path(__file__).resolve().parent.parent / "tests" / "js" / "traces.json"
-FIXTURE = [[1, 2, 5, 6], [3, 4, 8, 7], [0, -1, -3, -2], [-4, 9, -6, -5]]
+TESTS = Path(__file__).resolve().parent.parent / "tests"
+OUTPUT = TESTS / "js" / "traces.json"
+if str(TESTS) not in sys.path:
+    sys.path.insert(0, str(TESTS))
+from lesson_fixture import FIXTURE_ROWS as FIXTURE  # noqa: E402  (the lesson's 4 x 4 input)
+
 AVERAGE_EXAMPLE = [[12, 10, 9, 6], [11, 8, 13, 5], [2, 14, 15, 0], [4, 3, 7, 1]]
 TIES = [[3, 3, 1, 0], [2, 3, 3, 1], [0, 1, 2, 2], [1, 0, 2, 1]]
 
@@ -40,23 +44,16 @@ REQUESTS = {
 }
 
 
-def _decoded(value):
-    """trace() takes real floats; the JSON spelling of non-finite values is for the wire."""
-    if isinstance(value, list):
-        return [_decoded(v) for v in value]
-    return float(value) if isinstance(value, str) else value
-
-
 def record() -> str:
-    """The file's text: every request with the trace poolgrad gives for it.
+    """The file's text: every request with the trace poolgrad gives for it, asked as the
+    page's worker asks (poolgrad.wire, which reads the JSON spelling of non-finite values).
 
     >>> '"fixture_k2_grad"' in record()
     True
     """
     entries = {}
     for name, request in REQUESTS.items():
-        kwargs = {key: _decoded(value) if key in ("x", "grad_output") else value for key, value in request.items()}
-        entries[name] = {"request": request, "trace": poolgrad.trace(**kwargs)}
+        entries[name] = {"request": request, "trace": json.loads(wire.run_trace(json.dumps(request)))["trace"]}
     # One entry a line: a change to one trace shows as one changed line in a diff.
     lines = [f"{json.dumps(name)}: {json.dumps(entry, allow_nan=False, sort_keys=True, separators=(',', ':'))}"
              for name, entry in entries.items()]

@@ -26,9 +26,7 @@ hover or focus outline shows.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import threading
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -214,7 +212,7 @@ def main(argv=None):
         print("screenshots: Playwright for Python is missing: run `python build.py test` once "
               "(or pip install playwright)", file=sys.stderr)
         return 2
-    executable = os.environ.get("POOLGRAD_CHROMIUM") or sitebuild.find_chromium()
+    executable = sitebuild.find_chromium()
     if not executable:
         print("screenshots: no Chromium: run `python build.py test` once as root (it installs "
               "Debian's chromium) or set POOLGRAD_CHROMIUM", file=sys.stderr)
@@ -225,22 +223,15 @@ def main(argv=None):
         print(f"screenshots: build failed: {error}", file=sys.stderr)
         return 1
 
-    server = sitebuild.make_server(dist, host="127.0.0.1", port=0, request_log=[])  # a log: no line per request
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    host, port = server.server_address[:2]
-    site = f"http://{host}:{port}/"
-    try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=executable, args=sitebuild.CHROMIUM_ARGS)
-            try:
-                for name in names:
-                    SHOTS[name](browser, site)
-                    print(f"screenshots: {name} done", flush=True)
-            finally:
-                browser.close()
-    finally:
-        server.shutdown()
-        server.server_close()
+    # A request log: no line printed per request.
+    with sitebuild.serving(dist, request_log=[]) as site, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, args=sitebuild.CHROMIUM_ARGS)
+        try:
+            for name in names:
+                SHOTS[name](browser, site)
+                print(f"screenshots: {name} done", flush=True)
+        finally:
+            browser.close()
     return 0
 
 

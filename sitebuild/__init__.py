@@ -29,12 +29,11 @@ from .common import BuildError, cache_dir, sha256_of, verify_file
 from .devenv import (CHROMIUM_ARGS, ENGINE_PARTS, GECKODRIVER_SHA256, apt_install, engine_missing_message,
                      ensure_engines, find_chromium, find_engine_parts, find_geckodriver)
 from .offline_bundle import bundle
-from .paths import DIST, DIST_MARKER, ROOT, WEB
+from .paths import DIST, DIST_MARKER, WEB
 from .pins import (CARRIER_WHEEL_SHA256, NODE_MIN_MAJOR, NUMPY_SNAPSHOT_FILE, NUMPY_SNAPSHOT_MAGIC,
                    PYODIDE_CORE_SHA256, PYODIDE_LOCK_SHA256, PYODIDE_SHIPPED, PYODIDE_TARBALL,
                    PYODIDE_TARBALL_SHA256, PYODIDE_VERSION, PYODIDE_WHEELS, SNAPSHOT_FILE, SNAPSHOT_MAGIC)
-from .server import MIME_TYPES, headers_for, make_server, read_header_rules, server_url
-from .shipped import SHIPPED_TRACES_FILE, TracesUnavailable
+from .server import MIME_TYPES, headers_for, make_server, read_header_rules, server_url, serving
 from .snapshot import (SnapshotUnavailable, check_numpy_snapshot, check_snapshot, make_snapshot,
                        node_for_snapshot, pyodide_build_id)
 
@@ -84,18 +83,16 @@ __all__ = [
     "PYODIDE_VERSION",
     "PYODIDE_WHEELS",
     "read_header_rules",
-    "ROOT",
     "server",
     "server_url",
+    "serving",
     "sha256_of",
     "shipped",
-    "SHIPPED_TRACES_FILE",
     "snapshot",
     "SNAPSHOT_FILE",
     "SNAPSHOT_MAGIC",
     "SnapshotUnavailable",
     "staging_dir",
-    "TracesUnavailable",
     "verify_file",
     "WEB",
     "wheel",

@@ -14,7 +14,8 @@ import time
 from pathlib import Path
 
 from . import paths
-from .common import BuildError, atomic_write_bytes, cache_dir, copy_file, matches, say, sha256_of, verify_file, write_if_changed
+from .common import (BuildError, atomic_write_bytes, cache_dir, copy_file, copy_if_changed, matches, say, sha256_of,
+                     verify_file, write_if_changed)
 from .fetch import pyodide_core, pyodide_wheels
 from .paths import DIST_MARKER
 from .pins import (LOAD_PACKAGES, NODE_MIN_MAJOR, NUMPY_SNAPSHOT_FILE, PYODIDE_CORE_SHA256, PYODIDE_LOCK,
@@ -133,8 +134,7 @@ def assemble(dist: Path, quiet: bool = False) -> Path:
     def ship_wheel():
         dest = dist / "wheels" / wheel.name
         keep.add(f"wheels/{wheel.name}")
-        if not (dest.is_file() and dest.read_bytes() == wheel.read_bytes()):
-            copy_file(wheel, dest)
+        copy_if_changed(wheel, dest)
 
     step("copy wheel into dist/wheels/", ship_wheel)
 
@@ -145,11 +145,8 @@ def assemble(dist: Path, quiet: bool = False) -> Path:
         except SnapshotUnavailable as why:
             return why
         for name in (SNAPSHOT_FILE, NUMPY_SNAPSHOT_FILE):
-            src, dest = made / name, dist / "pyodide" / name
             keep.add(f"pyodide/{name}")
-            if not (dest.is_file() and dest.stat().st_size == src.stat().st_size
-                    and dest.read_bytes() == src.read_bytes()):
-                copy_file(src, dest)
+            copy_if_changed(made / name, dist / "pyodide" / name)
         return None
 
     no_snapshot = step("python start-up snapshots (node)", ship_snapshots)
@@ -462,8 +459,12 @@ def publish(stage: Path, dist: Path) -> dict:
     for n in ICON_SIZES:
         sources[f"icon-{n}.png"] = app_icon(n)
 
+    hashed: dict = {}  # source -> sha256: each staged file is read once to hash it
+
     def digest(source):
-        return hashlib.sha256(source).hexdigest() if isinstance(source, bytes) else sha256_of(source)
+        if source not in hashed:
+            hashed[source] = hashlib.sha256(source).hexdigest() if isinstance(source, bytes) else sha256_of(source)
+        return hashed[source]
 
     names = published_names({rel: "" if _is_entry(rel) else digest(src) for rel, src in sources.items()})
     names[SERVICE_WORKER] = SERVICE_WORKER
@@ -490,9 +491,8 @@ def publish(stage: Path, dist: Path) -> dict:
     for rel, src in contents.items():
         dest = dist / rel
         if isinstance(src, bytes):
-            if not (dest.is_file() and dest.stat().st_size == len(src) and dest.read_bytes() == src):
-                atomic_write_bytes(dest, src)
-        elif not (dest.is_file() and dest.stat().st_size == src.stat().st_size and sha256_of(dest) == sha256_of(src)):
+            write_if_changed(dest, src)
+        elif not (dest.is_file() and dest.stat().st_size == src.stat().st_size and sha256_of(dest) == digest(src)):
             copy_file(src, dest)
     _prune(dist, set(contents) | {DIST_MARKER})
     return info

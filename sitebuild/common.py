@@ -72,9 +72,18 @@ def atomic_write_bytes(dest: Path, data: bytes) -> None:
 
 
 def write_if_changed(dest: Path, data: bytes) -> bool:
-    if dest.is_file() and dest.read_bytes() == data:
+    """Write ``data`` to ``dest`` unless it already holds exactly that; True if written."""
+    if dest.is_file() and dest.stat().st_size == len(data) and dest.read_bytes() == data:
         return False
     atomic_write_bytes(dest, data)
+    return True
+
+
+def copy_if_changed(src: Path, dest: Path) -> bool:
+    """Copy ``src`` to ``dest`` unless ``dest`` already holds the same bytes; True if copied."""
+    if dest.is_file() and dest.stat().st_size == src.stat().st_size and dest.read_bytes() == src.read_bytes():
+        return False
+    copy_file(src, dest)
     return True
 
 
@@ -87,6 +96,17 @@ def copy_file(src: Path, dest: Path) -> None:
     finally:
         if tmp.exists():
             tmp.unlink()
+
+
+def last_output_line(proc: subprocess.CompletedProcess) -> str:
+    r"""What a failed command said: the last line of its error output (else of its output),
+    at most 200 characters.
+
+    >>> last_output_line(subprocess.CompletedProcess(["node"], 1, stdout="", stderr="at x\nError: boom\n"))
+    'Error: boom'
+    """
+    lines = (proc.stderr or proc.stdout or "").strip().splitlines() or ["no output"]
+    return lines[-1][:200]
 
 
 def run(cmd: list[str], what: str, quiet: bool, cwd: Path | None = None, capture: bool = False,

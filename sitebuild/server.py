@@ -10,6 +10,7 @@ this file whole into the offline demo as ``serve.py``, where ``python serve.py``
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
 import http.server
@@ -118,13 +119,17 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
         # A 304 from a file's date is safe only for a content-hashed file: a fixed name
         # (index.html, sw.js) may be replaced by a newer build with an older or equal date
         # (a copied folder), and a 304 would then keep the old build.
-        immutable = any("immutable" in v for n, v in self.site_headers() if n.lower() == "cache-control")
+        self._request_headers = self.site_headers()  # end_headers sends them: _headers read once
+        immutable = any("immutable" in v for n, v in self._request_headers if n.lower() == "cache-control")
         if not immutable and "If-Modified-Since" in self.headers:
             del self.headers["If-Modified-Since"]
         return super().send_head()
 
     def end_headers(self):
-        for name, value in self.site_headers():
+        # Popped, so the next request on a kept-alive connection reads its own; a response
+        # sent without send_head (an error for an unsupported method) reads them here.
+        headers = self.__dict__.pop("_request_headers", None)
+        for name, value in self.site_headers() if headers is None else headers:
             self.send_header(name, value)
         super().end_headers()
 
@@ -172,6 +177,27 @@ def make_server(root, host="127.0.0.1", port=0, request_log=None):
 def server_url(server):
     host, port = server.server_address[:2]
     return f"http://{host}:{port}/"
+
+
+@contextlib.contextmanager
+def serving(root, request_log=None):
+    """Serve the site in ``root`` on a free local port from a background thread; yields its
+    URL and stops and closes the server on leaving (``make_server`` says what
+    ``request_log`` does).
+
+    >>> with serving(".", request_log=[]) as url:
+    ...     url.startswith("http://127.0.0.1:")
+    True
+    """
+    import threading
+
+    server = make_server(root, request_log=request_log)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield server_url(server)
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def run_server(server):

@@ -21,7 +21,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .common import atomic_write_bytes, say, sha256_of
+from .common import atomic_write_bytes, last_output_line, say, sha256_of
 from .paths import ROOT, WEB
 from .pins import PYODIDE_WHEELS
 from .snapshot import SnapshotUnavailable, node_for_snapshot
@@ -45,11 +45,6 @@ class TracesUnavailable(Exception):
     """Why no traces could be computed; the site is built without them."""
 
 
-def _said(proc: subprocess.CompletedProcess) -> str:
-    lines = (proc.stderr or proc.stdout or "").strip().splitlines() or ["no output"]
-    return lines[-1][:200]
-
-
 def _run(command: list[str], what: str, *, stdin: str | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
     """``command`` run to its end (``what`` names it in the message if it cannot run)."""
     try:
@@ -63,7 +58,7 @@ def _json_from(command: list[str], what: str, *, stdin: str | None = None, env: 
     raises TracesUnavailable."""
     proc = _run(command, what, stdin=stdin, env=env)
     if proc.returncode != 0:
-        raise TracesUnavailable(f"{what} failed (exit {proc.returncode}): {_said(proc)}")
+        raise TracesUnavailable(f"{what} failed (exit {proc.returncode}): {last_output_line(proc)}")
     try:
         return json.loads(proc.stdout)
     except ValueError:

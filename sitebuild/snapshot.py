@@ -15,7 +15,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from .common import atomic_write_bytes, sha256_of
+from .common import atomic_write_bytes, last_output_line, sha256_of
 from .paths import ROOT, WEB
 from .pins import (NODE_MIN_MAJOR, NUMPY_SNAPSHOT_FILE, NUMPY_SNAPSHOT_MAGIC, PYODIDE_CORE_SHA256, PYODIDE_LOCK,
                    PYODIDE_LOCK_SHA256, PYODIDE_VERSION, PYODIDE_WHEELS, SNAPSHOT_FILE, SNAPSHOT_INPUTS,
@@ -142,8 +142,8 @@ def make_snapshot(core: Path, wheels: Path, out: Path) -> None:
         except OSError as e:
             raise SnapshotUnavailable(f"cannot run node: {e.strerror or e}") from None
         if proc.returncode != 0:
-            said = (proc.stderr or proc.stdout or "").strip().splitlines() or ["no output"]
-            raise SnapshotUnavailable(f"{SNAPSHOT_SCRIPT.name} failed (exit {proc.returncode}): {said[-1][:200]}")
+            raise SnapshotUnavailable(
+                f"{SNAPSHOT_SCRIPT.name} failed (exit {proc.returncode}): {last_output_line(proc)}")
         build_id = pyodide_build_id(core)
         made = {}
         for raw_name, name in (("snapshot.bin", SNAPSHOT_FILE), ("numpy-snapshot.bin", NUMPY_SNAPSHOT_FILE)):

@@ -551,11 +551,11 @@ def test_importing_the_builder_does_no_work():
     # creates no dist/ or cache.
     env = dict(os.environ, POOLGRAD_CACHE=str(REPO / "nonexistent-cache-dir"))
     code = ("import sys; sys.path.insert(0, sys.argv[1]); import sitebuild as m; "
-            "print(sorted(n for n in ('build', 'make_server', 'MIME_TYPES', 'find_chromium', 'DIST', 'ROOT') "
+            "print(sorted(n for n in ('build', 'make_server', 'MIME_TYPES', 'find_chromium', 'DIST', 'WEB') "
             "if hasattr(m, n)))")
     r = subprocess.run([sys.executable, "-c", code, str(REPO)], capture_output=True, text=True, env=env, cwd=REPO)
     assert r.returncode == 0, r.stderr
-    assert r.stdout.strip() == "['DIST', 'MIME_TYPES', 'ROOT', 'build', 'find_chromium', 'make_server']"
+    assert r.stdout.strip() == "['DIST', 'MIME_TYPES', 'WEB', 'build', 'find_chromium', 'make_server']"
     assert not (REPO / "nonexistent-cache-dir").exists()
 
 

@@ -384,7 +384,6 @@ def _matrix(values):
 def _describe(case, exercise, number, total, got):
     """The case as the page loads it into the widget: the input, window, stride and
     upstream gradient, what the reference answers and what the learner's code did."""
-    expected = case.expected.tolist() if isinstance(case.expected, np.ndarray) else case.expected
     return {
         "number": number,
         "total": total,
@@ -394,7 +393,7 @@ def _describe(case, exercise, number, total, got):
         "pool_size": case.pool_size,
         "stride": case.stride,
         "grad_output": None if case.grad_output is None else _matrix(case.grad_output),
-        "expected": _matrix(expected),
+        "expected": _matrix(case.expected),
         "got": None if got is None else _matrix(got),
     }
 

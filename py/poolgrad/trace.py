@@ -206,25 +206,20 @@ def trace(x: ArrayLike, kernel_size: IntOrPair, stride: IntOrPair | None = None,
     }
 
     output_cells = np.arange(out_h * out_w).reshape(out_h, out_w)
+    r, c, inside = _window_cells(rows, cols, height, width)
     if mode == "max":
         output, indices = max_pool2d(plane, geo.kernel, geo.stride, geo.padding,
                                      geo.dilation, ceil_mode, return_indices=True)
         result["argmax"] = _coordinates(indices, width)
         result["indices"] = indices.tolist()
-        result["tied"] = _tied_cells(plane, output, rows, cols)
+        result["tied"] = _tied_cells(plane, output, r, c, inside)
         input_flat, output_flat = indices.ravel(), output_cells.ravel()
     else:
         output = avg_pool2d(plane, geo.kernel, geo.stride, geo.padding, ceil_mode,
                             count_include_pad)
         divisor = divisors(geo, count_include_pad)
         result["divisor"] = divisor.tolist()
-        # One (input cell, output cell) pair per kernel offset that lands inside the input
-        # (lines are clipped first: far past the input, they may not fit in int64).
-        r = np.broadcast_to(np.clip(rows, -1, height).astype(np.int64)[:, None, :, None],
-                            (out_h, out_w, kh, kw))
-        c = np.broadcast_to(np.clip(cols, -1, width).astype(np.int64)[None, :, None, :],
-                            (out_h, out_w, kh, kw))
-        inside = (r >= 0) & (r < height) & (c >= 0) & (c < width)
+        # One (input cell, output cell) pair per kernel offset that lands inside the input.
         input_flat = (r * width + c)[inside]
         output_flat = np.broadcast_to(output_cells[:, :, None, None], inside.shape)[inside]
     result["output"] = json_values(output)
@@ -279,21 +274,35 @@ def _exact_sum(values):
             return math.copysign(math.inf, total)
 
 
-def _tied_cells(plane, output, rows, cols):
-    """Max mode: per output, the cells of its window that hold its maximum, in row-major
-    order, so the first is the one that wins; a NaN maximum ties with nothing.
+def _window_cells(rows, cols, height, width):
+    """The windows' row and column lines, clipped to one past the input (far past it they
+    may not fit in int64) and shaped (out_h, 1, kh, 1) and (1, out_w, 1, kw), and which of
+    the (out_h, out_w, kh, kw) cells they make lie inside the input.
 
-    >>> _tied_cells(np.array([[3, 3], [1, 3]]), np.array([[3]]), np.array([[0, 1]]), np.array([[0, 1]]))
+    >>> r, c, inside = _window_cells(np.array([[-1, 0]]), np.array([[1, 2]]), 2, 2)
+    >>> r.shape, c.shape, inside.tolist()
+    ((1, 1, 2, 1), (1, 1, 1, 2), [[[[False, False], [True, False]]]])
+    """
+    r = np.clip(rows, -1, height).astype(np.int64)[:, None, :, None]
+    c = np.clip(cols, -1, width).astype(np.int64)[None, :, None, :]
+    return r, c, (r >= 0) & (r < height) & (c >= 0) & (c < width)
+
+
+def _tied_cells(plane, output, r, c, inside):
+    """Max mode: per output, the cells of its window that hold its maximum, in row-major
+    order, so the first is the one that wins; a NaN maximum ties with nothing. ``r``,
+    ``c`` and ``inside`` are the windows' cells (``_window_cells``).
+
+    >>> plane = np.array([[3, 3], [1, 3]])
+    >>> _tied_cells(plane, np.array([[3]]), *_window_cells(np.array([[0, 1]]), np.array([[0, 1]]), 2, 2))
     [[[[0, 0], [0, 1], [1, 1]]]]
     """
     height, width = plane.shape
     out_h, out_w = output.shape
-    r = np.clip(rows, -1, height).astype(np.int64)[:, None, :, None]
-    c = np.clip(cols, -1, width).astype(np.int64)[None, :, None, :]
-    inside = (r >= 0) & (r < height) & (c >= 0) & (c < width)
     values = plane[np.clip(r, 0, height - 1), np.clip(c, 0, width - 1)]
     tied = inside & (values == output[:, :, None, None])
-    owner = np.nonzero(tied)[0] * out_w + np.nonzero(tied)[1]
+    out_row, out_col = np.nonzero(tied)[:2]
+    owner = out_row * out_w + out_col
     flat = np.broadcast_to(r * width + c, tied.shape)[tied]
     bounds = np.searchsorted(owner, np.arange(out_h * out_w + 1))
     return _per_cell(_coordinates(flat, width), bounds, out_w)
