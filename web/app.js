@@ -53,8 +53,11 @@ const progressBar = byId("boot-progress");
 const controls = controlElements();
 const darkScheme = window.matchMedia("(prefers-color-scheme: dark)");
 
+const initialState = defaultState();
 const app = {
-  state: defaultState(),
+  state: initialState,
+  // requestKey(state), kept by setState: the key of what Python computes for the state shown.
+  stateKey: requestKey(initialState),
   trace: null,
   traceKey: null,
   // "shipped" while the trace shown is the build's precomputed one (shipped.js), else "python".
@@ -82,7 +85,7 @@ darkScheme.addEventListener("change", () => {
 });
 
 const cloneState = (state) => structuredClone(state);
-const isCurrent = () => app.trace !== null && app.traceKey === requestKey(app.state);
+const isCurrent = () => app.trace !== null && app.traceKey === app.stateKey;
 
 function describeParameters(trace) {
   const parts = [`${trace.mode === "max" ? "max" : "average"} pooling`, `${sizeText(trace.kernel_size)} window`, `stride ${pairText(trace.stride)}`];
@@ -137,7 +140,7 @@ function focusedCell() {
 function render() {
   const started = performance.now();
   const trace = isCurrent() ? app.trace : null;
-  const awaitingTrace = app.boot.ready && !app.boot.failure && app.traceKey !== requestKey(app.state);
+  const awaitingTrace = app.boot.ready && !app.boot.failure && app.traceKey !== app.stateKey;
   // The player starts over on a new trace; its position is drawn as part of the grids.
   if (!awaitingTrace) player.sync(trace, app.state.grad);
   // A stale trace (the worker is computing the new state) still shows the output, but
@@ -158,7 +161,7 @@ function render() {
     renderSelection(regions, app.state, app.trace, view);
   }
   if (plan !== "wait") app.drawn = next;
-  regions.outputGrid.setAttribute("aria-busy", String(awaitingTrace || (app.traceKey !== requestKey(app.state) && !app.traceError)));
+  regions.outputGrid.setAttribute("aria-busy", String(awaitingTrace || (app.traceKey !== app.stateKey && !app.traceError)));
   syncControls(controls, app.state);
   updateStatus();
   codeView.update(app.state);
@@ -172,7 +175,7 @@ function writeHash() {
 }
 
 async function requestTrace() {
-  const key = requestKey(app.state);
+  const key = app.stateKey;
   const sent = performance.now();
   let answer;
   try {
@@ -204,7 +207,7 @@ async function requestTrace() {
 // While Python starts, the current state is answered from its shipped trace, if there is
 // one; Python is asked all the same (the latest state wins) and takes over once it is up.
 function answerFromShipped() {
-  const key = requestKey(app.state);
+  const key = app.stateKey;
   const trace = app.boot.ready ? null : shippedTrace(key);
   if (trace === null || app.traceKey === key) return false;
   Object.assign(app, { trace, traceKey: key, traceError: null, traceSource: "shipped" });
@@ -212,8 +215,10 @@ function answerFromShipped() {
 }
 
 function setState(next) {
-  const needsTrace = requestKey(next) !== requestKey(app.state) || app.traceKey === null;
+  const nextKey = requestKey(next);
+  const needsTrace = nextKey !== app.stateKey || app.traceKey === null;
   app.state = next;
+  app.stateKey = nextKey;
   app.hashError = null;
   // The worker starts computing before the main thread does anything else with the change.
   if (needsTrace) {
