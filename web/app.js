@@ -98,6 +98,7 @@ function describeParameters(trace) {
 function updateStatus() {
   let state;
   let text;
+  let source = null;
   if (app.boot.failure) [state, text] = ["error", app.boot.failure];
   else if (app.hashError) [state, text] = ["error", `The link's state is not valid: ${app.hashError}. Fix the link or change any control to start from the view shown.`];
   else if (app.controlError) [state, text] = ["error", app.controlError];
@@ -105,8 +106,10 @@ function updateStatus() {
   else if (!app.boot.ready) {
     const booting = `step ${app.boot.step} of ${app.boot.steps}: ${app.boot.message}`;
     // Before Python is up, a current trace is a shipped one.
-    if (isCurrent()) [state, text] = ["loading", `Ready (precomputed): ${describeParameters(app.trace)}. Loading Python in your browser (${booting}) for any other view.`];
-    else if (shippedAvailable()) [state, text] = ["loading", `This view needs Python, still loading (${booting}); it appears as soon as Python is ready.`];
+    if (isCurrent()) {
+      [state, text] = ["loading", `Ready (precomputed): ${describeParameters(app.trace)}. Loading Python in your browser (${booting}) for any other view.`];
+      source = "precomputed";
+    } else if (shippedAvailable()) [state, text] = ["loading", `This view needs Python, still loading (${booting}); it appears as soon as Python is ready.`];
     else [state, text] = ["loading", `Loading Python in your browser (${booting}). You can already edit the input; your changes apply when it is ready.`];
   }
   // Python is up but the first answer is still on its way: "ready" waits for a drawn output.
@@ -115,7 +118,6 @@ function updateStatus() {
   // Written only when they change: a rewrite would cost the next frame a relayout.
   if (statusBox.dataset.state !== state) statusBox.dataset.state = state;
   if (statusText.textContent !== text) statusText.textContent = text;
-  const source = !app.boot.ready && state === "loading" && isCurrent() ? "precomputed" : null;
   if ((statusBox.dataset.source ?? null) !== source) {
     if (source) statusBox.dataset.source = source;
     else delete statusBox.dataset.source;
