@@ -30,7 +30,7 @@ import { mountExercise } from "./exercise.js";
 import { applyPreview, explanationText, redrawPlan, renderSelection, renderView } from "./render.js";
 import { shippedAvailable, shippedLoaded, shippedTrace } from "./shipped.js";
 import {
-  InputError, defaultState, hashFor, parseCellValue, parseHash, requestKey, serialiseState, traceRequest,
+  InputError, defaultState, gridsKey, hashFor, parseCellValue, parseHash, requestKey, serialiseState, traceRequest,
 } from "./state.js";
 
 const byId = (id) => document.getElementById(id);
@@ -147,10 +147,11 @@ function render() {
   if (!awaitingTrace) player.sync(trace, app.state.grad);
   // A stale trace (the worker is computing the new state) still shows the output, but
   // its windows may not fit the new input, so the input grid is drawn without overlays.
+  const shownKey = gridsKey(app.state);
   const view = {
-    ...app.view, staleInput: !isCurrent(), traceError: app.traceError, stepMarks: player.marks(), mismatches: currentMismatches(),
+    ...app.view, staleInput: !isCurrent(), traceError: app.traceError, stepMarks: player.marks(), mismatches: currentMismatches(shownKey),
   };
-  const next = { state: app.state, trace: app.trace, view, awaitingTrace };
+  const next = { state: app.state, trace: app.trace, view, awaitingTrace, gridsKey: shownKey };
   const plan = redrawPlan(app.drawn, next);
   if (plan === "all") {
     const focus = focusedCell();
@@ -498,19 +499,18 @@ stage.addEventListener("focusin", (event) => {
 
 // ---- the exercise panel: a failing case comes in through the hash, like a link ----
 
-const withoutSelection = (state) => serialiseState({ ...state, sel: null });
-
 // The marks of the case the panel loaded while the grids show that case (a tap that selects
-// another output keeps them); gone for good once anything else changes.
-function currentMismatches() {
+// another output keeps them); gone for good once anything else changes. `shownKey` is
+// gridsKey(app.state).
+function currentMismatches(shownKey) {
   const mismatch = app.view.mismatch;
-  if (mismatch && mismatch.view !== withoutSelection(app.state)) app.view.mismatch = null;
+  if (mismatch && mismatch.view !== shownKey) app.view.mismatch = null;
   return app.view.mismatch?.marks ?? null;
 }
 
 const exercise = mountExercise(byId("exercise"), {
   showCase(state, marks) {
-    app.view.mismatch = { view: withoutSelection(state), marks };
+    app.view.mismatch = { view: gridsKey(state), marks };
     const hash = serialiseState(state);
     if (location.hash !== hash) history.pushState(null, "", hash);
     loadHash();
