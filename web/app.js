@@ -460,6 +460,7 @@ const player = new Player({
   motionNote: byId("player-motion"),
 }, () => render(), announce);
 const codeView = new CodeView({
+  panel: byId("code"),
   torch: byId("code-torch"),
   poolgrad: byId("code-poolgrad"),
   link: byId("code-link"),
