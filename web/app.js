@@ -20,12 +20,11 @@
 import { WorkerBridge } from "./bridge.js";
 import { CodeView } from "./code-view.js";
 import { bindControls, controlElements, fillPresetOptions, switchMode, syncControls } from "./controls.js";
-import { pairText, sizeText } from "./format.js";
+import { decodeNumber, encodeNumber, pairText, sizeText } from "./format.js";
 import { Guide, progressKey } from "./guide.js";
 import { lessonBlocks, renderLesson } from "./lesson.js";
 import { keepOffline } from "./offline.js";
 import { Player } from "./player.js";
-import { decodeNumber, encodeNumber } from "./format.js";
 import { mountExercise } from "./exercise.js";
 import { applyPreview, explanationText, redrawPlan, renderSelection, renderView } from "./render.js";
 import { shippedAvailable, shippedLoaded, shippedTrace } from "./shipped.js";

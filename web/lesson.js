@@ -3,7 +3,7 @@
 // current trace, so the text and the grids never disagree; without a trace (booting, or
 // an invalid setup) the blocks say the same things without numbers.
 
-import { cellName, decodeNumber, formatNumber, formatSum, listCells, pairText, sizeText } from "./format.js";
+import { cellName, formatNumber, formatSum, listCells, pairText, sizeText } from "./format.js";
 import { gradientReceivers, selectedOutput, sharedCells, termFrom, tiedCells, windowCells, windowText } from "./trace-view.js";
 
 
