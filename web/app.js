@@ -20,17 +20,16 @@
 import { WorkerBridge } from "./bridge.js";
 import { CodeView } from "./code-view.js";
 import { bindControls, controlElements, fillPresetOptions, switchMode, syncControls } from "./controls.js";
-import { pairText, sizeText } from "./format.js";
+import { decodeNumber, encodeNumber, pairText, sizeText } from "./format.js";
 import { Guide, progressKey } from "./guide.js";
 import { lessonBlocks, renderLesson } from "./lesson.js";
 import { keepOffline } from "./offline.js";
 import { Player } from "./player.js";
-import { decodeNumber, encodeNumber } from "./format.js";
 import { mountExercise } from "./exercise.js";
 import { applyPreview, explanationText, redrawPlan, renderSelection, renderView } from "./render.js";
 import { shippedAvailable, shippedLoaded, shippedTrace } from "./shipped.js";
 import {
-  InputError, defaultState, hashFor, parseCellValue, parseHash, requestKey, serialiseState, traceRequest,
+  InputError, defaultState, gridsKey, hashFor, parseCellValue, parseHash, requestKey, serialiseState, traceRequest,
 } from "./state.js";
 
 const byId = (id) => document.getElementById(id);
@@ -53,8 +52,11 @@ const progressBar = byId("boot-progress");
 const controls = controlElements();
 const darkScheme = window.matchMedia("(prefers-color-scheme: dark)");
 
+const initialState = defaultState();
 const app = {
-  state: defaultState(),
+  state: initialState,
+  // requestKey(state), kept by setState: the key of what Python computes for the state shown.
+  stateKey: requestKey(initialState),
   trace: null,
   traceKey: null,
   // "shipped" while the trace shown is the build's precomputed one (shipped.js), else "python".
@@ -82,7 +84,7 @@ darkScheme.addEventListener("change", () => {
 });
 
 const cloneState = (state) => structuredClone(state);
-const isCurrent = () => app.trace !== null && app.traceKey === requestKey(app.state);
+const isCurrent = () => app.trace !== null && app.traceKey === app.stateKey;
 
 function describeParameters(trace) {
   const parts = [`${trace.mode === "max" ? "max" : "average"} pooling`, `${sizeText(trace.kernel_size)} window`, `stride ${pairText(trace.stride)}`];
@@ -95,6 +97,7 @@ function describeParameters(trace) {
 function updateStatus() {
   let state;
   let text;
+  let source = null;
   if (app.boot.failure) [state, text] = ["error", app.boot.failure];
   else if (app.hashError) [state, text] = ["error", `The link's state is not valid: ${app.hashError}. Fix the link or change any control to start from the view shown.`];
   else if (app.controlError) [state, text] = ["error", app.controlError];
@@ -102,8 +105,10 @@ function updateStatus() {
   else if (!app.boot.ready) {
     const booting = `step ${app.boot.step} of ${app.boot.steps}: ${app.boot.message}`;
     // Before Python is up, a current trace is a shipped one.
-    if (isCurrent()) [state, text] = ["loading", `Ready (precomputed): ${describeParameters(app.trace)}. Loading Python in your browser (${booting}) for any other view.`];
-    else if (shippedAvailable()) [state, text] = ["loading", `This view needs Python, still loading (${booting}); it appears as soon as Python is ready.`];
+    if (isCurrent()) {
+      [state, text] = ["loading", `Ready (precomputed): ${describeParameters(app.trace)}. Loading Python in your browser (${booting}) for any other view.`];
+      source = "precomputed";
+    } else if (shippedAvailable()) [state, text] = ["loading", `This view needs Python, still loading (${booting}); it appears as soon as Python is ready.`];
     else [state, text] = ["loading", `Loading Python in your browser (${booting}). You can already edit the input; your changes apply when it is ready.`];
   }
   // Python is up but the first answer is still on its way: "ready" waits for a drawn output.
@@ -112,7 +117,6 @@ function updateStatus() {
   // Written only when they change: a rewrite would cost the next frame a relayout.
   if (statusBox.dataset.state !== state) statusBox.dataset.state = state;
   if (statusText.textContent !== text) statusText.textContent = text;
-  const source = !app.boot.ready && state === "loading" && isCurrent() ? "precomputed" : null;
   if ((statusBox.dataset.source ?? null) !== source) {
     if (source) statusBox.dataset.source = source;
     else delete statusBox.dataset.source;
@@ -137,15 +141,16 @@ function focusedCell() {
 function render() {
   const started = performance.now();
   const trace = isCurrent() ? app.trace : null;
-  const awaitingTrace = app.boot.ready && !app.boot.failure && app.traceKey !== requestKey(app.state);
+  const awaitingTrace = app.boot.ready && !app.boot.failure && app.traceKey !== app.stateKey;
   // The player starts over on a new trace; its position is drawn as part of the grids.
   if (!awaitingTrace) player.sync(trace, app.state.grad);
   // A stale trace (the worker is computing the new state) still shows the output, but
   // its windows may not fit the new input, so the input grid is drawn without overlays.
+  const shownKey = gridsKey(app.state);
   const view = {
-    ...app.view, staleInput: !isCurrent(), traceError: app.traceError, stepMarks: player.marks(), mismatches: currentMismatches(),
+    ...app.view, staleInput: !isCurrent(), traceError: app.traceError, stepMarks: player.marks(), mismatches: currentMismatches(shownKey),
   };
-  const next = { state: app.state, trace: app.trace, view, awaitingTrace };
+  const next = { state: app.state, trace: app.trace, view, awaitingTrace, gridsKey: shownKey };
   const plan = redrawPlan(app.drawn, next);
   if (plan === "all") {
     const focus = focusedCell();
@@ -158,7 +163,7 @@ function render() {
     renderSelection(regions, app.state, app.trace, view);
   }
   if (plan !== "wait") app.drawn = next;
-  regions.outputGrid.setAttribute("aria-busy", String(awaitingTrace || (app.traceKey !== requestKey(app.state) && !app.traceError)));
+  regions.outputGrid.setAttribute("aria-busy", String(awaitingTrace || (app.traceKey !== app.stateKey && !app.traceError)));
   syncControls(controls, app.state);
   updateStatus();
   codeView.update(app.state);
@@ -172,7 +177,7 @@ function writeHash() {
 }
 
 async function requestTrace() {
-  const key = requestKey(app.state);
+  const key = app.stateKey;
   const sent = performance.now();
   let answer;
   try {
@@ -204,7 +209,7 @@ async function requestTrace() {
 // While Python starts, the current state is answered from its shipped trace, if there is
 // one; Python is asked all the same (the latest state wins) and takes over once it is up.
 function answerFromShipped() {
-  const key = requestKey(app.state);
+  const key = app.stateKey;
   const trace = app.boot.ready ? null : shippedTrace(key);
   if (trace === null || app.traceKey === key) return false;
   Object.assign(app, { trace, traceKey: key, traceError: null, traceSource: "shipped" });
@@ -212,8 +217,10 @@ function answerFromShipped() {
 }
 
 function setState(next) {
-  const needsTrace = requestKey(next) !== requestKey(app.state) || app.traceKey === null;
+  const nextKey = requestKey(next);
+  const needsTrace = nextKey !== app.stateKey || app.traceKey === null;
   app.state = next;
+  app.stateKey = nextKey;
   app.hashError = null;
   // The worker starts computing before the main thread does anything else with the change.
   if (needsTrace) {
@@ -452,6 +459,7 @@ const player = new Player({
   motionNote: byId("player-motion"),
 }, () => render(), announce);
 const codeView = new CodeView({
+  panel: byId("code"),
   torch: byId("code-torch"),
   poolgrad: byId("code-poolgrad"),
   link: byId("code-link"),
@@ -491,19 +499,18 @@ stage.addEventListener("focusin", (event) => {
 
 // ---- the exercise panel: a failing case comes in through the hash, like a link ----
 
-const withoutSelection = (state) => serialiseState({ ...state, sel: null });
-
 // The marks of the case the panel loaded while the grids show that case (a tap that selects
-// another output keeps them); gone for good once anything else changes.
-function currentMismatches() {
+// another output keeps them); gone for good once anything else changes. `shownKey` is
+// gridsKey(app.state).
+function currentMismatches(shownKey) {
   const mismatch = app.view.mismatch;
-  if (mismatch && mismatch.view !== withoutSelection(app.state)) app.view.mismatch = null;
+  if (mismatch && mismatch.view !== shownKey) app.view.mismatch = null;
   return app.view.mismatch?.marks ?? null;
 }
 
 const exercise = mountExercise(byId("exercise"), {
   showCase(state, marks) {
-    app.view.mismatch = { view: withoutSelection(state), marks };
+    app.view.mismatch = { view: gridsKey(state), marks };
     const hash = serialiseState(state);
     if (location.hash !== hash) history.pushState(null, "", hash);
     loadHash();

@@ -25,26 +25,40 @@ function pageAddress() {
 }
 
 export class CodeView {
-  // elements: { torch, poolgrad, link, embed, message, picture, copyButtons: [button
-  // with data-copy naming the element whose text it copies] }; current() returns
-  // { state, trace } with trace null while the output of this very state is not known.
+  // elements: { panel (the <details>), torch, poolgrad, link, embed, message, picture,
+  // copyButtons: [button with data-copy naming the element whose text it copies] };
+  // current() returns { state, trace } with trace null while the output of this very state
+  // is not known.
   constructor(elements, current) {
     this.elements = elements;
     this.current = current;
+    this.filled = false;
     for (const button of elements.copyButtons) {
       button.addEventListener("click", () => this.copy(elements[button.dataset.copy], button.dataset.what));
     }
     elements.picture.addEventListener("click", () => this.savePicture());
+    elements.panel.addEventListener("toggle", () => {
+      if (elements.panel.open) this.write(current().state);
+    });
+  }
+
+  // Brings the panel up to date with `state` (every render calls it). The texts are written
+  // while the panel is open; a closed one is filled once, so that it is never empty (the
+  // browser's find-in-page searches it and opens it on a match), and brought up to date
+  // when it opens, or by a copy.
+  update(state) {
+    if (this.elements.panel.open || !this.filled) this.write(state);
   }
 
   // Writes the panel's texts for `state`; only what changed is written.
-  update(state) {
-    const query = new URLSearchParams(location.search);
+  write(state) {
+    this.filled = true;
     const texts = {
       torch: torchSnippet(state),
       poolgrad: poolgradSnippet(state),
       link: location.href,
-      embed: embedCode({ pageUrl: pageAddress(), hash: location.hash, lesson: query.get("lesson") !== "0", state }),
+      // early.js marks a page with lesson=0 in its query.
+      embed: embedCode({ pageUrl: pageAddress(), hash: location.hash, lesson: document.documentElement.dataset.lesson !== "0", state }),
     };
     for (const [name, text] of Object.entries(texts)) {
       if (this.elements[name].textContent !== text) this.elements[name].textContent = text;
@@ -60,7 +74,7 @@ export class CodeView {
 
   async copy(node, what) {
     const { state } = this.current();
-    this.update(state);
+    this.write(state);
     const text = node.textContent;
     if (!navigator.clipboard?.writeText) {
       selectText(node);

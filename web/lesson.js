@@ -3,8 +3,8 @@
 // current trace, so the text and the grids never disagree; without a trace (booting, or
 // an invalid setup) the blocks say the same things without numbers.
 
-import { cellName, decodeNumber, formatNumber, formatSum, listCells, pairText, sizeText } from "./format.js";
-import { gradientReceivers, selectedOutput, termFrom, tiedCells, windowCells, windowText } from "./trace-view.js";
+import { cellName, formatNumber, formatSum, listCells, pairText, sizeText } from "./format.js";
+import { gradientReceivers, selectedOutput, sharedCells, termFrom, tiedCells, windowCells, windowText } from "./trace-view.js";
 
 
 function keeps(trace, selected) {
@@ -114,12 +114,7 @@ function sharedExample(trace, selected) {
     const found = candidates.find(([r, c]) => trace.sources[r][c].length > 1);
     if (found) return found;
   }
-  for (let r = 0; r < trace.input_shape[0]; r += 1) {
-    for (let c = 0; c < trace.input_shape[1]; c += 1) {
-      if (trace.sources[r][c].length > 1) return [r, c];
-    }
-  }
-  return null;
+  return sharedCells(trace)[0] ?? null;
 }
 
 function overlap(state, trace, selected) {

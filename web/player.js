@@ -9,7 +9,7 @@
 // Player asks for a render whenever its position changes.
 
 import { cellName, decodeNumber, formatNumber } from "./format.js";
-import { gradientReceivers, termFrom, windowText } from "./trace-view.js";
+import { gradientReceivers, termFrom, windowSamples, windowText } from "./trace-view.js";
 
 // One step per output in row-major order, forward; then the same order backward.
 export function playerSteps(trace, withGradient) {
@@ -64,7 +64,7 @@ export function frame(trace, withGradient, position) {
   const name = cellName(output);
   if (pass === "forward") {
     marks.push(["output", i, j, { step: "current" }]);
-    for (const r of trace.window_rows[i]) for (const c of trace.window_cols[j]) marks.push(["input", r, c, { step: "window" }]);
+    for (const [r, c] of windowSamples(trace, output)) marks.push(["input", r, c, { step: "window" }]);
     const where = windowText(trace, output);
     const value = formatNumber(trace.output[i][j]);
     let caption;

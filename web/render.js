@@ -11,7 +11,6 @@
 // exercise.js: what poolgrad.exercise_check found, as text). Every user-derived string goes
 // in through textContent or attribute values, never HTML.
 
-import { serialiseState } from "./state.js";
 import { cellName, decodeNumber, formatNumber, formatSum, listCells, sizeText } from "./format.js";
 import { gradientReceivers, selectedOutput, sharedCells, termFrom, windowCells, windowText } from "./trace-view.js";
 
@@ -561,7 +560,8 @@ export function applyPreview(root, trace, output, selection) {
 
 // How much one render redraws, from what the grids show (`drawn`: the `next` of the
 // render that last drew them, null before the first) and what they should show (`next`:
-// { state, trace, view, awaitingTrace }, view as renderView takes it):
+// { state, trace, view, awaitingTrace, gridsKey }, view as renderView takes it, gridsKey
+// the state's state.js gridsKey):
 // - "wait": nothing yet. The state changed what the worker computes and its answer, which
 //   redraws everything, is milliseconds away; drawing the old trace now as well would
 //   double the cost of every parameter change.
@@ -581,8 +581,6 @@ export function redrawPlan(drawn, next) {
     && drawn.view.stepMarks === next.view.stepMarks
     && drawn.view.scheme === next.view.scheme
     && drawn.view.mismatches === next.view.mismatches
-    && withoutSelection(drawn.state) === withoutSelection(next.state);
+    && drawn.gridsKey === next.gridsKey;
   return sameGrids ? "selection" : "all";
 }
-
-const withoutSelection = (state) => serialiseState({ ...state, sel: null });

@@ -6,11 +6,13 @@
 import { shippedTraces } from "./early.js";
 
 let table = null;
+let holdsTraces = false;
 
 // Resolves, once the file has been read (or could not be), with whether it holds any trace.
 export const shippedLoaded = shippedTraces.then((file) => {
   table = file && typeof file.traces === "object" ? file.traces : {};
-  return Object.keys(table).length > 0;
+  holdsTraces = Object.keys(table).length > 0;
+  return holdsTraces;
 });
 
 // The shipped trace for the request `key`, or null (not shipped, or the file not read yet).
@@ -20,5 +22,5 @@ export function shippedTrace(key) {
 
 // Whether the file has been read and holds traces: a view it lacks then needs Python.
 export function shippedAvailable() {
-  return table !== null && Object.keys(table).length > 0;
+  return holdsTraces;
 }

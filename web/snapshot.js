@@ -22,7 +22,7 @@ export const CONTAINER_MAGIC = "PGNS";
 // The choice is baked into a snapshot (it occupies a function-table slot and a word of the
 // interpreter's state), so the build and every browser must make the same one: every
 // engine takes the iOS path, which works everywhere.
-export const IOS_PLATFORM = "iPad";
+const IOS_PLATFORM = "iPad";
 
 // Makes Pyodide's check (`/iPad|iPhone|iPod/.test(navigator.platform)`) take the iOS path
 // until the returned function is called. Returns {enginePlatform, pyodideSees, undo}.

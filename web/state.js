@@ -278,6 +278,12 @@ export function serialiseState(state) {
   return `#${parts.join("&")}`;
 }
 
+// The state's link less its selection: two states with the same one draw the same grids
+// but for the selection marks (render.js redrawPlan), and keep the exercise panel's marks.
+export function gridsKey(state) {
+  return serialiseState({ ...state, sel: null });
+}
+
 // The hash the page writes for `state`, given `trace`, the answer for this very state
 // (null while there is none): the canonical form, less a selection the output does not
 // have, whether it arrived in a link or the output shrank under it. This is the one place

@@ -2,12 +2,13 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { redrawPlan, withMismatch } from "../../web/render.js";
-import { parseHash } from "../../web/state.js";
+import { gridsKey, parseHash } from "../../web/state.js";
 import { recorded } from "./traces.mjs";
 
 const { trace } = recorded("fixture_k2_grad");
 const drawn = (hash, view = {}, extra = {}) => ({
   state: parseHash(hash),
+  gridsKey: gridsKey(parseHash(hash)),
   trace,
   view: { editing: null, staleInput: false, traceError: null, stepMarks: null, ...view },
   awaitingTrace: false,
