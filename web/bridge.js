@@ -20,6 +20,9 @@ import { adoptPython, startPython } from "./early.js";
 const BOOT_STALL_MS = 60000;
 const REQUEST_TIMEOUT_MS = 15000;
 
+// This page among the shared worker's clients (sent with each request, for the record).
+const WIDGET = `${location.pathname}${location.search} ${Math.random().toString(36).slice(2, 10)}`;
+
 export class WorkerBridge {
   constructor({ onProgress, onReady, onFailure, stallMs = BOOT_STALL_MS }) {
     this.pending = new Map();
@@ -136,7 +139,7 @@ export class WorkerBridge {
       clearTimeout(job.deadline);
       this.pending.delete(message.id);
       // The wire's own fields stay here: the page gets {trace, ms}, {error} or {superseded}.
-      const { type, id, clients, ...answer } = message;
+      const { type, id, widget, clients, ...answer } = message;
       this.clients = clients ?? this.clients;
       job.resolve(answer);
     }
@@ -156,7 +159,7 @@ export class WorkerBridge {
     this.pending.set(job.id, job);
     job.started = false;
     job.deadline = setTimeout(() => this.expire(job), this.requestMs);
-    this.python.post({ type: "trace", id: job.id, request: job.request, latest: Boolean(job.latest) });
+    this.python.post({ type: "trace", id: job.id, widget: WIDGET, request: job.request, latest: Boolean(job.latest) });
   }
 
   // Leaves the current Python (a dedicated one is stopped) for a new dedicated worker of this

@@ -2,13 +2,13 @@
 // dedicated worker (worker.js) has one client, its page; the shared worker
 // (shared-worker.js) has one per connected widget (a MessagePort).
 //
-// Client -> worker: {type: "trace", id, request, latest} (`latest`: a newer one from the
-// same client replaces it while it waits), {type: "bye"} (the page goes away). Answers go
-// back on the client's own channel, so a request needs no name of its widget.
+// Client -> worker: {type: "trace", id, widget, request, latest} (`widget` names the page
+// that asks, for the record; `latest`: a newer one from the same client replaces it while
+// it waits), {type: "bye"} (the page goes away).
 // Worker -> client: {type: "progress" | "ready" | "boot-error"} to every client, and the
 // latest of them again to a client that connects later (a widget added after boot gets
 // "ready" at once); {type: "running", id} just before Python starts the client's request;
-// {type: "result", id, clients, ...answer}, answer being {trace, ms}, {error} or
+// {type: "result", id, widget, clients, ...answer}, answer being {trace, ms}, {error} or
 // {superseded: true} (a newer request of the same client replaced it before it ran).
 //
 // Fairness: each client has its own queue, and Python takes one request from each client in
@@ -86,11 +86,11 @@ export class TraceService {
       return;
     }
     if (message?.type !== "trace") return;
-    const job = { id: message.id, request: message.request, latest: Boolean(message.latest) };
+    const job = { id: message.id, widget: message.widget, request: message.request, latest: Boolean(message.latest) };
     if (job.latest) {
       const replaced = entry.queue.filter((waiting) => waiting.latest);
       entry.queue = entry.queue.filter((waiting) => !waiting.latest);
-      for (const old of replaced) entry.send({ type: "result", id: old.id, superseded: true });
+      for (const old of replaced) entry.send({ type: "result", id: old.id, widget: old.widget, superseded: true });
     }
     entry.queue.push(job);
     this.pump();
@@ -121,7 +121,7 @@ export class TraceService {
     // Python, not its own.
     entry.send({ type: "running", id: job.id });
     const answer = this.run(job.request);
-    entry.send({ type: "result", id: job.id, clients: this.clients.size, ...answer });
+    entry.send({ type: "result", id: job.id, widget: job.widget, clients: this.clients.size, ...answer });
     this.handBack(() => {
       this.busy = false;
       this.pump();

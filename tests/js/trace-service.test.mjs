@@ -27,7 +27,7 @@ function harness() {
     service.connect(name, (message) => heard.push(message));
     return heard;
   };
-  const ask = (name, id, k, latest = true) => service.receive(name, { type: "trace", id, request: { k }, latest });
+  const ask = (name, id, k, latest = true) => service.receive(name, { type: "trace", id, widget: name, request: { k }, latest });
   return {
     service, ran, client, ask,
     progress: (message) => reportProgress({ type: "progress", message }),
