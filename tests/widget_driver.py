@@ -24,6 +24,15 @@ document.addEventListener("securitypolicyviolation", (event) => {
 DEDICATED_WORKER = "delete window.SharedWorker;"
 
 
+def wait_settled(where, state="ready"):
+    """Wait until the widget in `where` (a page, a frame or a frame locator) has booted and
+    its output matches the current state, then check that its status is `state`."""
+    status = where.locator("#status")
+    expect(status).not_to_have_attribute("data-state", "loading", timeout=BOOT_TIMEOUT_MS)
+    expect(where.locator("#output-grid")).to_have_attribute("aria-busy", "false")
+    expect(status).to_have_attribute("data-state", state)
+
+
 def guarded_context(browser, **options):
     """A new browser context (Playwright ``new_context`` options; a 1280 x 900 viewport
     unless given) that refuses any request not aimed at 127.0.0.1 and records it in
@@ -94,10 +103,7 @@ class Widget:
 
     def wait_settled(self, state="ready"):
         """Wait for boot to finish and for the output to match the current state."""
-        status = self.page.locator("#status")
-        expect(status).not_to_have_attribute("data-state", "loading", timeout=BOOT_TIMEOUT_MS)
-        expect(self.page.locator("#output-grid")).to_have_attribute("aria-busy", "false")
-        expect(status).to_have_attribute("data-state", state)
+        wait_settled(self.page, state)
 
     def cell(self, grid, row, col):
         return self.page.locator(f'[data-grid="{grid}"][data-row="{row}"][data-col="{col}"]')

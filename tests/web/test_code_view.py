@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 
 from lesson_fixture import FIXTURE
 from snippet_runner import as_array, assert_matches_trace, run_snippet
-from widget_driver import Widget, page_of_its_own
+from widget_driver import Widget, page_of_its_own, wait_settled
 
 pytestmark = pytest.mark.browser
 
@@ -167,7 +167,7 @@ def test_embed_code_keeps_lesson_0_and_opens_the_same_view(page, site):
     page.route(site.url + "a-lesson.html", lambda route: route.fulfill(body=lesson_page, content_type="text/html"))
     page.goto(site.url + "a-lesson.html")
     frame = page.frame_locator("iframe")
-    expect(frame.locator("#status")).to_have_attribute("data-state", "ready", timeout=90_000)
+    wait_settled(frame)
     assert frame.locator('[data-grid="output"][data-row="0"][data-col="0"]').text_content() == "2.5"
     assert widget.page.frames[1].evaluate("location.search") == "?embed=1&lesson=0"
 
@@ -231,7 +231,7 @@ def test_save_picture_downloads_the_view_as_svg(code_widget):
 def test_save_picture_works_in_an_embedded_widget_offline(page, site, context):
     page.goto(site.url + "embed-demo.html")
     frame = page.frame_locator("iframe.widget-frame").first
-    expect(frame.locator("#status")).to_have_attribute("data-state", "ready", timeout=90_000)
+    wait_settled(frame)
     context.set_offline(True)
     frame.locator("#code > summary").click()
     with page.expect_download() as saving:

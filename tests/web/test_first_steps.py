@@ -6,7 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from lesson_fixture import FIXTURE
-from widget_driver import Widget, guarded_context, watched_page
+from widget_driver import Widget, guarded_context, wait_settled, watched_page
 
 pytestmark = pytest.mark.browser
 
@@ -225,7 +225,7 @@ def host_page(context, site, name, frames):
 
 def frame_widget(page, index):
     frame = page.frame_locator(f"#frame-{index}")
-    expect(frame.locator("#status")).to_have_attribute("data-state", "ready", timeout=90_000)
+    wait_settled(frame)
     return frame
 
 
@@ -252,7 +252,7 @@ def test_progress_is_kept_per_lesson_page_and_widget(context, site):
     expect(frame_widget(page, 0).locator("#guide-progress")).to_have_text("0 of 4 steps done.")
     # The widget opened on its own has its own progress too.
     page.goto(site.url + "index.html")
-    expect(page.locator("#status")).to_have_attribute("data-state", "ready", timeout=90_000)
+    wait_settled(page)
     expect(page.locator("#guide-progress")).to_have_text("0 of 4 steps done.")
     keys = sorted(page.evaluate("Object.keys(localStorage)"))
     assert keys == [

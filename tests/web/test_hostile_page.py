@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from poolgrad import wire
-from widget_driver import DEDICATED_WORKER
+from widget_driver import BOOT_TIMEOUT_MS, DEDICATED_WORKER
 
 pytestmark = pytest.mark.browser
 
@@ -27,7 +27,7 @@ def _go_back(widget):
 def test_back_while_editing_a_gradient_cell_of_a_refused_state_raises_nothing(widget):
     page = widget.page
     widget.open("#k=5&grad=1", wait=False)
-    expect(page.locator("#status")).to_have_attribute("data-state", "error", timeout=90_000)
+    widget.wait_settled("error")
     widget.set_hash("#k=2&grad=1")
     widget.wait_settled()
     widget.cell("grad-output", 0, 0).click()
@@ -217,6 +217,6 @@ def test_a_request_the_worker_never_answers_becomes_an_error_and_the_worker_rest
     expect(page.locator("#output-grid")).to_have_attribute("aria-busy", "false")
     # A new worker takes over (it boots afresh): the next state is computed.
     widget.set_hash("#k=2&s=1")
-    expect(page.locator("#output-grid")).to_have_attribute("aria-busy", "false", timeout=90_000)
+    expect(page.locator("#output-grid")).to_have_attribute("aria-busy", "false", timeout=BOOT_TIMEOUT_MS)
     widget.wait_settled()
     assert widget.values("output") == [["4", "8", "8"], ["4", "8", "8"], ["9", "9", "-2"]]

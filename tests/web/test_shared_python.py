@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import expect
 
 from lesson_fixture import FIXTURE
-from widget_driver import BOOT_TIMEOUT_MS
+from widget_driver import BOOT_TIMEOUT_MS, wait_settled
 
 pytestmark = pytest.mark.browser
 
@@ -53,10 +53,7 @@ def open_host(page, site, hashes=tuple(hash_ for hash_, _ in VIEWS), url=None):
 
 
 def wait_ready(frame, outputs=None, state="ready"):
-    status = frame.locator("#status")
-    expect(status).not_to_have_attribute("data-state", "loading", timeout=BOOT_TIMEOUT_MS)
-    expect(frame.locator("#output-grid")).to_have_attribute("aria-busy", "false")
-    expect(status).to_have_attribute("data-state", state)
+    wait_settled(frame, state)
     if outputs is not None:
         expect(frame.locator('[data-grid="output"]')).to_have_text(outputs)
 

@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 
 import poolgrad
 from lesson_fixture import FIXTURE
-from widget_driver import DEDICATED_WORKER
+from widget_driver import DEDICATED_WORKER, wait_settled
 
 pytestmark = pytest.mark.browser
 
@@ -72,7 +72,7 @@ def test_sub_path_iframe_and_worker_under_the_same_csp(serve_directory, browser,
         page = context.new_page()
         page.goto(host_site.url + "host.html")
         frame = page.frame_locator("iframe")
-        expect(frame.locator("#status")).to_have_attribute("data-state", "ready", timeout=90_000)
+        wait_settled(frame)
         expect(frame.locator('[data-grid="output"]')).to_have_text(["8", "8", "9", "9"])
         frame.locator('[data-grid="output"][data-row="1"][data-col="0"]').click()
         expect(frame.locator('[data-argmax="true"]')).to_have_count(1)
