@@ -54,16 +54,27 @@ def guarded_context(browser, **options):
 
 
 @contextmanager
-def page_of_its_own(browser, **options):
-    """A watched page in a new guarded context (``guarded_context`` options; service workers
-    blocked unless given), closed afterwards, when it must have asked no other host."""
-    options.setdefault("service_workers", "block")
+def context_of_its_own(browser, **options):
+    """A new guarded context (``guarded_context`` options), closed afterwards, when it must
+    have asked no other host and its pages made with ``watched_page(context, context.problems)``
+    must have had no uncaught errors or CSP violations."""
     context = guarded_context(browser, **options)
+    context.problems = []
     try:
-        yield watched_page(context)
+        yield context
     finally:
         context.close()
     assert context.foreign_requests == [], f"requests to other hosts: {context.foreign_requests}"
+    assert context.problems == [], context.problems
+
+
+@contextmanager
+def page_of_its_own(browser, **options):
+    """A watched page in a ``context_of_its_own`` (service workers blocked unless given):
+    closed afterwards, when it must have asked no other host and had no problems."""
+    options.setdefault("service_workers", "block")
+    with context_of_its_own(browser, **options) as context:
+        yield watched_page(context, context.problems)
 
 
 def watched_page(context, problems=None):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from widget_driver import Widget, guarded_context, page_of_its_own, watched_page
+from widget_driver import Widget, context_of_its_own, page_of_its_own, watched_page
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -126,10 +126,8 @@ def context(browser):
     """A fresh context for one test, without service workers: each test sees a first visit,
     and the server's log holds only what the page asked for (tests/web/test_offline.py
     covers the worker)."""
-    fresh = guarded_context(browser, service_workers="block")
-    yield fresh
-    fresh.close()
-    assert fresh.foreign_requests == [], f"requests to other hosts: {fresh.foreign_requests}"
+    with context_of_its_own(browser, service_workers="block") as fresh:
+        yield fresh
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from lesson_fixture import FIXTURE
-from widget_driver import Widget, guarded_context, wait_settled, watched_page
+from widget_driver import Widget, page_of_its_own, wait_settled
 
 pytestmark = pytest.mark.browser
 
@@ -123,11 +123,8 @@ def no_horizontal_scroll(page):
 def phone(browser, site):
     """The Widget driver on a 360 x 640 touch screen (no mouse hover), with requests
     limited to the local server."""
-    context = guarded_context(browser, viewport={"width": 360, "height": 640}, has_touch=True)
-    page = watched_page(context)
-    yield Widget(page, site)
-    context.close()
-    assert context.foreign_requests == [] and page.problems == []
+    with page_of_its_own(browser, viewport={"width": 360, "height": 640}, has_touch=True) as page:
+        yield Widget(page, site)
 
 
 def test_phone_tap_selects_and_nothing_scrolls_sideways(phone):

@@ -6,7 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from lesson_fixture import FIXTURE
-from widget_driver import Widget, guarded_context, wait_settled, watched_page
+from widget_driver import Widget, page_of_its_own, wait_settled
 
 pytestmark = pytest.mark.browser
 
@@ -18,11 +18,8 @@ DEFAULT_HASH = f"#k=2&s=2&p=0&d=1&mode=max&grad=0&x={FIXTURE}"
 @pytest.fixture
 def phone(browser, site):
     """The Widget driver on a 390 x 844 phone (mobile viewport, touch)."""
-    context = guarded_context(browser, viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=2)
-    page = watched_page(context)
-    yield Widget(page, site)
-    context.close()
-    assert context.foreign_requests == [] and page.problems == []
+    with page_of_its_own(browser, viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=2) as page:
+        yield Widget(page, site)
 
 
 def tops(page):
@@ -229,8 +226,7 @@ def frame_widget(page, index):
     return frame
 
 
-def test_progress_is_kept_per_lesson_page_and_widget(context, site):
-    page = watched_page(context)
+def test_progress_is_kept_per_lesson_page_and_widget(page, context, site):
     # Two widgets on one lesson page, told apart by the ids the teacher gave them.
     two = host_page(context, site, "week-1.html", ["&id=max-pooling", "&id=routing"])
     page.goto(two)

@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import expect
 
 from lesson_fixture import FIXTURE
-from widget_driver import BOOT_TIMEOUT_MS, guarded_context, wait_settled, watched_page
+from widget_driver import BOOT_TIMEOUT_MS, context_of_its_own, wait_settled, watched_page
 
 pytestmark = pytest.mark.browser
 
@@ -44,12 +44,8 @@ def build_id(dist):
 @pytest.fixture
 def offline_context(browser):
     """A fresh context with service workers allowed that refuses any host but 127.0.0.1."""
-    context = guarded_context(browser, service_workers="allow")
-    context.problems = []
-    yield context
-    context.close()
-    assert context.foreign_requests == [], f"requests to other hosts: {context.foreign_requests}"
-    assert context.problems == [], context.problems
+    with context_of_its_own(browser, service_workers="allow") as context:
+        yield context
 
 
 def new_page(context):
