@@ -93,6 +93,25 @@ def serve_directory(build_module):
         stop(running)
 
 
+@pytest.fixture
+def sub_path_host(dist, tmp_path):
+    """sub_path_host(src) -> a folder to serve (tmp_path) that holds dist/ as course/pooling/
+    and host.html, a lesson page whose iframe opens `src` (relative to the folder, e.g.
+    "course/pooling/index.html?embed=1#k=2")."""
+
+    def make(src):
+        (tmp_path / "course").mkdir()
+        (tmp_path / "course" / "pooling").symlink_to(dist, target_is_directory=True)
+        (tmp_path / "host.html").write_text(
+            '<!doctype html><title>lesson</title><h1>A lesson page</h1>'
+            f'<iframe title="pooling widget" width="1100" height="800" src="{src}"></iframe>',
+            encoding="utf-8",
+        )
+        return tmp_path
+
+    return make
+
+
 @pytest.fixture(scope="session")
 def browser(build_module):
     executable = build_module.find_chromium()

@@ -178,15 +178,8 @@ def test_a_new_build_replaces_the_saved_one_whole(offline_context, build_module,
     assert all(request.status in (200, 304) for request in host.requests[before:])
 
 
-def test_under_a_sub_path_in_an_iframe_the_worker_keeps_that_folder(offline_context, dist, tmp_path, serve_directory):
-    (tmp_path / "course").mkdir()
-    (tmp_path / "course" / "pooling").symlink_to(dist, target_is_directory=True)
-    (tmp_path / "host.html").write_text(
-        '<!doctype html><title>lesson</title><h1>A lesson page</h1>'
-        f'<iframe title="pooling widget" width="1100" height="800" src="course/pooling/index.html?embed=1{REFERENCE}"></iframe>',
-        encoding="utf-8",
-    )
-    host = serve_directory(tmp_path)
+def test_under_a_sub_path_in_an_iframe_the_worker_keeps_that_folder(offline_context, dist, sub_path_host, serve_directory):
+    host = serve_directory(sub_path_host(f"course/pooling/index.html?embed=1{REFERENCE}"))
     page = new_page(offline_context)
     page.goto(host.url + "host.html")
     frame = page.frame_locator("iframe")
