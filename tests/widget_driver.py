@@ -88,6 +88,16 @@ def watched_page(context, problems=None):
     return page
 
 
+def axe_violations(page):
+    """axe-core's violations on `page` (every rule axe runs by default: WCAG 2.0/2.1 A and AA
+    and best practices), one readable line per failing node. axe-core comes bundled with
+    axe-playwright-python, injected by DevTools evaluation, which the page's CSP does not govern."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    found = Axe().run(page).response["violations"]
+    return [f"{v['id']} ({v['impact']}): {node['target']} {node['failureSummary']}" for v in found for node in v["nodes"]]
+
+
 class Widget:
     """Drives the widget through its DOM contract (docs/design.md, "The widget's DOM contract")."""
 
