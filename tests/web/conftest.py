@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from widget_driver import Widget, context_of_its_own, page_of_its_own, watched_page
+from widget_driver import DEDICATED_WORKER, Widget, context_of_its_own, page_of_its_own, watched_page
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -155,6 +155,23 @@ def page(context):
     fresh = watched_page(context)
     yield fresh
     assert fresh.problems == [], fresh.problems
+
+
+@pytest.fixture
+def prefix_worker(context):
+    """prefix_worker(js): the page's Python worker runs `js` before its own script
+    (worker.js). Routes reach a dedicated worker's requests only, so the page is given one."""
+
+    def prefix(js):
+        context.add_init_script(DEDICATED_WORKER)
+
+        def fulfil(route):
+            response = route.fetch()
+            route.fulfill(response=response, body=js + response.text())
+
+        context.route("**/worker.js", fulfil)
+
+    return prefix
 
 
 @pytest.fixture(scope="module")

@@ -206,17 +206,12 @@ def test_boots_without_snapshots(widget, dist, tmp_path, serve_directory):
     assert_reference_trace(widget)
 
 
-def test_a_browser_that_cannot_unpack_gzip_downloads_no_snapshot(widget, context, dist, tmp_path,
+def test_a_browser_that_cannot_unpack_gzip_downloads_no_snapshot(widget, prefix_worker, dist, tmp_path,
                                                                  serve_directory):
     """Safari before 16.4 has no DecompressionStream: the worker must not fetch 18 MB it
     cannot unpack, and starts Python normally, fetching each runtime file once."""
     widget.site = serve_directory(copy_of(dist, tmp_path))
-
-    def without_decompression(route):
-        response = route.fetch()
-        route.fulfill(response=response, body="delete globalThis.DecompressionStream;\n" + response.text())
-
-    context.route("**/worker.js", without_decompression)
+    prefix_worker("delete globalThis.DecompressionStream;\n")
     startup = boot(widget)
     assert startup["snapshot"] == "none"
     assert [r["snapshot"] for r in startup["rejected"]] == ["numpy", "plain"]
@@ -226,7 +221,7 @@ def test_a_browser_that_cannot_unpack_gzip_downloads_no_snapshot(widget, context
     assert_reference_trace(widget)
 
 
-def test_an_ipad_boots_with_pyodides_ios_path(widget, context, site):
+def test_an_ipad_boots_with_pyodides_ios_path(widget, context, prefix_worker):
     """iPadOS Safari says navigator.platform "MacIntel" (in the page and in a worker), which
     Pyodide 0.27's iOS check misses (pyodide#5670): the worker makes the check see an iOS
     platform, on every engine (the NumPy snapshot is made that way), and Pyodide calls C
@@ -236,13 +231,7 @@ def test_an_ipad_boots_with_pyodides_ios_path(widget, context, site):
     cdp = context.new_cdp_session(page)
     cdp.send("Emulation.setUserAgentOverride", {"userAgent": IPAD_USER_AGENT, "platform": "MacIntel"})
     cdp.send("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
-
-    def as_on_an_ipad(route):
-        response = route.fetch()
-        prefix = 'Object.defineProperty(WorkerNavigator.prototype, "platform", { get: () => "MacIntel" });\n'
-        route.fulfill(response=response, body=prefix + response.text())
-
-    context.route("**/worker.js", as_on_an_ipad)
+    prefix_worker('Object.defineProperty(WorkerNavigator.prototype, "platform", { get: () => "MacIntel" });\n')
     startup = boot(widget)
     assert page.evaluate("[navigator.platform, navigator.maxTouchPoints > 1]") == ["MacIntel", True]
     assert startup["enginePlatform"] == "MacIntel"  # what the worker's own navigator says

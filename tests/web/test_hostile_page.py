@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from poolgrad import wire
-from widget_driver import BOOT_TIMEOUT_MS, DEDICATED_WORKER
+from widget_driver import BOOT_TIMEOUT_MS
 
 pytestmark = pytest.mark.browser
 
@@ -200,15 +200,9 @@ self.addEventListener("message", (event) => {
 
 
 def test_a_request_the_worker_never_answers_becomes_an_error_and_the_worker_restarts(
-        widget, context):
+        widget, prefix_worker):
     page = widget.page
-
-    def hang(route):
-        response = route.fetch()
-        route.fulfill(response=response, body=HANG + response.text())
-
-    context.add_init_script(DEDICATED_WORKER)  # the route reaches a dedicated worker only
-    context.route("**/worker.js", hang)
+    prefix_worker(HANG)
     widget.open("#k=1&s=1")
     widget.set_hash("#k=1&s=13")
     status = page.locator("#status")
