@@ -8,6 +8,7 @@ install.
 """
 
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -172,6 +173,32 @@ def prefix_worker(context):
         context.route("**/worker.js", fulfil)
 
     return prefix
+
+
+@pytest.fixture
+def hold_back(context):
+    """hold_back(patterns, seconds=0) holds every request matching one of `patterns` (the
+    page is given a dedicated worker, whose requests routes reach) and returns release():
+    it lets through those held for `seconds` by now (routes are answered from the test's
+    thread) and returns how many requests were held in all."""
+
+    def hold(patterns, seconds=0):
+        context.add_init_script(DEDICATED_WORKER)
+        held = []
+        for pattern in patterns:
+            context.route(pattern, lambda route: held.append([time.monotonic() + seconds, route]))
+
+        def release():
+            for entry in held:
+                due, route = entry
+                if route is not None and time.monotonic() >= due:
+                    route.continue_()
+                    entry[1] = None
+            return len(held)
+
+        return release
+
+    return hold
 
 
 @pytest.fixture(scope="module")

@@ -241,32 +241,14 @@ def test_an_ipad_boots_with_pyodides_ios_path(widget, context, prefix_worker):
     assert_reference_trace(widget)
 
 
-def hold_back(context, patterns, seconds):
-    """Hold the requests matching `patterns` for `seconds` each; returns the function that
-    lets through those whose time has come (routes are answered from the test's thread)."""
-    held = []
-    for pattern in patterns:
-        context.route(pattern, lambda route: held.append([time.monotonic() + seconds, route]))
-
-    def release_due():
-        for entry in held:
-            due, route = entry
-            if route is not None and time.monotonic() >= due:
-                route.continue_()
-                entry[1] = None
-        return len(held)
-
-    return release_due
-
-
-def test_a_slow_boot_is_not_a_failed_boot(widget, context):
+def test_a_slow_boot_is_not_a_failed_boot(widget, hold_back):
     """Three files each held back for 5 s with a stall timeout of 8 s (build-info.json, then
     the NumPy snapshot, which is asked for only after it, and poolgrad's wheel): the boot
     takes longer than the stall timeout in total, but no step stalls, so it becomes ready."""
     page = widget.page
     page.add_init_script("window.poolgradBootStallMs = 8000;")
     page.add_init_script(WORKER_SPY)
-    release_due = hold_back(context, ["**/build-info.json", "**/numpy-snapshot.bin.gz", "**/poolgrad-*.whl"], 5)
+    release_due = hold_back(["**/build-info.json", "**/numpy-snapshot.bin.gz", "**/poolgrad-*.whl"], 5)
     widget.open(REFERENCE, wait=False)
     status = page.locator("#status")
     while status.get_attribute("data-state") == "loading":
@@ -281,13 +263,13 @@ def test_a_slow_boot_is_not_a_failed_boot(widget, context):
     assert_reference_trace(widget)
 
 
-def test_a_long_start_says_it_is_still_starting(widget, context):
+def test_a_long_start_says_it_is_still_starting(widget, hold_back):
     """Starting Python has no news of its own; here the runtime's .wasm arrives after 25 s
     with a stall timeout of 12 s. The worker's "still starting" messages (every 10 s)
     keep the boot alive, the status shows them, and the widget becomes ready."""
     page = widget.page
     page.add_init_script("window.poolgradBootStallMs = 12000;")
-    release_due = hold_back(context, ["**/pyodide.asm.wasm"], 25)
+    release_due = hold_back(["**/pyodide.asm.wasm"], 25)
     widget.open(REFERENCE, wait=False)
     status = page.locator("#status")
     said = set()
@@ -301,25 +283,25 @@ def test_a_long_start_says_it_is_still_starting(widget, context):
     assert_reference_trace(widget)
 
 
-def test_a_stalled_step_fails_the_boot_and_names_the_step(widget, context):
+def test_a_stalled_step_fails_the_boot_and_names_the_step(widget, hold_back):
     """poolgrad's wheel never arrives: after the stall timeout the status says which step
     stalled, instead of an endless spinner."""
     widget.page.add_init_script("window.poolgradBootStallMs = 4000;")
-    hold_back(context, ["**/poolgrad-*.whl"], 3600)
+    hold_back(["**/poolgrad-*.whl"], 3600)
     widget.open(REFERENCE, wait=False)
     status = widget.page.locator("#status")
     expect(status).to_have_attribute("data-state", "error", timeout=60_000)
     expect(status).to_contain_text('no progress for 4 s at "Installing poolgrad"')
 
 
-def test_what_the_worker_said_before_the_page_listened_counts(widget, context):
+def test_what_the_worker_said_before_the_page_listened_counts(widget, hold_back):
     """app.js (which makes the bridge) held back for 8 s while early.js's worker boots:
     the bridge adopts the worker after its progress, or even its "ready", and must neither
     fail at once nor after its stall timeout (3 s here) once ready."""
     page = widget.page
     page.add_init_script("window.poolgradBootStallMs = 3000;")
     page.add_init_script(WORKER_SPY)
-    release_due = hold_back(context, ["**/app.js"], 8)
+    release_due = hold_back(["**/app.js"], 8)
     page.goto(widget.site.url + "index.html" + REFERENCE, wait_until="commit")  # "load" waits for app.js
     deadline = time.monotonic() + 60
     while page.evaluate("!window.poolgradWidget") and time.monotonic() < deadline:
