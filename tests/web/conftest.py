@@ -56,6 +56,14 @@ class Site:
         self.origin_host = f"{host}:{port}"
         self.url = f"http://{host}:{port}/"
 
+    def requests_for(self, path, since=0):
+        """The logged requests for `path` (a site path, or a file name: the file wherever the
+        build published it), from the `since`-th request of the log on (the session's site
+        serves every test)."""
+        def wanted(request):
+            return request == path if path.startswith("/") else request.rpartition("/")[2] == path
+        return [request for request in self.requests[since:] if wanted(request)]
+
     def foreign_requests(self):
         return [r for r in self.requests if r.host and r.host != self.origin_host]
 

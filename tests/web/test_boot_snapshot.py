@@ -123,12 +123,8 @@ def assert_numpy_works_in_the_worker(widget):
 
 
 def served(site, path, since=0):
-    """Statuses of the requests for `path` (a site path, or a file name: the file wherever the
-    build published it), from the `since`-th request of the site's log on: the session's
-    site serves every test."""
-    def wanted(request):
-        return request == path if path.startswith("/") else request.rpartition("/")[2] == path
-    return [request.status for request in site.requests[since:] if wanted(request)]
+    """Statuses of the requests for `path` (Site.requests_for) from the `since`-th on."""
+    return [request.status for request in site.requests_for(path, since)]
 
 
 def assert_runtime_fetched_once(site, since=0):

@@ -65,7 +65,7 @@ def widget_frames(page):
 
 def runtimes_started(site, since):
     """How many Pythons were started: the requests for the runtime's .wasm since `since`."""
-    return sum(1 for request in site.requests[since:] if str(request).endswith("/pyodide.asm.wasm"))
+    return len(site.requests_for("pyodide.asm.wasm", since))
 
 
 def set_hash(frame, hash_):
