@@ -155,12 +155,19 @@ class Widget:
 
     def set_hash(self, hash_):
         """Navigate to another hash and return once the widget's hashchange handler ran."""
+        self._navigate("location.hash = hash", hash_)
+
+    def go_back(self):
+        """Go back in history and return once the widget's hashchange handler ran."""
+        self._navigate("history.back()")
+
+    def _navigate(self, navigation, hash_=None):
         self.page.evaluate(
-            """hash => new Promise((resolve) => {
-                window.addEventListener("hashchange", () => setTimeout(resolve, 0), { once: true });
+            f"""hash => new Promise((resolve) => {{
+                window.addEventListener("hashchange", () => setTimeout(resolve, 0), {{ once: true }});
                 setTimeout(resolve, 2000);
-                location.hash = hash;
-            })""",
+                {navigation};
+            }})""",
             hash_,
         )
 

@@ -14,16 +14,6 @@ from widget_driver import BOOT_TIMEOUT_MS
 pytestmark = pytest.mark.browser
 
 
-def _go_back(widget):
-    """history.back(), returning once the widget's hashchange handler ran."""
-    widget.page.evaluate(
-        """() => new Promise((resolve) => {
-            window.addEventListener("hashchange", () => setTimeout(resolve, 0), { once: true });
-            setTimeout(resolve, 2000);
-            history.back();
-        })""")
-
-
 def test_back_while_editing_a_gradient_cell_of_a_refused_state_raises_nothing(widget):
     page = widget.page
     widget.open("#k=5&grad=1", wait=False)
@@ -32,7 +22,7 @@ def test_back_while_editing_a_gradient_cell_of_a_refused_state_raises_nothing(wi
     widget.wait_settled()
     widget.cell("grad-output", 0, 0).click()
     expect(page.locator("[data-editor=grad-output]")).to_be_focused()
-    _go_back(widget)
+    widget.go_back()
     expect(page.locator("#status")).to_have_attribute("data-state", "error")
     expect(page.locator("#status")).to_contain_text("does not fit")
     # Forward again: the old editor does not come back, and nothing was committed.
@@ -50,7 +40,7 @@ def test_back_while_editing_a_cell_the_previous_state_lacks_raises_nothing(widge
     widget.wait_settled()
     widget.cell("grad-output", 1, 1).click()
     page.locator("[data-editor=grad-output]").fill("7")
-    _go_back(widget)
+    widget.go_back()
     widget.wait_settled()
     assert widget.values("input") == [["1", "2", "3"]]
     assert page.locator("[data-editor]").count() == 0
@@ -60,7 +50,7 @@ def test_back_while_editing_a_cell_the_previous_state_lacks_raises_nothing(widge
     widget.wait_settled()
     widget.cell("input", 1, 1).click()
     page.locator("[data-editor=input]").fill("7")
-    _go_back(widget)
+    widget.go_back()
     widget.wait_settled()
     assert widget.values("input") == [["1", "2", "3"]]
     page.wait_for_timeout(300)
