@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import expect
 
 from lesson_fixture import FIXTURE
-from widget_driver import BOOT_TIMEOUT_MS, wait_settled
+from widget_driver import BOOT_TIMEOUT_MS, DEDICATED_WORKER, wait_settled
 
 pytestmark = pytest.mark.browser
 
@@ -97,7 +97,7 @@ def test_three_widgets_on_a_page_share_one_python(page, site):
 
 
 @pytest.mark.parametrize("browser_lacks", [
-    pytest.param("delete window.SharedWorker;", id="no-SharedWorker"),
+    pytest.param(DEDICATED_WORKER, id="no-SharedWorker"),
     # A browser that knows SharedWorker but not its `type` option would load the script as a
     # classic one, where `import` fails: the page must notice and not use it.
     pytest.param("""{ const Native = window.SharedWorker;
