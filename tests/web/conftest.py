@@ -9,13 +9,10 @@ install.
 
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
 from widget_driver import DEDICATED_WORKER, Widget, context_of_its_own, page_of_its_own, watched_page
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="session")
