@@ -3,6 +3,7 @@ widget's DOM contract (docs/design.md, "The widget's DOM contract"). Importable 
 (tests/conftest.py puts this folder on the path); tests/web/conftest.py's fixtures hand one
 out per test (``widget``: a fresh page; ``booted``: the module's shared, booted page)."""
 
+import json
 from contextlib import contextmanager
 from urllib.parse import urlsplit
 
@@ -22,6 +23,11 @@ document.addEventListener("securitypolicyviolation", (event) => {
 # (playwright#33917, #36690), so a test that routes the worker's script or the files it
 # fetches uses it.
 DEDICATED_WORKER = "delete window.SharedWorker;"
+
+
+def build_info(root):
+    """A built site's build-info.json (`root` is its folder, e.g. dist/) as a dict."""
+    return json.loads((root / "build-info.json").read_text(encoding="utf-8"))
 
 
 def wait_settled(where, state="ready"):

@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import expect
 
 from lesson_fixture import FIXTURE
-from widget_driver import DEDICATED_WORKER
+from widget_driver import DEDICATED_WORKER, build_info
 
 pytestmark = pytest.mark.browser
 
@@ -50,8 +50,8 @@ def dedicated_worker(context):
     context.add_init_script(DEDICATED_WORKER)
 
 
-def build_info(root):
-    info = json.loads((root / "build-info.json").read_text(encoding="utf-8"))
+def snapshot_info(root):
+    info = build_info(root)
     if not info.get("snapshot") or not info.get("numpy_snapshot"):
         # A test that could not run has not passed: `python build.py test` installs Node.
         pytest.fail("dist/ has no start-up snapshots: build it with Node.js 18+ on PATH "
@@ -82,7 +82,7 @@ def misfit_numpy_snapshot(root):
         assert 8 + len(text) <= manifest["image"]["offset"]
         data[4:8] = struct.pack("<I", len(text))
         data[8:8 + len(text)] = text
-    rewrite_gzip(root / build_info(root)["numpy_snapshot"], change)
+    rewrite_gzip(root / snapshot_info(root)["numpy_snapshot"], change)
 
 
 def foreign_plain_snapshot(root):
@@ -91,7 +91,7 @@ def foreign_plain_snapshot(root):
         magic, = struct.unpack_from("<I", data)
         assert magic == 1886286592  # Pyodide 0.27's snapshot header
         data[16:20] = bytes(b ^ 0xFF for b in data[16:20])  # the first word of the BUILD_ID
-    rewrite_gzip(root / build_info(root)["snapshot"], change)
+    rewrite_gzip(root / snapshot_info(root)["snapshot"], change)
 
 
 def boot(widget):
@@ -137,7 +137,7 @@ def test_boots_from_the_numpy_snapshot_under_the_pages_csp(widget, context, dist
     """The worker served with the page's own CSP: fetching and unpacking the snapshot and
     compiling NumPy's libraries need nothing beyond script-src 'self' 'wasm-unsafe-eval'
     and connect-src 'self'. NumPy's wheel is not fetched: its files are in the snapshot."""
-    info = build_info(dist)
+    info = snapshot_info(dist)
     with_csp = route_with_policy(context, "**/worker.js", page_policy)
     before = len(site.requests)
     startup = boot(widget)
@@ -156,7 +156,7 @@ def test_a_numpy_snapshot_that_does_not_fit_falls_back_to_the_plain_one(widget, 
                                                                        serve_directory):
     root = copy_of(dist, tmp_path)
     misfit_numpy_snapshot(root)
-    info = build_info(root)
+    info = snapshot_info(root)
     widget.site = serve_directory(root)
     startup = boot(widget)
     assert startup["snapshot"] == "plain"
@@ -189,7 +189,7 @@ def test_when_neither_snapshot_fits_python_starts_normally(widget, dist, tmp_pat
 
 def test_boots_without_snapshots(widget, dist, tmp_path, serve_directory):
     root = copy_of(dist, tmp_path)
-    info = build_info(root)
+    info = snapshot_info(root)
     for key in ("snapshot", "numpy_snapshot"):
         (root / info[key]).unlink()
         info[key] = info[f"{key}_bytes"] = None

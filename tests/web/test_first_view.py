@@ -11,6 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from lesson_fixture import FIXTURE
+from widget_driver import build_info
 
 pytestmark = pytest.mark.browser
 
@@ -22,7 +23,7 @@ PAGE_MODULE = """async (name) => {
 
 
 def shipped(dist):
-    info = json.loads((dist / "build-info.json").read_text(encoding="utf-8"))
+    info = build_info(dist)
     path = dist / info["shipped_traces_file"]
     data = path.read_bytes()
     traces = json.loads(data)["traces"]

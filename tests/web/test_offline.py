@@ -6,7 +6,6 @@ iframe), and makes the site installable; a page opened from disk says how to ser
 These tests make their own contexts with service workers allowed (the shared `context`
 fixture blocks them), one per test, so no saved build outlives its test."""
 
-import json
 import shutil
 from urllib.parse import urlsplit
 
@@ -14,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from lesson_fixture import FIXTURE
-from widget_driver import BOOT_TIMEOUT_MS, context_of_its_own, wait_settled, watched_page
+from widget_driver import BOOT_TIMEOUT_MS, build_info, context_of_its_own, wait_settled, watched_page
 
 pytestmark = pytest.mark.browser
 
@@ -38,7 +37,7 @@ def kept_offline(dist):
 
 
 def build_id(dist):
-    return json.loads((dist / "build-info.json").read_text(encoding="utf-8"))["build_id"]
+    return build_info(dist)["build_id"]
 
 
 @pytest.fixture
