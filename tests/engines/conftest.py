@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from lesson_fixture import FIXTURE
+
 ENGINES = ["firefox", "webkit", "wpe"]
 
 
@@ -216,7 +218,7 @@ def widget(booted):
     recorded by the scenario that used it."""
     if not booted.on_index():
         booted.open()
-    booted.set_hash("#k=2&s=2&p=0&d=1&mode=max&grad=0&x=1,2,5,6;3,4,8,7;0,-1,-3,-2;-4,9,-6,-5")
+    booted.set_hash(f"#k=2&s=2&p=0&d=1&mode=max&grad=0&x={FIXTURE}")
     booted.settled()
     yield booted
     assert booted.problems() == []
