@@ -4,11 +4,10 @@ and the browser-free one (tests/test_snippets_native.py)."""
 
 import contextlib
 import io
-import math
 
 import numpy as np
 
-JSON_NAMES = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
+from poolgrad.wire import NUMBER_NAMES
 
 
 def run_snippet(code):
@@ -29,7 +28,7 @@ def as_array(value):
 
 def decoded(rows):
     """trace() values with their strict-JSON names turned back into floats."""
-    return np.array([[JSON_NAMES.get(v, v) if isinstance(v, str) else v for v in row] for row in rows],
+    return np.array([[NUMBER_NAMES.get(v, v) if isinstance(v, str) else v for v in row] for row in rows],
                     dtype=np.float64)
 
 

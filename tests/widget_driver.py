@@ -3,6 +3,7 @@ widget's DOM contract (docs/design.md, "The widget's DOM contract"). Importable 
 (tests/conftest.py puts this folder on the path); tests/web/conftest.py's fixtures hand one
 out per test (``widget``: a fresh page; ``booted``: the module's shared, booted page)."""
 
+import json
 from contextlib import contextmanager
 from urllib.parse import urlsplit
 
@@ -22,6 +23,20 @@ document.addEventListener("securitypolicyviolation", (event) => {
 # (playwright#33917, #36690), so a test that routes the worker's script or the files it
 # fetches uses it.
 DEDICATED_WORKER = "delete window.SharedWorker;"
+
+
+def build_info(root):
+    """A built site's build-info.json (`root` is its folder, e.g. dist/) as a dict."""
+    return json.loads((root / "build-info.json").read_text(encoding="utf-8"))
+
+
+def wait_settled(where, state="ready"):
+    """Wait until the widget in `where` (a page, a frame or a frame locator) has booted and
+    its output matches the current state, then check that its status is `state`."""
+    status = where.locator("#status")
+    expect(status).not_to_have_attribute("data-state", "loading", timeout=BOOT_TIMEOUT_MS)
+    expect(where.locator("#output-grid")).to_have_attribute("aria-busy", "false")
+    expect(status).to_have_attribute("data-state", state)
 
 
 def guarded_context(browser, **options):
@@ -45,16 +60,27 @@ def guarded_context(browser, **options):
 
 
 @contextmanager
-def page_of_its_own(browser, **options):
-    """A watched page in a new guarded context (``guarded_context`` options; service workers
-    blocked unless given), closed afterwards, when it must have asked no other host."""
-    options.setdefault("service_workers", "block")
+def context_of_its_own(browser, **options):
+    """A new guarded context (``guarded_context`` options), closed afterwards, when it must
+    have asked no other host and its pages made with ``watched_page(context, context.problems)``
+    must have had no uncaught errors or CSP violations."""
     context = guarded_context(browser, **options)
+    context.problems = []
     try:
-        yield watched_page(context)
+        yield context
     finally:
         context.close()
     assert context.foreign_requests == [], f"requests to other hosts: {context.foreign_requests}"
+    assert context.problems == [], context.problems
+
+
+@contextmanager
+def page_of_its_own(browser, **options):
+    """A watched page in a ``context_of_its_own`` (service workers blocked unless given):
+    closed afterwards, when it must have asked no other host and had no problems."""
+    options.setdefault("service_workers", "block")
+    with context_of_its_own(browser, **options) as context:
+        yield watched_page(context, context.problems)
 
 
 def watched_page(context, problems=None):
@@ -66,6 +92,16 @@ def watched_page(context, problems=None):
     page.on("pageerror", lambda error: page.problems.append(f"page error: {error}"))
     page.on("console", lambda message: message.text.startswith("CSP violation") and page.problems.append(message.text))
     return page
+
+
+def axe_violations(page):
+    """axe-core's violations on `page` (every rule axe runs by default: WCAG 2.0/2.1 A and AA
+    and best practices), one readable line per failing node. axe-core comes bundled with
+    axe-playwright-python, injected by DevTools evaluation, which the page's CSP does not govern."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    found = Axe().run(page).response["violations"]
+    return [f"{v['id']} ({v['impact']}): {node['target']} {node['failureSummary']}" for v in found for node in v["nodes"]]
 
 
 class Widget:
@@ -94,10 +130,7 @@ class Widget:
 
     def wait_settled(self, state="ready"):
         """Wait for boot to finish and for the output to match the current state."""
-        status = self.page.locator("#status")
-        expect(status).not_to_have_attribute("data-state", "loading", timeout=BOOT_TIMEOUT_MS)
-        expect(self.page.locator("#output-grid")).to_have_attribute("aria-busy", "false")
-        expect(status).to_have_attribute("data-state", state)
+        wait_settled(self.page, state)
 
     def cell(self, grid, row, col):
         return self.page.locator(f'[data-grid="{grid}"][data-row="{row}"][data-col="{col}"]')
@@ -128,12 +161,19 @@ class Widget:
 
     def set_hash(self, hash_):
         """Navigate to another hash and return once the widget's hashchange handler ran."""
+        self._navigate("location.hash = hash", hash_)
+
+    def go_back(self):
+        """Go back in history and return once the widget's hashchange handler ran."""
+        self._navigate("history.back()")
+
+    def _navigate(self, navigation, hash_=None):
         self.page.evaluate(
-            """hash => new Promise((resolve) => {
-                window.addEventListener("hashchange", () => setTimeout(resolve, 0), { once: true });
+            f"""hash => new Promise((resolve) => {{
+                window.addEventListener("hashchange", () => setTimeout(resolve, 0), {{ once: true }});
                 setTimeout(resolve, 2000);
-                location.hash = hash;
-            })""",
+                {navigation};
+            }})""",
             hash_,
         )
 

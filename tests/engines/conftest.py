@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from lesson_fixture import FIXTURE
+
 ENGINES = ["firefox", "webkit", "wpe"]
 
 
@@ -144,16 +145,31 @@ class EngineWidget:
             location.hash = hash;
         """, hash_)
 
+    # The cell texts of a grid, row by row (padding left out).
+    GRID_ROWS = """(grid) => {
+        const rows = new Map();
+        for (const cell of document.querySelectorAll(`[data-grid="${grid}"]:not([data-pad])`)) {
+            const row = Number(cell.dataset.row);
+            if (!rows.has(row)) rows.set(row, []);
+            rows.get(row).push(cell.textContent);
+        }
+        return [...rows.keys()].sort((a, b) => a - b).map((row) => rows.get(row));
+    }"""
+
     def values(self, grid):
-        return self.driver.execute_script("""
-            const rows = new Map();
-            for (const cell of document.querySelectorAll(`[data-grid="${arguments[0]}"]:not([data-pad])`)) {
-                const row = Number(cell.dataset.row);
-                if (!rows.has(row)) rows.set(row, []);
-                rows.get(row).push(cell.textContent);
-            }
-            return [...rows.keys()].sort((a, b) => a - b).map((row) => rows.get(row));
-        """, grid)
+        return self.driver.execute_script(f"return ({self.GRID_ROWS})(arguments[0]);", grid)
+
+    def wait_values(self, grid, expected, what):
+        """Wait until the grid's cell texts, row by row, are `expected` and the output is not busy."""
+        try:
+            self.wait(f"""
+                const [grid, expected] = arguments;
+                const output = document.getElementById("output-grid");  // null while a frame is still blank
+                if (!output || output.getAttribute("aria-busy") !== "false") return null;
+                return JSON.stringify(({self.GRID_ROWS})(grid)) === JSON.stringify(expected);
+            """, grid, expected, what=f"{what}: {grid} values {expected}")
+        except AssertionError as timed_out:
+            raise AssertionError(f"{timed_out}; they are {self.values(grid)}, #status says {self.status()}") from None
 
     def marked(self, attribute, grid="input"):
         return self.driver.execute_script("""
@@ -217,7 +233,7 @@ def widget(booted):
     recorded by the scenario that used it."""
     if not booted.on_index():
         booted.open()
-    booted.set_hash("#k=2&s=2&p=0&d=1&mode=max&grad=0&x=1,2,5,6;3,4,8,7;0,-1,-3,-2;-4,9,-6,-5")
+    booted.set_hash(f"#k=2&s=2&p=0&d=1&mode=max&grad=0&x={FIXTURE}")
     booted.settled()
     yield booted
     assert booted.problems() == []

@@ -23,29 +23,6 @@ MAX_2X2_STRIDE_1 = [["4", "8", "8"], ["4", "8", "8"], ["9", "9", "-2"]]
 AVG_2X2 = [["2.5", "6.5"], ["1", "-4"]]
 
 
-# True once the grid's cell texts, row by row, are `expected` and the output is not busy.
-VALUES_ARE = """
-        const [grid, expected] = arguments;
-        const output = document.getElementById("output-grid");  // null while a frame is still blank
-        if (!output || output.getAttribute("aria-busy") !== "false") return null;
-        const rows = new Map();
-        for (const cell of document.querySelectorAll(`[data-grid="${grid}"]:not([data-pad])`)) {
-            const row = Number(cell.dataset.row);
-            if (!rows.has(row)) rows.set(row, []);
-            rows.get(row).push(cell.textContent);
-        }
-        const got = [...rows.keys()].sort((a, b) => a - b).map((row) => rows.get(row));
-        return JSON.stringify(got) === JSON.stringify(expected);
-"""
-
-
-def wait_values(widget, grid, expected, what):
-    try:
-        widget.wait(VALUES_ARE, grid, expected, what=f"{what}: {grid} values {expected}")
-    except AssertionError as timed_out:
-        raise AssertionError(f"{timed_out}; they are {widget.values(grid)}, #status says {widget.status()}") from None
-
-
 def test_boots_to_ready_with_every_file_from_the_site(booted):
     assert booted.settled() == "Ready: max pooling, 2 × 2 window, stride 2."
     assert booted.values("output") == MAX_2X2
@@ -102,7 +79,7 @@ def test_downloads_each_file_once_and_only_what_it_uses(booted):
 
 def test_tap_selects_output_marks_argmax_and_routes_gradient(widget):
     widget.set_hash(f"#k=2&s=2&p=0&d=1&mode=max&grad=1&x={FIXTURE}&g=1,2;3,4")
-    wait_values(widget, "grad-input", [["0", "0", "0", "0"], ["0", "1", "2", "0"], ["0", "0", "0", "4"], ["0", "3", "0", "0"]],
+    widget.wait_values("grad-input", [["0", "0", "0", "0"], ["0", "1", "2", "0"], ["0", "0", "0", "4"], ["0", "3", "0", "0"]],
                 "upstream 1, 2, 3, 4 lands on cells 5, 6, 13, 11")
     widget.click(widget.cell("output", 0, 1))
     widget.settled()
@@ -115,12 +92,12 @@ def test_tap_selects_output_marks_argmax_and_routes_gradient(widget):
 def test_typed_kernel_and_stride_change_the_output(widget):
     widget.type_into("kernel", "3")
     widget.type_into("stride", "1")
-    wait_values(widget, "output", MAX_3X3_STRIDE_1, "3 x 3, stride 1")
+    widget.wait_values("output", MAX_3X3_STRIDE_1, "3 x 3, stride 1")
     widget.click(widget.cell("output", 1, 1))
     widget.settled()
     assert widget.marked("data-argmax") == [[3, 1]]  # the 9 both bottom windows share
     widget.type_into("kernel", "2")
-    wait_values(widget, "output", MAX_2X2_STRIDE_1, "2 x 2, stride 1")
+    widget.wait_values("output", MAX_2X2_STRIDE_1, "2 x 2, stride 1")
     assert widget.settled() == "Ready: max pooling, 2 × 2 window, stride 1."
     assert widget.driver.execute_script("return location.hash").startswith("#k=2&s=1&")
 
@@ -132,18 +109,18 @@ def test_kernel_set_with_only_a_change_event(widget):
         kernel.value = "3";
         kernel.dispatchEvent(new Event("change", { bubbles: true }));
     """)
-    wait_values(widget, "output", [["8"]], "3 x 3, stride 2: one window")
+    widget.wait_values("output", [["8"]], "3 x 3, stride 2: one window")
 
 
 def test_switch_to_average(widget):
     from selenium.webdriver.support.select import Select
 
     Select(widget.control("mode")).select_by_value("avg")
-    wait_values(widget, "output", AVG_2X2, "average of each 2 x 2 block")
+    widget.wait_values("output", AVG_2X2, "average of each 2 x 2 block")
     assert widget.settled() == "Ready: average pooling, 2 × 2 window, stride 2."
     assert widget.marked("data-argmax") == []
     widget.click(widget.control("mode-max"))
-    wait_values(widget, "output", MAX_2X2, "back to max pooling")
+    widget.wait_values("output", MAX_2X2, "back to max pooling")
 
 
 def test_a_preset_loads_when_chosen_and_on_an_arrow_key(widget):
@@ -151,13 +128,13 @@ def test_a_preset_loads_when_chosen_and_on_an_arrow_key(widget):
     from selenium.webdriver.support.select import Select
 
     widget.set_hash(f"#k=2&s=2&p=0&d=1&mode=max&grad=0&x={FIXTURE}")
-    wait_values(widget, "output", MAX_2X2, "the fixture")
+    widget.wait_values("output", MAX_2X2, "the fixture")
     Select(widget.control("preset")).select_by_value("distinct")
-    wait_values(widget, "output", [["6", "8"], ["14", "16"]], "the distinct preset, chosen")
+    widget.wait_values("output", [["6", "8"], ["14", "16"]], "the distinct preset, chosen")
     # A keyboard's arrow on the closed list moves to the next preset and loads it at once.
     widget.driver.execute_script("arguments[0].focus()", widget.control("preset"))
     widget.control("preset").send_keys(Keys.ARROW_DOWN)
-    wait_values(widget, "input", [["3", "3", "1", "2"], ["3", "1", "2", "2"], ["0", "5", "4", "4"], ["5", "5", "4", "1"]],
+    widget.wait_values("input", [["3", "3", "1", "2"], ["3", "1", "2", "2"], ["0", "5", "4", "4"], ["5", "5", "4", "1"]],
                 "the ties preset, one arrow key down")
 
 
@@ -167,7 +144,7 @@ def test_malformed_hash_shows_an_error_and_recovers(widget):
     assert message.startswith("The link's state is not valid:"), message
     assert "row" in message.lower(), message
     widget.set_hash(f"#k=3&s=1&mode=max&x={FIXTURE}")
-    wait_values(widget, "output", MAX_3X3_STRIDE_1, "valid again")
+    widget.wait_values("output", MAX_3X3_STRIDE_1, "valid again")
     assert widget.settled() == "Ready: max pooling, 3 × 3 window, stride 1."
 
 
@@ -191,7 +168,7 @@ def test_no_horizontal_scroll_at_360_px(widget):
     try:
         driver.switch_to.frame(driver.find_element("id", "narrow-frame"))
         widget.settled()  # the frame boots its own worker: allow a boot's time
-        wait_values(widget, "output", MAX_2X2_STRIDE_1, "2 x 2, stride 1 with the gradient, 360 px wide")
+        widget.wait_values("output", MAX_2X2_STRIDE_1, "2 x 2, stride 1 with the gradient, 360 px wide")
         # clientWidth leaves out a classic vertical scroll bar, where the engine draws one.
         inner, page, room = driver.execute_script(
             "return [innerWidth, document.documentElement.scrollWidth, document.documentElement.clientWidth]")
@@ -280,7 +257,7 @@ def test_exercise_checks_learner_code_in_its_own_locked_python(widget):
     assert run_exercise(widget, "forward", FORWARD["numpy"])[0] == "pass"
     state, text = run_exercise(widget, "backward", BACKWARD["last_max_wins"])
     assert state == "fail" and "fails on ties: the first maximum in reading order wins" in text
-    wait_values(widget, "grad-input", [["1", "0"], ["0", "0"]], "the ties case")
+    widget.wait_values("grad-input", [["1", "0"], ["0", "0"]], "the ties case")
     assert widget.marked("data-mismatch", grid="grad-input") == [[0, 0], [1, 1]]
     probe = ("import js\n"
              "found = [name for name in ['fetch', 'indexedDB', 'caches', 'XMLHttpRequest', 'postMessage', 'Worker']\n"

@@ -8,13 +8,11 @@ install.
 """
 
 import threading
-from pathlib import Path
+import time
 
 import pytest
 
-from widget_driver import Widget, guarded_context, page_of_its_own, watched_page
-
-ROOT = Path(__file__).resolve().parents[2]
+from widget_driver import DEDICATED_WORKER, Widget, context_of_its_own, page_of_its_own, watched_page
 
 
 @pytest.fixture(scope="session")
@@ -55,6 +53,14 @@ class Site:
         self.origin_host = f"{host}:{port}"
         self.url = f"http://{host}:{port}/"
 
+    def requests_for(self, path, since=0):
+        """The logged requests for `path` (a site path, or a file name: the file wherever the
+        build published it), from the `since`-th request of the log on (the session's site
+        serves every test)."""
+        def wanted(request):
+            return request == path if path.startswith("/") else request.rpartition("/")[2] == path
+        return [request for request in self.requests[since:] if wanted(request)]
+
     def foreign_requests(self):
         return [r for r in self.requests if r.host and r.host != self.origin_host]
 
@@ -93,6 +99,25 @@ def serve_directory(build_module):
         stop(running)
 
 
+@pytest.fixture
+def sub_path_host(dist, tmp_path):
+    """sub_path_host(src) -> a folder to serve (tmp_path) that holds dist/ as course/pooling/
+    and host.html, a lesson page whose iframe opens `src` (relative to the folder, e.g.
+    "course/pooling/index.html?embed=1#k=2")."""
+
+    def make(src):
+        (tmp_path / "course").mkdir()
+        (tmp_path / "course" / "pooling").symlink_to(dist, target_is_directory=True)
+        (tmp_path / "host.html").write_text(
+            '<!doctype html><title>lesson</title><h1>A lesson page</h1>'
+            f'<iframe title="pooling widget" width="1100" height="800" src="{src}"></iframe>',
+            encoding="utf-8",
+        )
+        return tmp_path
+
+    return make
+
+
 @pytest.fixture(scope="session")
 def browser(build_module):
     executable = build_module.find_chromium()
@@ -126,10 +151,8 @@ def context(browser):
     """A fresh context for one test, without service workers: each test sees a first visit,
     and the server's log holds only what the page asked for (tests/web/test_offline.py
     covers the worker)."""
-    fresh = guarded_context(browser, service_workers="block")
-    yield fresh
-    fresh.close()
-    assert fresh.foreign_requests == [], f"requests to other hosts: {fresh.foreign_requests}"
+    with context_of_its_own(browser, service_workers="block") as fresh:
+        yield fresh
 
 
 @pytest.fixture
@@ -138,6 +161,49 @@ def page(context):
     fresh = watched_page(context)
     yield fresh
     assert fresh.problems == [], fresh.problems
+
+
+@pytest.fixture
+def prefix_worker(context):
+    """prefix_worker(js): the page's Python worker runs `js` before its own script
+    (worker.js). Routes reach a dedicated worker's requests only, so the page is given one."""
+
+    def prefix(js):
+        context.add_init_script(DEDICATED_WORKER)
+
+        def fulfil(route):
+            response = route.fetch()
+            route.fulfill(response=response, body=js + response.text())
+
+        context.route("**/worker.js", fulfil)
+
+    return prefix
+
+
+@pytest.fixture
+def hold_back(context):
+    """hold_back(patterns, seconds=0) holds every request matching one of `patterns` (the
+    page is given a dedicated worker, whose requests routes reach) and returns release():
+    it lets through those held for `seconds` by now (routes are answered from the test's
+    thread) and returns how many requests were held in all."""
+
+    def hold(patterns, seconds=0):
+        context.add_init_script(DEDICATED_WORKER)
+        held = []
+        for pattern in patterns:
+            context.route(pattern, lambda route: held.append([time.monotonic() + seconds, route]))
+
+        def release():
+            for entry in held:
+                due, route = entry
+                if route is not None and time.monotonic() >= due:
+                    route.continue_()
+                    entry[1] = None
+            return len(held)
+
+        return release
+
+    return hold
 
 
 @pytest.fixture(scope="module")

@@ -12,71 +12,58 @@ import pytest
 from playwright.sync_api import expect
 
 from lesson_fixture import FIXTURE
+from widget_driver import axe_violations
 
 pytestmark = pytest.mark.browser
 
 AVG_EXAMPLE = "12,10,9,6;11,8,13,5;2,14,15,0;4,3,7,1"
 
 
-@pytest.fixture(scope="module")
-def axe():
-    from axe_playwright_python.sync_playwright import Axe
-
-    return Axe()
-
-
-def violations(axe, page):
-    """axe's violations (every rule axe runs by default: WCAG 2.0/2.1 A and AA and best
-    practices), one readable line per failing node."""
-    found = axe.run(page).response["violations"]
-    return [f"{v['id']} ({v['impact']}): {node['target']} {node['failureSummary']}" for v in found for node in v["nodes"]]
-
-
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_axe_finds_nothing_in_the_main_states(widget, axe, scheme):
+def test_axe_finds_nothing_in_the_main_states(widget, scheme):
     """In both colour schemes (prefers-color-scheme): the dark one has its own palette."""
     page = widget.page
     page.emulate_media(color_scheme=scheme)
     widget.open(wait=False)
     expect(page.locator("#status")).to_have_attribute("data-state", "loading")
-    assert violations(axe, page) == [], "loading"
+    assert axe_violations(page) == [], "loading"
     widget.wait_settled()
-    assert violations(axe, page) == [], "default"
+    assert axe_violations(page) == [], "default"
     widget.cell("output", 0, 1).click()
-    assert violations(axe, page) == [], "selected"
+    assert axe_violations(page) == [], "selected"
     page.check("#gradient")
     widget.wait_settled()
-    assert violations(axe, page) == [], "gradient on"
+    assert axe_violations(page) == [], "gradient on"
     for _ in range(3):
         page.click("#player-forward")
-    assert violations(axe, page) == [], "stepping through the windows"
+    assert axe_violations(page) == [], "stepping through the windows"
     page.click("#player-reset")
     widget.set_hash(f"#k=3&s=1&p=1&d=1&mode=max&grad=1&sel=1,1&x={FIXTURE}")
     widget.wait_settled()
-    assert violations(axe, page) == [], "padding, shared maxima"
+    assert axe_violations(page) == [], "padding, shared maxima"
     widget.set_hash(f"#k=2&s=2&p=0&d=1&mode=avg&grad=1&sel=0,1&x={AVG_EXAMPLE}")
     widget.wait_settled()
-    assert violations(axe, page) == [], "average"
+    assert axe_violations(page) == [], "average"
     widget.set_hash(f"#k=9&s=1&p=0&d=1&mode=max&grad=0&x={FIXTURE}")
     widget.wait_settled("error")
-    assert violations(axe, page) == [], "error"
+    assert axe_violations(page) == [], "error"
     widget.set_hash(f"#k=2&s=2&p=0&d=1&mode=max&grad=1&sel=0,0&x={FIXTURE}")
     widget.wait_settled()
     page.set_viewport_size({"width": 360, "height": 640})
-    assert violations(axe, page) == [], "360 px"
+    assert axe_violations(page) == [], "360 px"
     page.click("#controls-toggle")
     expect(page.locator("#kernel")).to_be_visible()
-    assert violations(axe, page) == [], "360 px, settings unfolded"
+    assert axe_violations(page) == [], "360 px, settings unfolded"
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_axe_finds_nothing_embedded(widget, axe, scheme):
+def test_axe_finds_nothing_embedded(widget, scheme):
     page = widget.page
     page.emulate_media(color_scheme=scheme)
     widget.open(f"#k=3&s=1&p=0&d=1&mode=max&grad=1&sel=0,1&x={FIXTURE}", path="index.html?embed=1")
-    assert violations(axe, page) == [], "embed"
+    assert axe_violations(page) == [], "embed"
     widget.open(f"#k=2&s=2&p=0&d=1&mode=avg&grad=0&sel=1,1&x={AVG_EXAMPLE}", path="index.html?embed=1&lesson=0")
-    assert violations(axe, page) == [], "embed, lesson=0"
+    assert axe_violations(page) == [], "embed, lesson=0"
 
 
 def test_names_announcements_focus_marks_and_motion(widget):

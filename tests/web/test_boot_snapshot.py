@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import expect
 
 from lesson_fixture import FIXTURE
-from widget_driver import DEDICATED_WORKER
+from widget_driver import DEDICATED_WORKER, build_info
 
 pytestmark = pytest.mark.browser
 
@@ -50,8 +50,8 @@ def dedicated_worker(context):
     context.add_init_script(DEDICATED_WORKER)
 
 
-def build_info(root):
-    info = json.loads((root / "build-info.json").read_text(encoding="utf-8"))
+def snapshot_info(root):
+    info = build_info(root)
     if not info.get("snapshot") or not info.get("numpy_snapshot"):
         # A test that could not run has not passed: `python build.py test` installs Node.
         pytest.fail("dist/ has no start-up snapshots: build it with Node.js 18+ on PATH "
@@ -82,7 +82,7 @@ def misfit_numpy_snapshot(root):
         assert 8 + len(text) <= manifest["image"]["offset"]
         data[4:8] = struct.pack("<I", len(text))
         data[8:8 + len(text)] = text
-    rewrite_gzip(root / build_info(root)["numpy_snapshot"], change)
+    rewrite_gzip(root / snapshot_info(root)["numpy_snapshot"], change)
 
 
 def foreign_plain_snapshot(root):
@@ -91,7 +91,7 @@ def foreign_plain_snapshot(root):
         magic, = struct.unpack_from("<I", data)
         assert magic == 1886286592  # Pyodide 0.27's snapshot header
         data[16:20] = bytes(b ^ 0xFF for b in data[16:20])  # the first word of the BUILD_ID
-    rewrite_gzip(root / build_info(root)["snapshot"], change)
+    rewrite_gzip(root / snapshot_info(root)["snapshot"], change)
 
 
 def boot(widget):
@@ -123,12 +123,8 @@ def assert_numpy_works_in_the_worker(widget):
 
 
 def served(site, path, since=0):
-    """Statuses of the requests for `path` (a site path, or a file name: the file wherever the
-    build published it), from the `since`-th request of the site's log on: the session's
-    site serves every test."""
-    def wanted(request):
-        return request == path if path.startswith("/") else request.rpartition("/")[2] == path
-    return [request.status for request in site.requests[since:] if wanted(request)]
+    """Statuses of the requests for `path` (Site.requests_for) from the `since`-th on."""
+    return [request.status for request in site.requests_for(path, since)]
 
 
 def assert_runtime_fetched_once(site, since=0):
@@ -141,7 +137,7 @@ def test_boots_from_the_numpy_snapshot_under_the_pages_csp(widget, context, dist
     """The worker served with the page's own CSP: fetching and unpacking the snapshot and
     compiling NumPy's libraries need nothing beyond script-src 'self' 'wasm-unsafe-eval'
     and connect-src 'self'. NumPy's wheel is not fetched: its files are in the snapshot."""
-    info = build_info(dist)
+    info = snapshot_info(dist)
     with_csp = route_with_policy(context, "**/worker.js", page_policy)
     before = len(site.requests)
     startup = boot(widget)
@@ -160,7 +156,7 @@ def test_a_numpy_snapshot_that_does_not_fit_falls_back_to_the_plain_one(widget, 
                                                                        serve_directory):
     root = copy_of(dist, tmp_path)
     misfit_numpy_snapshot(root)
-    info = build_info(root)
+    info = snapshot_info(root)
     widget.site = serve_directory(root)
     startup = boot(widget)
     assert startup["snapshot"] == "plain"
@@ -193,7 +189,7 @@ def test_when_neither_snapshot_fits_python_starts_normally(widget, dist, tmp_pat
 
 def test_boots_without_snapshots(widget, dist, tmp_path, serve_directory):
     root = copy_of(dist, tmp_path)
-    info = build_info(root)
+    info = snapshot_info(root)
     for key in ("snapshot", "numpy_snapshot"):
         (root / info[key]).unlink()
         info[key] = info[f"{key}_bytes"] = None
@@ -206,17 +202,12 @@ def test_boots_without_snapshots(widget, dist, tmp_path, serve_directory):
     assert_reference_trace(widget)
 
 
-def test_a_browser_that_cannot_unpack_gzip_downloads_no_snapshot(widget, context, dist, tmp_path,
+def test_a_browser_that_cannot_unpack_gzip_downloads_no_snapshot(widget, prefix_worker, dist, tmp_path,
                                                                  serve_directory):
     """Safari before 16.4 has no DecompressionStream: the worker must not fetch 18 MB it
     cannot unpack, and starts Python normally, fetching each runtime file once."""
     widget.site = serve_directory(copy_of(dist, tmp_path))
-
-    def without_decompression(route):
-        response = route.fetch()
-        route.fulfill(response=response, body="delete globalThis.DecompressionStream;\n" + response.text())
-
-    context.route("**/worker.js", without_decompression)
+    prefix_worker("delete globalThis.DecompressionStream;\n")
     startup = boot(widget)
     assert startup["snapshot"] == "none"
     assert [r["snapshot"] for r in startup["rejected"]] == ["numpy", "plain"]
@@ -226,7 +217,7 @@ def test_a_browser_that_cannot_unpack_gzip_downloads_no_snapshot(widget, context
     assert_reference_trace(widget)
 
 
-def test_an_ipad_boots_with_pyodides_ios_path(widget, context, site):
+def test_an_ipad_boots_with_pyodides_ios_path(widget, context, prefix_worker):
     """iPadOS Safari says navigator.platform "MacIntel" (in the page and in a worker), which
     Pyodide 0.27's iOS check misses (pyodide#5670): the worker makes the check see an iOS
     platform, on every engine (the NumPy snapshot is made that way), and Pyodide calls C
@@ -236,13 +227,7 @@ def test_an_ipad_boots_with_pyodides_ios_path(widget, context, site):
     cdp = context.new_cdp_session(page)
     cdp.send("Emulation.setUserAgentOverride", {"userAgent": IPAD_USER_AGENT, "platform": "MacIntel"})
     cdp.send("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
-
-    def as_on_an_ipad(route):
-        response = route.fetch()
-        prefix = 'Object.defineProperty(WorkerNavigator.prototype, "platform", { get: () => "MacIntel" });\n'
-        route.fulfill(response=response, body=prefix + response.text())
-
-    context.route("**/worker.js", as_on_an_ipad)
+    prefix_worker('Object.defineProperty(WorkerNavigator.prototype, "platform", { get: () => "MacIntel" });\n')
     startup = boot(widget)
     assert page.evaluate("[navigator.platform, navigator.maxTouchPoints > 1]") == ["MacIntel", True]
     assert startup["enginePlatform"] == "MacIntel"  # what the worker's own navigator says
@@ -252,32 +237,14 @@ def test_an_ipad_boots_with_pyodides_ios_path(widget, context, site):
     assert_reference_trace(widget)
 
 
-def hold_back(context, patterns, seconds):
-    """Hold the requests matching `patterns` for `seconds` each; returns the function that
-    lets through those whose time has come (routes are answered from the test's thread)."""
-    held = []
-    for pattern in patterns:
-        context.route(pattern, lambda route: held.append([time.monotonic() + seconds, route]))
-
-    def release_due():
-        for entry in held:
-            due, route = entry
-            if route is not None and time.monotonic() >= due:
-                route.continue_()
-                entry[1] = None
-        return len(held)
-
-    return release_due
-
-
-def test_a_slow_boot_is_not_a_failed_boot(widget, context):
+def test_a_slow_boot_is_not_a_failed_boot(widget, hold_back):
     """Three files each held back for 5 s with a stall timeout of 8 s (build-info.json, then
     the NumPy snapshot, which is asked for only after it, and poolgrad's wheel): the boot
     takes longer than the stall timeout in total, but no step stalls, so it becomes ready."""
     page = widget.page
     page.add_init_script("window.poolgradBootStallMs = 8000;")
     page.add_init_script(WORKER_SPY)
-    release_due = hold_back(context, ["**/build-info.json", "**/numpy-snapshot.bin.gz", "**/poolgrad-*.whl"], 5)
+    release_due = hold_back(["**/build-info.json", "**/numpy-snapshot.bin.gz", "**/poolgrad-*.whl"], 5)
     widget.open(REFERENCE, wait=False)
     status = page.locator("#status")
     while status.get_attribute("data-state") == "loading":
@@ -292,13 +259,13 @@ def test_a_slow_boot_is_not_a_failed_boot(widget, context):
     assert_reference_trace(widget)
 
 
-def test_a_long_start_says_it_is_still_starting(widget, context):
+def test_a_long_start_says_it_is_still_starting(widget, hold_back):
     """Starting Python has no news of its own; here the runtime's .wasm arrives after 25 s
     with a stall timeout of 12 s. The worker's "still starting" messages (every 10 s)
     keep the boot alive, the status shows them, and the widget becomes ready."""
     page = widget.page
     page.add_init_script("window.poolgradBootStallMs = 12000;")
-    release_due = hold_back(context, ["**/pyodide.asm.wasm"], 25)
+    release_due = hold_back(["**/pyodide.asm.wasm"], 25)
     widget.open(REFERENCE, wait=False)
     status = page.locator("#status")
     said = set()
@@ -312,25 +279,25 @@ def test_a_long_start_says_it_is_still_starting(widget, context):
     assert_reference_trace(widget)
 
 
-def test_a_stalled_step_fails_the_boot_and_names_the_step(widget, context):
+def test_a_stalled_step_fails_the_boot_and_names_the_step(widget, hold_back):
     """poolgrad's wheel never arrives: after the stall timeout the status says which step
     stalled, instead of an endless spinner."""
     widget.page.add_init_script("window.poolgradBootStallMs = 4000;")
-    hold_back(context, ["**/poolgrad-*.whl"], 3600)
+    hold_back(["**/poolgrad-*.whl"], 3600)
     widget.open(REFERENCE, wait=False)
     status = widget.page.locator("#status")
     expect(status).to_have_attribute("data-state", "error", timeout=60_000)
     expect(status).to_contain_text('no progress for 4 s at "Installing poolgrad"')
 
 
-def test_what_the_worker_said_before_the_page_listened_counts(widget, context):
+def test_what_the_worker_said_before_the_page_listened_counts(widget, hold_back):
     """app.js (which makes the bridge) held back for 8 s while early.js's worker boots:
     the bridge adopts the worker after its progress, or even its "ready", and must neither
     fail at once nor after its stall timeout (3 s here) once ready."""
     page = widget.page
     page.add_init_script("window.poolgradBootStallMs = 3000;")
     page.add_init_script(WORKER_SPY)
-    release_due = hold_back(context, ["**/app.js"], 8)
+    release_due = hold_back(["**/app.js"], 8)
     page.goto(widget.site.url + "index.html" + REFERENCE, wait_until="commit")  # "load" waits for app.js
     deadline = time.monotonic() + 60
     while page.evaluate("!window.poolgradWidget") and time.monotonic() < deadline:

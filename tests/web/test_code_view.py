@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 
 from lesson_fixture import FIXTURE
 from snippet_runner import as_array, assert_matches_trace, run_snippet
-from widget_driver import Widget, page_of_its_own
+from widget_driver import Widget, axe_violations, wait_settled
 
 pytestmark = pytest.mark.browser
 
@@ -38,18 +38,11 @@ VIEWS = {
 }
 
 
-@pytest.fixture(scope="module")
-def code_page(browser):
-    """One page for the module, allowed to read and write the clipboard."""
-    with page_of_its_own(browser, permissions=["clipboard-read", "clipboard-write"]) as shared:
-        yield shared
-
-
 @pytest.fixture
-def code_widget(code_page, site):
-    code_page.problems.clear()
-    yield Widget(code_page, site, reuse=True)
-    assert code_page.problems == [], code_page.problems
+def code_widget(shared_page, booted):
+    """The module's booted widget, on a page allowed to read and write the clipboard."""
+    shared_page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    return booted
 
 
 def open_view(widget, hash_):
@@ -167,7 +160,7 @@ def test_embed_code_keeps_lesson_0_and_opens_the_same_view(page, site):
     page.route(site.url + "a-lesson.html", lambda route: route.fulfill(body=lesson_page, content_type="text/html"))
     page.goto(site.url + "a-lesson.html")
     frame = page.frame_locator("iframe")
-    expect(frame.locator("#status")).to_have_attribute("data-state", "ready", timeout=90_000)
+    wait_settled(frame)
     assert frame.locator('[data-grid="output"][data-row="0"][data-col="0"]').text_content() == "2.5"
     assert widget.page.frames[1].evaluate("location.search") == "?embed=1&lesson=0"
 
@@ -231,7 +224,7 @@ def test_save_picture_downloads_the_view_as_svg(code_widget):
 def test_save_picture_works_in_an_embedded_widget_offline(page, site, context):
     page.goto(site.url + "embed-demo.html")
     frame = page.frame_locator("iframe.widget-frame").first
-    expect(frame.locator("#status")).to_have_attribute("data-state", "ready", timeout=90_000)
+    wait_settled(frame)
     context.set_offline(True)
     frame.locator("#code > summary").click()
     with page.expect_download() as saving:
@@ -246,10 +239,7 @@ def test_save_picture_works_in_an_embedded_widget_offline(page, site, context):
 
 
 def test_axe_finds_nothing_in_the_open_code_panel(code_widget):
-    from axe_playwright_python.sync_playwright import Axe
-
     page = open_view(code_widget, f"#k=3&s=1&p=1&d=1&mode=max&grad=1&sel=1,1&x={FIXTURE}").page
     page.click("#copy-link")
     expect(page.locator("#code-message")).to_have_text("Copied the link.")
-    found = Axe().run(page).response["violations"]
-    assert [f"{v['id']}: {node['target']} {node['failureSummary']}" for v in found for node in v["nodes"]] == []
+    assert axe_violations(page) == []

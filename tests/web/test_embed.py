@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from lesson_fixture import FIXTURE
-from widget_driver import Widget, guarded_context, watched_page
+from widget_driver import Widget, page_of_its_own, wait_settled
 
 pytestmark = pytest.mark.browser
 
@@ -85,8 +85,7 @@ def test_demo_host_page_sizes_each_frame_from_its_messages(page, site):
     frames = page.frame_locator("iframe.widget-frame")
     average, maximum = frames.nth(0), frames.nth(1)
     for frame in (average, maximum):
-        expect(frame.locator("#status")).to_have_attribute("data-state", "ready", timeout=90_000)
-        expect(frame.locator("#output-grid")).to_have_attribute("aria-busy", "false")
+        wait_settled(frame)
     expect(average.locator('[data-grid="output"]')).to_have_text(["10.25", "8.25", "5.75", "5.75"])
     expect(average.locator('[data-grid="grad-input"][data-row="0"][data-col="0"]')).to_have_text("0.25")
     expect(maximum.locator('[data-grid="output"]')).to_have_text(["8", "8", "9", "9"])
@@ -124,11 +123,8 @@ def no_horizontal_scroll(page):
 def phone(browser, site):
     """The Widget driver on a 360 x 640 touch screen (no mouse hover), with requests
     limited to the local server."""
-    context = guarded_context(browser, viewport={"width": 360, "height": 640}, has_touch=True)
-    page = watched_page(context)
-    yield Widget(page, site)
-    context.close()
-    assert context.foreign_requests == [] and page.problems == []
+    with page_of_its_own(browser, viewport={"width": 360, "height": 640}, has_touch=True) as page:
+        yield Widget(page, site)
 
 
 def test_phone_tap_selects_and_nothing_scrolls_sideways(phone):

@@ -11,6 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from exercise_solutions import BACKWARD, FORWARD
+from widget_driver import axe_violations
 
 pytestmark = pytest.mark.browser
 
@@ -281,22 +282,14 @@ def test_tab_indents_and_escape_then_tab_leaves_the_editor(booted):
 
 
 def test_axe_finds_nothing_in_the_panel(booted):
-    from axe_playwright_python.sync_playwright import Axe
-
-    axe = Axe()
     page = booted.page
     booted.open()
-
-    def violations():
-        found = axe.run(page).response["violations"]
-        return [f"{v['id']}: {node['target']} {node['failureSummary']}" for v in found for node in v["nodes"]]
-
-    assert violations() == [], "idle"
+    assert axe_violations(page) == [], "idle"
     run(page, BACKWARD["last_max_wins"], "backward", state="fail")
     booted.wait_settled()
-    assert violations() == [], "fail, marks on the grids"
+    assert axe_violations(page) == [], "fail, marks on the grids"
     run(page, FORWARD["off_by_one"], state="fail")
     booted.wait_settled()
-    assert violations() == [], "fail, forward"
+    assert axe_violations(page) == [], "fail, forward"
     run(page, FORWARD["numpy"], state="pass")
-    assert violations() == [], "pass"
+    assert axe_violations(page) == [], "pass"

@@ -6,7 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from lesson_fixture import FIXTURE
-from widget_driver import Widget, guarded_context, watched_page
+from widget_driver import Widget, page_of_its_own, wait_settled
 
 pytestmark = pytest.mark.browser
 
@@ -18,11 +18,8 @@ DEFAULT_HASH = f"#k=2&s=2&p=0&d=1&mode=max&grad=0&x={FIXTURE}"
 @pytest.fixture
 def phone(browser, site):
     """The Widget driver on a 390 x 844 phone (mobile viewport, touch)."""
-    context = guarded_context(browser, viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=2)
-    page = watched_page(context)
-    yield Widget(page, site)
-    context.close()
-    assert context.foreign_requests == [] and page.problems == []
+    with page_of_its_own(browser, viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=2) as page:
+        yield Widget(page, site)
 
 
 def tops(page):
@@ -225,12 +222,11 @@ def host_page(context, site, name, frames):
 
 def frame_widget(page, index):
     frame = page.frame_locator(f"#frame-{index}")
-    expect(frame.locator("#status")).to_have_attribute("data-state", "ready", timeout=90_000)
+    wait_settled(frame)
     return frame
 
 
-def test_progress_is_kept_per_lesson_page_and_widget(context, site):
-    page = watched_page(context)
+def test_progress_is_kept_per_lesson_page_and_widget(page, context, site):
     # Two widgets on one lesson page, told apart by the ids the teacher gave them.
     two = host_page(context, site, "week-1.html", ["&id=max-pooling", "&id=routing"])
     page.goto(two)
@@ -252,7 +248,7 @@ def test_progress_is_kept_per_lesson_page_and_widget(context, site):
     expect(frame_widget(page, 0).locator("#guide-progress")).to_have_text("0 of 4 steps done.")
     # The widget opened on its own has its own progress too.
     page.goto(site.url + "index.html")
-    expect(page.locator("#status")).to_have_attribute("data-state", "ready", timeout=90_000)
+    wait_settled(page)
     expect(page.locator("#guide-progress")).to_have_text("0 of 4 steps done.")
     keys = sorted(page.evaluate("Object.keys(localStorage)"))
     assert keys == [

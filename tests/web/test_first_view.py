@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from lesson_fixture import FIXTURE
-from widget_driver import DEDICATED_WORKER
+from widget_driver import build_info
 
 pytestmark = pytest.mark.browser
 
@@ -23,7 +23,7 @@ PAGE_MODULE = """async (name) => {
 
 
 def shipped(dist):
-    info = json.loads((dist / "build-info.json").read_text(encoding="utf-8"))
+    info = build_info(dist)
     path = dist / info["shipped_traces_file"]
     data = path.read_bytes()
     traces = json.loads(data)["traces"]
@@ -33,20 +33,8 @@ def shipped(dist):
     return info, data, traces
 
 
-def hold_python_back(context):
-    """Hold every request for Pyodide's runtime (.wasm) until the returned function is
-    called: Python cannot start before that. The route reaches a dedicated worker only
-    (Playwright does not see a shared worker's requests), so the page is given one."""
-    context.add_init_script(DEDICATED_WORKER)
-    held = []
-    context.route("**/pyodide.asm.wasm", lambda route: held.append(route))
-
-    def release():
-        for route in held:
-            route.continue_()
-        return len(held)
-
-    return release
+# Held back, Pyodide's runtime keeps Python from starting.
+PYTHON = ["**/pyodide.asm.wasm"]
 
 
 def test_build_info_counts_the_shipped_traces(dist):
@@ -84,9 +72,9 @@ def test_every_shipped_trace_is_what_python_computes(widget, dist):
     assert differ == []
 
 
-def test_the_first_view_answers_taps_while_python_is_held_back(widget, context):
+def test_the_first_view_answers_taps_while_python_is_held_back(widget, hold_back):
     page = widget.page
-    release = hold_python_back(context)
+    release = hold_back(PYTHON)
     widget.open(wait=False)
     status = page.locator("#status")
     expect(status).to_have_attribute("data-source", "precomputed")
@@ -119,11 +107,11 @@ def test_the_first_view_answers_taps_while_python_is_held_back(widget, context):
     assert sorted(widget.marked("data-in-window")) == [[0, 2], [0, 3], [1, 2], [1, 3]]
 
 
-def test_the_player_keeps_its_place_when_python_takes_over(widget, context):
+def test_the_player_keeps_its_place_when_python_takes_over(widget, hold_back):
     """Python's answer to the view a shipped trace shows is the same trace: the page keeps
     drawing it, so a step-through in progress goes on where it was."""
     page = widget.page
-    release = hold_python_back(context)
+    release = hold_back(PYTHON)
     widget.open("#k=3&s=1", wait=False)
     status = page.locator("#status")
     expect(status).to_have_attribute("data-source", "precomputed")
@@ -137,9 +125,9 @@ def test_the_player_keeps_its_place_when_python_takes_over(widget, context):
     expect(progress).to_have_text(place)
 
 
-def test_a_view_not_shipped_waits_for_python_and_says_so(widget, context):
+def test_a_view_not_shipped_waits_for_python_and_says_so(widget, hold_back):
     page = widget.page
-    release = hold_python_back(context)
+    release = hold_back(PYTHON)
     widget.open(wait=False)
     status = page.locator("#status")
     expect(status).to_have_attribute("data-source", "precomputed")

@@ -9,30 +9,20 @@ import pytest
 from playwright.sync_api import expect
 
 from poolgrad import wire
-from widget_driver import DEDICATED_WORKER
+from widget_driver import BOOT_TIMEOUT_MS
 
 pytestmark = pytest.mark.browser
-
-
-def _go_back(widget):
-    """history.back(), returning once the widget's hashchange handler ran."""
-    widget.page.evaluate(
-        """() => new Promise((resolve) => {
-            window.addEventListener("hashchange", () => setTimeout(resolve, 0), { once: true });
-            setTimeout(resolve, 2000);
-            history.back();
-        })""")
 
 
 def test_back_while_editing_a_gradient_cell_of_a_refused_state_raises_nothing(widget):
     page = widget.page
     widget.open("#k=5&grad=1", wait=False)
-    expect(page.locator("#status")).to_have_attribute("data-state", "error", timeout=90_000)
+    widget.wait_settled("error")
     widget.set_hash("#k=2&grad=1")
     widget.wait_settled()
     widget.cell("grad-output", 0, 0).click()
     expect(page.locator("[data-editor=grad-output]")).to_be_focused()
-    _go_back(widget)
+    widget.go_back()
     expect(page.locator("#status")).to_have_attribute("data-state", "error")
     expect(page.locator("#status")).to_contain_text("does not fit")
     # Forward again: the old editor does not come back, and nothing was committed.
@@ -50,7 +40,7 @@ def test_back_while_editing_a_cell_the_previous_state_lacks_raises_nothing(widge
     widget.wait_settled()
     widget.cell("grad-output", 1, 1).click()
     page.locator("[data-editor=grad-output]").fill("7")
-    _go_back(widget)
+    widget.go_back()
     widget.wait_settled()
     assert widget.values("input") == [["1", "2", "3"]]
     assert page.locator("[data-editor]").count() == 0
@@ -60,7 +50,7 @@ def test_back_while_editing_a_cell_the_previous_state_lacks_raises_nothing(widge
     widget.wait_settled()
     widget.cell("input", 1, 1).click()
     page.locator("[data-editor=input]").fill("7")
-    _go_back(widget)
+    widget.go_back()
     widget.wait_settled()
     assert widget.values("input") == [["1", "2", "3"]]
     page.wait_for_timeout(300)
@@ -200,15 +190,9 @@ self.addEventListener("message", (event) => {
 
 
 def test_a_request_the_worker_never_answers_becomes_an_error_and_the_worker_restarts(
-        widget, context):
+        widget, prefix_worker):
     page = widget.page
-
-    def hang(route):
-        response = route.fetch()
-        route.fulfill(response=response, body=HANG + response.text())
-
-    context.add_init_script(DEDICATED_WORKER)  # the route reaches a dedicated worker only
-    context.route("**/worker.js", hang)
+    prefix_worker(HANG)
     widget.open("#k=1&s=1")
     widget.set_hash("#k=1&s=13")
     status = page.locator("#status")
@@ -217,6 +201,6 @@ def test_a_request_the_worker_never_answers_becomes_an_error_and_the_worker_rest
     expect(page.locator("#output-grid")).to_have_attribute("aria-busy", "false")
     # A new worker takes over (it boots afresh): the next state is computed.
     widget.set_hash("#k=2&s=1")
-    expect(page.locator("#output-grid")).to_have_attribute("aria-busy", "false", timeout=90_000)
+    expect(page.locator("#output-grid")).to_have_attribute("aria-busy", "false", timeout=BOOT_TIMEOUT_MS)
     widget.wait_settled()
     assert widget.values("output") == [["4", "8", "8"], ["4", "8", "8"], ["9", "9", "-2"]]

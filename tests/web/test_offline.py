@@ -6,7 +6,6 @@ iframe), and makes the site installable; a page opened from disk says how to ser
 These tests make their own contexts with service workers allowed (the shared `context`
 fixture blocks them), one per test, so no saved build outlives its test."""
 
-import json
 import shutil
 from urllib.parse import urlsplit
 
@@ -14,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from lesson_fixture import FIXTURE
-from widget_driver import BOOT_TIMEOUT_MS, guarded_context, watched_page
+from widget_driver import BOOT_TIMEOUT_MS, build_info, context_of_its_own, wait_settled, watched_page
 
 pytestmark = pytest.mark.browser
 
@@ -38,29 +37,19 @@ def kept_offline(dist):
 
 
 def build_id(dist):
-    return json.loads((dist / "build-info.json").read_text(encoding="utf-8"))["build_id"]
+    return build_info(dist)["build_id"]
 
 
 @pytest.fixture
 def offline_context(browser):
     """A fresh context with service workers allowed that refuses any host but 127.0.0.1."""
-    context = guarded_context(browser, service_workers="allow")
-    context.problems = []
-    yield context
-    context.close()
-    assert context.foreign_requests == [], f"requests to other hosts: {context.foreign_requests}"
-    assert context.problems == [], context.problems
+    with context_of_its_own(browser, service_workers="allow") as context:
+        yield context
 
 
 def new_page(context):
     """A page whose uncaught errors and CSP violations fail the test (kept on the context)."""
     return watched_page(context, context.problems)
-
-
-def wait_ready(where):
-    status = where.locator("#status")
-    expect(status).to_have_attribute("data-state", "ready", timeout=BOOT_TIMEOUT_MS)
-    expect(where.locator("#output-grid")).to_have_attribute("aria-busy", "false")
 
 
 def outputs(where):
@@ -89,7 +78,7 @@ def test_a_reload_with_the_network_off_needs_nothing_from_the_server(offline_con
     with_csp = route_with_policy(offline_context, "**/*", page_policy)
     page = new_page(offline_context)
     page.goto(site.url + "index.html" + REFERENCE)
-    wait_ready(page)
+    wait_settled(page)
     first = outputs(page)
     assert first["output"] == ["4", "8", "9", "-2"]
     assert saved_build(page) == site.url
@@ -102,7 +91,7 @@ def test_a_reload_with_the_network_off_needs_nothing_from_the_server(offline_con
     before = len(site.requests)
     offline_context.set_offline(True)
     page.reload()
-    wait_ready(page)
+    wait_settled(page)
     assert page.evaluate("navigator.serviceWorker.controller !== null")
     assert outputs(page) == first
     expect(page.locator("#status")).to_contain_text("Ready: max pooling")
@@ -111,17 +100,17 @@ def test_a_reload_with_the_network_off_needs_nothing_from_the_server(offline_con
     expect(page.locator('[data-argmax="true"]')).to_have_count(1)
     # The embedded view and the embed demo are kept too.
     page.goto(site.url + "index.html?embed=1" + REFERENCE)
-    wait_ready(page)
+    wait_settled(page)
     assert outputs(page) == first
     page.goto(site.url + "embed-demo.html")
     for frame in (page.frame_locator("iframe").first, page.frame_locator("iframe").last):
-        wait_ready(frame)
+        wait_settled(frame)
     assert answered(site, before) == []
     # And with no server at all.
     site.server.shutdown()
     site.server.server_close()
     page.goto(site.url + "index.html" + REFERENCE)
-    wait_ready(page)
+    wait_settled(page)
     assert outputs(page) == first
 
 
@@ -152,7 +141,7 @@ def test_a_new_build_replaces_the_saved_one_whole(offline_context, build_module,
     host = serve_directory(root)
     page = new_page(offline_context)
     page.goto(host.url + "index.html" + REFERENCE)
-    wait_ready(page)
+    wait_settled(page)
     saved_build(page)
     notice = page.locator("#update-notice")
     expect(notice).to_be_empty()
@@ -160,7 +149,7 @@ def test_a_new_build_replaces_the_saved_one_whole(offline_context, build_module,
     swap_site(root, second)
     before = len(host.requests)
     page.reload()  # the old build, from the service worker, which finds the new one
-    wait_ready(page)
+    wait_settled(page)
     expect(page.locator("h1")).to_have_text("Pooling, traced")
     expect(notice).to_have_attribute("role", "status")
     expect(notice).to_contain_text("A new version of this lesson is ready.", timeout=BOOT_TIMEOUT_MS)
@@ -168,7 +157,7 @@ def test_a_new_build_replaces_the_saved_one_whole(offline_context, build_module,
     expect(button).to_be_visible()
     button.click()
     expect(page.locator("h1")).to_have_text("Pooling, traced again", timeout=BOOT_TIMEOUT_MS)
-    wait_ready(page)
+    wait_settled(page)
     assert outputs(page)["output"] == ["4", "8", "9", "-2"]
     expect(notice).to_be_empty()
 
@@ -188,19 +177,12 @@ def test_a_new_build_replaces_the_saved_one_whole(offline_context, build_module,
     assert all(request.status in (200, 304) for request in host.requests[before:])
 
 
-def test_under_a_sub_path_in_an_iframe_the_worker_keeps_that_folder(offline_context, dist, tmp_path, serve_directory):
-    (tmp_path / "course").mkdir()
-    (tmp_path / "course" / "pooling").symlink_to(dist, target_is_directory=True)
-    (tmp_path / "host.html").write_text(
-        '<!doctype html><title>lesson</title><h1>A lesson page</h1>'
-        f'<iframe title="pooling widget" width="1100" height="800" src="course/pooling/index.html?embed=1{REFERENCE}"></iframe>',
-        encoding="utf-8",
-    )
-    host = serve_directory(tmp_path)
+def test_under_a_sub_path_in_an_iframe_the_worker_keeps_that_folder(offline_context, dist, sub_path_host, serve_directory):
+    host = serve_directory(sub_path_host(f"course/pooling/index.html?embed=1{REFERENCE}"))
     page = new_page(offline_context)
     page.goto(host.url + "host.html")
     frame = page.frame_locator("iframe")
-    wait_ready(frame)
+    wait_settled(frame)
     first = outputs(frame)
     inner = page.frames[1]
     assert saved_build(inner) == host.url + "course/pooling/"
@@ -211,7 +193,7 @@ def test_under_a_sub_path_in_an_iframe_the_worker_keeps_that_folder(offline_cont
     before = len(host.requests)
     offline_context.set_offline(True)
     inner.evaluate("location.reload()")
-    wait_ready(frame)
+    wait_settled(frame)
     assert outputs(frame) == first
     assert page.frames[1].evaluate("navigator.serviceWorker.controller.scriptURL") == host.url + "course/pooling/sw.js"
     assert answered(host, before) == []
@@ -242,7 +224,7 @@ def test_a_host_caught_halfway_through_an_update_is_not_saved(offline_context, d
     host = serve_directory(root)
     page = new_page(offline_context)
     page.goto(host.url + "index.html" + REFERENCE)
-    wait_ready(page)
+    wait_settled(page)
     settled = page.evaluate("""async () => {
       const registration = await navigator.serviceWorker.register("./sw.js");
       const worker = registration.installing ?? registration.waiting ?? registration.active;
@@ -253,7 +235,7 @@ def test_a_host_caught_halfway_through_an_update_is_not_saved(offline_context, d
     }""")
     assert settled == "redundant"
     page.reload()
-    wait_ready(page)
+    wait_settled(page)
     assert page.evaluate("navigator.serviceWorker.controller") is None
     assert outputs(page)["output"] == ["4", "8", "9", "-2"]
     expect(page.locator("#update-notice")).to_be_empty()
@@ -269,10 +251,10 @@ def test_the_site_is_installable_as_an_app(browser, build_module, site, tmp_path
     try:
         page = context.pages[0] if context.pages else context.new_page()
         page.goto(site.url + "index.html")
-        wait_ready(page)
+        wait_settled(page)
         saved_build(page)
         page.reload()
-        wait_ready(page)
+        wait_settled(page)
         cdp = context.new_cdp_session(page)
         manifest = cdp.send("Page.getAppManifest")
         assert manifest["errors"] == []

@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import expect
 
 from lesson_fixture import FIXTURE
-from widget_driver import BOOT_TIMEOUT_MS
+from widget_driver import BOOT_TIMEOUT_MS, DEDICATED_WORKER, wait_settled
 
 pytestmark = pytest.mark.browser
 
@@ -53,10 +53,7 @@ def open_host(page, site, hashes=tuple(hash_ for hash_, _ in VIEWS), url=None):
 
 
 def wait_ready(frame, outputs=None, state="ready"):
-    status = frame.locator("#status")
-    expect(status).not_to_have_attribute("data-state", "loading", timeout=BOOT_TIMEOUT_MS)
-    expect(frame.locator("#output-grid")).to_have_attribute("aria-busy", "false")
-    expect(status).to_have_attribute("data-state", state)
+    wait_settled(frame, state)
     if outputs is not None:
         expect(frame.locator('[data-grid="output"]')).to_have_text(outputs)
 
@@ -68,7 +65,7 @@ def widget_frames(page):
 
 def runtimes_started(site, since):
     """How many Pythons were started: the requests for the runtime's .wasm since `since`."""
-    return sum(1 for request in site.requests[since:] if str(request).endswith("/pyodide.asm.wasm"))
+    return len(site.requests_for("pyodide.asm.wasm", since))
 
 
 def set_hash(frame, hash_):
@@ -100,7 +97,7 @@ def test_three_widgets_on_a_page_share_one_python(page, site):
 
 
 @pytest.mark.parametrize("browser_lacks", [
-    pytest.param("delete window.SharedWorker;", id="no-SharedWorker"),
+    pytest.param(DEDICATED_WORKER, id="no-SharedWorker"),
     # A browser that knows SharedWorker but not its `type` option would load the script as a
     # classic one, where `import` fails: the page must notice and not use it.
     pytest.param("""{ const Native = window.SharedWorker;

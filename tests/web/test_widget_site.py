@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 
 import poolgrad
 from lesson_fixture import FIXTURE
-from widget_driver import DEDICATED_WORKER
+from widget_driver import DEDICATED_WORKER, wait_settled
 
 pytestmark = pytest.mark.browser
 
@@ -48,23 +48,17 @@ def test_boot_draws_first_queues_changes_then_works_offline(widget, context, sit
 
 
 @pytest.mark.parametrize("worker", ["shared", "dedicated"])
-def test_sub_path_iframe_and_worker_under_the_same_csp(serve_directory, browser, dist, tmp_path, page_policy,
+def test_sub_path_iframe_and_worker_under_the_same_csp(serve_directory, browser, sub_path_host, page_policy,
                                                        published, worker):
     """Hosted under /course/pooling/ inside an iframe, with every file of the site served with
     the page's own CSP as a header (a worker takes its policy from its script's response):
     Pyodide must boot with 'wasm-unsafe-eval' alone, in the shared worker and in the
     dedicated one."""
-    (tmp_path / "course").mkdir()
-    (tmp_path / "course" / "pooling").symlink_to(dist, target_is_directory=True)
-    (tmp_path / "host.html").write_text(
-        '<!doctype html><title>lesson</title><h1>A lesson page</h1>'
-        f'<iframe title="pooling widget" width="1100" height="800" src="course/pooling/#k=3&s=1&p=0&d=1&mode=max&grad=0&x={FIXTURE}"></iframe>',
-        encoding="utf-8",
-    )
+    root = sub_path_host(f"course/pooling/#k=3&s=1&p=0&d=1&mode=max&grad=0&x={FIXTURE}")
     policy = page_policy
     assert "'unsafe-eval'" not in policy and "'unsafe-inline'" not in policy
-    (tmp_path / "_headers").write_text(f"/course/pooling/*\n  Content-Security-Policy: {policy}\n", encoding="utf-8")
-    host_site = serve_directory(tmp_path)
+    (root / "_headers").write_text(f"/course/pooling/*\n  Content-Security-Policy: {policy}\n", encoding="utf-8")
+    host_site = serve_directory(root)
     context = browser.new_context()
     if worker == "dedicated":
         context.add_init_script(DEDICATED_WORKER)
@@ -72,7 +66,7 @@ def test_sub_path_iframe_and_worker_under_the_same_csp(serve_directory, browser,
         page = context.new_page()
         page.goto(host_site.url + "host.html")
         frame = page.frame_locator("iframe")
-        expect(frame.locator("#status")).to_have_attribute("data-state", "ready", timeout=90_000)
+        wait_settled(frame)
         expect(frame.locator('[data-grid="output"]')).to_have_text(["8", "8", "9", "9"])
         frame.locator('[data-grid="output"][data-row="1"][data-col="0"]').click()
         expect(frame.locator('[data-argmax="true"]')).to_have_count(1)
