@@ -11,6 +11,18 @@ from playwright.sync_api import expect
 
 BOOT_TIMEOUT_MS = 90_000
 
+# A grid's cell texts, row by row (padding left out): a JavaScript function of the grid's
+# name, for Playwright's evaluate and, in the engines suite, Selenium's execute_script.
+GRID_ROWS = """(grid) => {
+    const rows = new Map();
+    for (const cell of document.querySelectorAll(`[data-grid="${grid}"]:not([data-pad])`)) {
+        const row = Number(cell.dataset.row);
+        if (!rows.has(row)) rows.set(row, []);
+        rows.get(row).push(cell.textContent);
+    }
+    return [...rows.keys()].sort((a, b) => a - b).map((row) => rows.get(row));
+}"""
+
 # Reports CSP violations to the console, where watched_page collects them.
 CSP_LISTENER = """
 document.addEventListener("securitypolicyviolation", (event) => {
@@ -137,18 +149,7 @@ class Widget:
 
     def values(self, grid):
         """The grid's cell texts as a list of rows (padding left out)."""
-        return self.page.evaluate(
-            """grid => {
-                const rows = new Map();
-                for (const cell of document.querySelectorAll(`[data-grid="${grid}"]:not([data-pad])`)) {
-                    const row = Number(cell.dataset.row);
-                    if (!rows.has(row)) rows.set(row, []);
-                    rows.get(row).push(cell.textContent);
-                }
-                return [...rows.keys()].sort((a, b) => a - b).map((row) => rows.get(row));
-            }""",
-            grid,
-        )
+        return self.page.evaluate(GRID_ROWS, grid)
 
     def marked(self, attribute, value="true", grid="input"):
         """[row, col] of every cell of `grid` whose `attribute` equals `value`."""

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from lesson_fixture import FIXTURE
+from widget_driver import GRID_ROWS
 
 ENGINES = ["firefox", "webkit", "wpe"]
 
@@ -145,19 +146,8 @@ class EngineWidget:
             location.hash = hash;
         """, hash_)
 
-    # The cell texts of a grid, row by row (padding left out).
-    GRID_ROWS = """(grid) => {
-        const rows = new Map();
-        for (const cell of document.querySelectorAll(`[data-grid="${grid}"]:not([data-pad])`)) {
-            const row = Number(cell.dataset.row);
-            if (!rows.has(row)) rows.set(row, []);
-            rows.get(row).push(cell.textContent);
-        }
-        return [...rows.keys()].sort((a, b) => a - b).map((row) => rows.get(row));
-    }"""
-
     def values(self, grid):
-        return self.driver.execute_script(f"return ({self.GRID_ROWS})(arguments[0]);", grid)
+        return self.driver.execute_script(f"return ({GRID_ROWS})(arguments[0]);", grid)
 
     def wait_values(self, grid, expected, what):
         """Wait until the grid's cell texts, row by row, are `expected` and the output is not busy."""
@@ -166,7 +156,7 @@ class EngineWidget:
                 const [grid, expected] = arguments;
                 const output = document.getElementById("output-grid");  // null while a frame is still blank
                 if (!output || output.getAttribute("aria-busy") !== "false") return null;
-                return JSON.stringify(({self.GRID_ROWS})(grid)) === JSON.stringify(expected);
+                return JSON.stringify(({GRID_ROWS})(grid)) === JSON.stringify(expected);
             """, grid, expected, what=f"{what}: {grid} values {expected}")
         except AssertionError as timed_out:
             raise AssertionError(f"{timed_out}; they are {self.values(grid)}, #status says {self.status()}") from None
