@@ -12,6 +12,7 @@
 
 import { decodeNumber, formatNumber, isSentNumber, readStored, sizeText, writeStored } from "../widget/format.js";
 import { MAX_SIDE, defaultState } from "../widget/state.js";
+import { siteRoot } from "../runtime/site-root.js";
 
 const RUN_TIMEOUT_MS = 5000;
 const BOOT_TIMEOUT_MS = 120000;
@@ -319,10 +320,10 @@ export class ExerciseRunner {
 
 // ---- the panel ----
 
-// Like early.js's startWorker: the worker's script sits in the same content-hashed folder,
-// and its name tells it where the site's root is.
+// Like early.js's startPython: the worker's script sits in the front end's content-hashed
+// folder, and its name tells it where the site's root is.
 function startExerciseWorker() {
-  return new Worker(new URL("./exercise-worker.js", import.meta.url), { type: "module", name: new URL("./", location.href).href });
+  return new Worker(new URL("./exercise-worker.js", import.meta.url), { type: "module", name: siteRoot() });
 }
 
 // Keys carry the widget page's path (location.pathname alone: no query, not the page that
@@ -330,9 +331,9 @@ function startExerciseWorker() {
 // page that frames the same widget page shares it.
 export const storageKey = (path, exercise) => `poolgrad:${path}:exercise:${exercise}`;
 
-// Wires the panel. `hooks.showCase(state, marks)` loads a case into the widget (through
-// the hash) with its marks; `hooks.clearMarks()` drops them. Returns the runner (tests and
-// benchmarks read its timings through window.poolgradExercise).
+// Wires the panel. `hooks.showCase(state, marks)` loads a case into the widget with its
+// marks; `hooks.clearMarks()` drops them. Returns {timings} (tests and benchmarks read them
+// through window.poolgradWidget.exerciseTimings).
 export function mountExercise(root, hooks, createWorker = startExerciseWorker) {
   const pick = root.querySelector("#exercise-pick");
   const code = root.querySelector("#exercise-code");
