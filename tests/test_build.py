@@ -627,7 +627,8 @@ def test_an_unexpected_error_is_one_line_without_traceback(monkeypatch, capsys):
 # ------------------------------------------------------------------ publishing
 
 
-FIXED_NAMES = {"index.html", "embed-demo.html", "build-info.json", "sw.js", "_headers", ".nojekyll"}
+FIXED_NAMES = {"index.html", "embed-demo.html", "element-demo.html", "pool-grad.js", "build-info.json", "sw.js", "_headers",
+               ".nojekyll"}
 
 
 def _published(dist):

@@ -4,6 +4,7 @@ widget's DOM contract (docs/design.md, "The widget's DOM contract"). Importable 
 out per test (``widget``: a fresh page; ``booted``: the module's shared, booted page)."""
 
 import json
+import math
 from contextlib import contextmanager
 from urllib.parse import urlsplit
 
@@ -40,6 +41,20 @@ DEDICATED_WORKER = "delete window.SharedWorker;"
 def build_info(root):
     """A built site's build-info.json (`root` is its folder, e.g. dist/) as a dict."""
     return json.loads((root / "build-info.json").read_text(encoding="utf-8"))
+
+
+def shown(value):
+    """A number as the grids show it (web/widget/format.js formatNumber): up to 4 decimals,
+    trailing zeros dropped, integers exactly, -0 as 0, the infinities as ∞ and -∞."""
+    value = float(value)
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "∞" if value > 0 else "-∞"
+    if value == int(value):
+        return str(int(value))
+    text = f"{value:.4f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
 
 
 def wait_settled(where, state="ready"):

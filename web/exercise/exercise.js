@@ -112,11 +112,12 @@ export function parseAnswer(text, exercise) {
 
 // The widget state that shows a case: its input, a pool_size window with its stride, max
 // pooling, and for the backward exercise the gradient with the case's upstream values.
-// It reaches the widget through the hash. A forward case selects its first wrong output on
-// purpose, so the link names it; otherwise the link leaves the selection out and the
-// loaded state selects the first output implicitly, as on any fresh view.
+// The widget shows it as a state of its own. A forward case selects its first wrong output
+// on purpose, so the link names it; otherwise the first output is selected implicitly, as
+// on any fresh view, and the link leaves the selection out.
 export function caseState(exercise, found, mismatches) {
   const backward = exercise === "backward";
+  const picked = !backward && mismatches.length ? [mismatches[0].row, mismatches[0].col] : null;
   return Object.assign(defaultState(), {
     x: found.x.map((row) => row.slice()),
     k: [found.pool_size, found.pool_size],
@@ -124,8 +125,8 @@ export function caseState(exercise, found, mismatches) {
     mode: "max",
     grad: backward,
     g: backward ? found.grad_output.map((row) => row.slice()) : null,
-    sel: !backward && mismatches.length ? [mismatches[0].row, mismatches[0].col] : null,
-    selImplicit: false,
+    sel: picked ?? [0, 0],
+    selImplicit: picked === null,
   });
 }
 

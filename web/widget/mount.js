@@ -44,7 +44,8 @@ let lanes = 0;
 //   parts: {controls, lesson, player, exercise, code}, each true (default) or false;
 //   status: an element holding #status-text and #boot-progress that the host placed
 //     (index.html); default, the widget draws its own #status first;
-//   invalid(message): the status text for a refused model (default "Not valid: …").
+//   invalid(message): the status text for a refused model (default "Not valid: …");
+//   name: the widget's name among several on a page, added to its landmarks' labels.
 export async function mount(element, model, options = {}) {
   const traces = options.traces ?? (await import("../runtime/page-traces.js")).pageTraces();
   return mountWith(element, model, { ...options, traces });
@@ -57,6 +58,17 @@ function mountWith(element, model, options) {
   element.innerHTML = (options.status ? "" : STATUS_MARKUP) + WIDGET_MARKUP;
   for (const node of element.querySelectorAll("[data-part]")) {
     if (!parts[node.dataset.part]) node.hidden = true;
+  }
+  // Several widgets on a page: each one's landmarks say whose they are.
+  if (options.name) {
+    for (const section of element.querySelectorAll("section[aria-label]")) {
+      section.setAttribute("aria-label", `${section.getAttribute("aria-label")}: ${options.name}`);
+    }
+    for (const section of element.querySelectorAll("section[aria-labelledby]")) {
+      const title = element.querySelector(`#${section.getAttribute("aria-labelledby")}`);
+      section.removeAttribute("aria-labelledby");
+      section.setAttribute("aria-label", `${title.textContent}: ${options.name}`);
+    }
   }
   const root = element.getRootNode();
   const byId = (id) => element.querySelector(`#${id}`) ?? options.status?.querySelector(`#${id}`)

@@ -5,7 +5,7 @@
 // carrying where the text came from (the hash, the paste box, a cell edit, a field) and a
 // message that says what to fix.
 
-import { NON_FINITE, decodeNumber, encodeNumber, pairText, wireNumber } from "./format.js";
+import { NON_FINITE, encodeNumber, pairText, wireNumber } from "./format.js";
 import { FIXTURE, PRESETS } from "./presets.js";
 import { outputInRange } from "./trace-view.js";
 
@@ -393,7 +393,8 @@ function valueText(key, value) {
   const kind = PROPERTY.get(MODEL_KEYS[key]).kind;
   if (kind === "flag") return value ? "1" : "0";
   if (kind === "matrix") {
-    return Array.isArray(value) ? value.map((row) => (Array.isArray(row) ? row : [row]).map((v) => encodeNumber(decodeNumber(v))).join(",")).join(";") : String(value);
+    const cell = (v) => (typeof v === "number" ? encodeNumber(v) : String(v));
+    return Array.isArray(value) ? value.map((row) => (Array.isArray(row) ? row : [row]).map(cell).join(",")).join(";") : String(value);
   }
   return Array.isArray(value) ? value.join(",") : String(value);
 }
@@ -403,12 +404,7 @@ function valueText(key, value) {
 export function stateFromModel(get) {
   const parts = [];
   for (const [key, property] of Object.entries(MODEL_KEYS)) {
-    let text;
-    try {
-      text = valueText(key, get(key));
-    } catch {
-      throw new InputError(`${key} is not a number or a matrix of numbers`, "hash");
-    }
+    const text = valueText(key, get(key));
     if (text !== null) parts.push(`${property}=${encodeURIComponent(text)}`);
   }
   return parseHash(parts.join("&"));
