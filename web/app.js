@@ -16,49 +16,22 @@
 import { keepOffline } from "./offline/offline.js";
 import { pageTraces } from "./runtime/page-traces.js";
 import { mount } from "./widget/mount.js";
-import { InputError, MODEL_KEYS, hashFor, modelValues, parseHash } from "./widget/state.js";
+import { localModel } from "./widget/model.js";
+import { InputError, hashFor, modelValues, parseHash } from "./widget/state.js";
 
-// A model in anywidget's shape whose values are the hash's: read() takes the hash in (a
-// refused one sets `error`, the values stay those of the last good link).
-function hashModel() {
-  let values = {};
-  const handlers = new Map();
-  const fire = (keys) => {
-    for (const key of keys) for (const handler of handlers.get(`change:${key}`) ?? []) handler();
-    if (keys.length) for (const handler of handlers.get("change") ?? []) handler();
-  };
-  return {
-    get: (key) => values[key],
-    set(key, value) {
-      values = { ...values, [key]: value };
-      fire([key]);
-    },
-    save_changes() {},
-    on(event, handler) {
-      if (!handlers.has(event)) handlers.set(event, new Set());
-      handlers.get(event).add(handler);
-    },
-    off(event, handler) {
-      handlers.get(event)?.delete(handler);
-    },
-    read() {
-      let next;
-      try {
-        next = { ...modelValues(parseHash(location.hash)), error: null };
-      } catch (error) {
-        if (!(error instanceof InputError)) throw error;
-        next = { ...values, error: error.message };
-      }
-      const changed = [...Object.keys(MODEL_KEYS), "error"].filter((key) => JSON.stringify(next[key]) !== JSON.stringify(values[key]));
-      values = next;
-      // Back to the same link after a refused one: the view hears of it all the same.
-      fire(changed.length ? changed : ["error"]);
-    },
-  };
+// The hash into the model: a refused link sets `error`, and the values stay those of the
+// last good one.
+function readHash() {
+  try {
+    model.update({ ...modelValues(parseHash(location.hash)), error: null });
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    model.update({ error: error.message });
+  }
 }
 
-const model = hashModel();
-model.read();
+const model = localModel();
+readHash();
 const traces = pageTraces();
 const widget = await mount(document.getElementById("widget"), model, {
   traces,
@@ -74,7 +47,7 @@ function writeHash() {
 widget.on("change", writeHash);
 widget.on("trace", writeHash);
 if (!model.get("error")) writeHash();
-window.addEventListener("hashchange", () => model.read());
+window.addEventListener("hashchange", readHash);
 traces.subscribe({ onReady: () => keepOffline(document.getElementById("update-notice")) });
 
 window.poolgradWidget = {

@@ -13,6 +13,7 @@
 // Events (bubbling, composed): pool-grad:ready; pool-grad:change (detail: the state, in the
 // model's keys); pool-grad:select (detail {row, col, argmax: [r, c] | null, window}).
 
+import { localModel } from "./widget/model.js";
 import { mount } from "./widget/mount.js";
 import { modelValues } from "./widget/state.js";
 
@@ -46,35 +47,10 @@ function attributeValue(name, text) {
   return text;
 }
 
-// A model in anywidget's shape: the attributes' values, then whatever the learner changed.
+// The model: the attributes' values, then whatever the learner changed.
 function attributeModel(element) {
-  const values = {};
-  const handlers = new Map();
-  const fire = (key) => {
-    for (const handler of handlers.get(`change:${key}`) ?? []) handler();
-    for (const handler of handlers.get("change") ?? []) handler();
-  };
-  for (const [name, key] of Object.entries(STATE_ATTRIBUTES)) values[key] = attributeValue(name, element.getAttribute(name));
-  return {
-    get: (key) => values[key],
-    set(key, value) {
-      values[key] = value;
-      fire(key);
-    },
-    save_changes() {},
-    on(event, handler) {
-      if (!handlers.has(event)) handlers.set(event, new Set());
-      handlers.get(event).add(handler);
-    },
-    off(event, handler) {
-      handlers.get(event)?.delete(handler);
-    },
-    attributeChanged(name, text) {
-      const key = STATE_ATTRIBUTES[name];
-      values[key] = attributeValue(name, text);
-      fire(key);
-    },
-  };
+  return localModel(Object.fromEntries(Object.entries(STATE_ATTRIBUTES)
+    .map(([name, key]) => [key, attributeValue(name, element.getAttribute(name))])));
 }
 
 // A property's value as its attribute's text (null removes the attribute).
@@ -115,7 +91,7 @@ export class PoolGradElement extends HTMLElement {
 
   attributeChangedCallback(name, before, after) {
     if (before === after) return;
-    if (name in STATE_ATTRIBUTES) this.model.attributeChanged(name, after);
+    if (name in STATE_ATTRIBUTES) this.model.update({ [STATE_ATTRIBUTES[name]]: attributeValue(name, after) });
     else if (this.mounting) {
       // A part switched on or off: the widget is drawn again, with the model's state.
       const mounting = this.mounting;

@@ -2,8 +2,9 @@
 // worker, else one dedicated worker for the document), shared by every widget mounted in
 // the document, with the build's shipped traces answering the landing views while it
 // starts. A trace source is any object of this shape (docs/design.md, "mount"):
-//   latest(request, lane) -> Promise of {trace} | {error} | {superseded: true}; a newer
-//     request of the same lane supersedes an older one still waiting;
+//   latest(key, lane) -> Promise of {trace} | {error} | {superseded: true}: `key` is the
+//     request key (state.js requestKey), the JSON text of poolgrad.trace()'s keyword
+//     arguments, sent as it is; a newer one of the same lane supersedes one still waiting;
 //   request(request) -> Promise of {trace} | {error} (a raw request, never superseded);
 //   shipped(key) -> a ready trace for the request key (requestKey), or null;
 //   shippedLoaded: a Promise that settles once shipped() can answer;

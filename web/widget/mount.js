@@ -18,6 +18,7 @@
 // "ready"; python(), timings and exerciseTimings (test hooks); request(r) (a raw request
 // to the same Python); destroy().
 
+import { BOOT_STEPS } from "../runtime/boot-steps.js";
 import { CodeView } from "../takeaway/code-view.js";
 import { bindControls, controlElements, fillPresetOptions, syncControls } from "./controls.js";
 import { bindGridInput } from "./grid-input.js";
@@ -29,7 +30,7 @@ import { mountExercise } from "../exercise/exercise.js";
 import { redrawPlan, renderSelection, renderView } from "./render.js";
 import { explanationText, traceParameters, viewTitle } from "../lesson/sentences.js";
 import {
-  InputError, MODEL_KEYS, defaultState, gridsKey, modelValues, requestKey, stateFromModel, switchMode, traceRequest,
+  InputError, MODEL_KEYS, defaultState, gridsKey, modelValues, requestKey, stateFromModel, switchMode,
 } from "./state.js";
 import { selectedOutput, windowCells } from "./trace-view.js";
 
@@ -108,7 +109,7 @@ function mountWith(element, model, options) {
     traceError: null,
     modelError: null,
     controlError: null,
-    boot: { ready: false, failure: null, step: 0, steps: 4, message: "Starting the Python worker" },
+    boot: { ready: false, failure: null, step: 0, steps: BOOT_STEPS, message: "Starting the Python worker" },
     // mismatch: the exercise panel's marks of wrong cells, for the state it loaded.
     view: { focus: {}, editing: null, inspected: null, scheme: colourScheme(), mismatch: null },
     // What the grids show now: the `next` of the render that last drew them (redrawPlan).
@@ -220,11 +221,21 @@ function mountWith(element, model, options) {
     if (!awaitingTrace) player.sync(currentTrace(), app.state.grad);
   }
 
-  // A new trace (or a refusal) for the state shown: the host hears of it (index.html writes
-  // the canonical link from it).
-  function traceArrived() {
-    syncPlayer();
-    emit("trace", { state: app.state, trace: currentTrace() });
+  // The one place the trace shown changes: `answer` ({trace} or {error}) for `key`, from
+  // `source` ("python" or "shipped"). Python's answer to the view a shipped trace shows keeps
+  // that very object on screen (the player keeps its place); the two are equal, as a browser
+  // test checks for every one. The host hears of it (index.html writes the canonical link).
+  function showTrace(key, answer, source) {
+    const same = app.traceSource === "shipped" && app.traceKey === key && !answer.error
+      && JSON.stringify(answer.trace) === JSON.stringify(app.trace);
+    app.traceKey = key;
+    app.traceSource = source;
+    app.traceError = answer.error ? (answer.timedOut ? answer.error : `Not a valid pooling setup: ${answer.error}`) : null;
+    if (!same) app.trace = answer.error ? null : answer.trace;
+    if (key === app.stateKey) {
+      syncPlayer();
+      emit("trace", { state: app.state, trace: currentTrace() });
+    }
   }
 
   async function requestTrace() {
@@ -232,29 +243,14 @@ function mountWith(element, model, options) {
     const sent = performance.now();
     let answer;
     try {
-      answer = await traces.latest(traceRequest(app.state), lane);
+      answer = await traces.latest(key, lane);
     } catch {
       return; // the source's onFailure has already put the reason in #status
     }
     if (answer.superseded || destroyed) return;
     app.timings.lastRoundTripMs = performance.now() - sent;
     app.timings.lastTraceMs = answer.ms ?? null;
-    // Python's answer to the view a shipped trace shows keeps that very object on screen (the
-    // player keeps its place); the two are equal, as a browser test checks for every one.
-    const shown = app.traceSource === "shipped" && app.traceKey === key && !answer.error
-      && JSON.stringify(answer.trace) === JSON.stringify(app.trace);
-    app.traceKey = key;
-    app.traceSource = "python";
-    if (answer.error) {
-      app.trace = null;
-      app.traceError = answer.timedOut ? answer.error : `Not a valid pooling setup: ${answer.error}`;
-    } else if (!shown) {
-      app.trace = answer.trace;
-      app.traceError = null;
-    } else {
-      app.traceError = null;
-    }
-    if (key === app.stateKey) traceArrived();
+    showTrace(key, answer, "python");
     render();
   }
 
@@ -264,8 +260,7 @@ function mountWith(element, model, options) {
     const key = app.stateKey;
     const trace = app.boot.ready ? null : traces.shipped?.(key) ?? null;
     if (trace === null || app.traceKey === key) return false;
-    Object.assign(app, { trace, traceKey: key, traceError: null, traceSource: "shipped" });
-    traceArrived();
+    showTrace(key, { trace }, "shipped");
     return true;
   }
 
