@@ -6,6 +6,7 @@ iframe), and makes the site installable; a page opened from disk says how to ser
 These tests make their own contexts with service workers allowed (the shared `context`
 fixture blocks them), one per test, so no saved build outlives its test."""
 
+import json
 import shutil
 from urllib.parse import urlsplit
 
@@ -239,6 +240,64 @@ def test_a_host_caught_halfway_through_an_update_is_not_saved(offline_context, d
     assert page.evaluate("navigator.serviceWorker.controller") is None
     assert outputs(page)["output"] == ["4", "8", "9", "-2"]
     expect(page.locator("#update-notice")).to_be_empty()
+
+
+def older_build(root, without):
+    """Turn the site in `root` into another build, as far as a service worker can tell: a
+    build id of its own, and no file `without` (so that the next build must download it)."""
+    lines = (root / "sw.js").read_text(encoding="utf-8").split("\n")
+    build = json.loads(lines[1].removeprefix("const BUILD = ").removesuffix(";"))
+    old_id = build["id"]
+    build["id"] = "older" + old_id[5:]
+    build["files"] = [entry for entry in build["files"] if entry[0] != without]
+    lines[1] = f"const BUILD = {json.dumps(build)};"
+    (root / "sw.js").write_text("\n".join(lines), encoding="utf-8")
+    info = root / "build-info.json"
+    info.write_text(info.read_text(encoding="utf-8").replace(old_id, build["id"]), encoding="utf-8")
+
+
+SETTLE_UPDATE = """async () => {
+  const registration = await navigator.serviceWorker.getRegistration();
+  await registration.update().catch(() => null);
+  const worker = registration.installing ?? registration.waiting;
+  while (worker && !["redundant", "installed", "activated"].includes(worker.state)) {
+    await new Promise((resolve) => worker.addEventListener("statechange", resolve, { once: true }));
+  }
+  return worker?.state ?? null;
+}"""
+
+
+@pytest.mark.parametrize("errors", ["no-store", "cached"])
+def test_a_save_that_failed_on_a_missing_file_succeeds_once_the_file_is_back(offline_context, dist, tmp_path,
+                                                                            serve_directory, errors):
+    """Issue 19, 3: a build deployed while one of its files is briefly missing fails to
+    install; once the host serves it whole, the next update check saves it and the notice
+    offers it. Against the project's server (which never lets an error be cached) and a
+    host whose 404 carries the year-long immutable header: the service worker's second try
+    goes past the HTTP cache, which would otherwise replay that 404 for good."""
+    missing = next(rel for rel in kept_offline(dist) if rel.endswith("/embed-demo.css"))
+    root = tmp_path / "site"
+    shutil.copytree(dist, root)
+    older_build(root, without=missing)
+    host = serve_directory(root, errors_cached=errors == "cached")
+    page = new_page(offline_context)
+    page.goto(host.url + "index.html" + REFERENCE)
+    wait_settled(page)
+    saved_build(page)
+    page.reload()  # now from the saved (older) build, which shows the notice for a newer one
+    wait_settled(page)
+
+    swap_site(root, dist)
+    (root / missing).unlink()
+    assert page.evaluate(SETTLE_UPDATE) == "redundant"
+    assert [r.status for r in host.requests_for("/" + missing)] == [404, 404]  # the second past the HTTP cache
+    expect(page.locator("#update-notice")).to_be_empty()
+
+    shutil.copy2(dist / missing, root / missing)
+    assert page.evaluate(SETTLE_UPDATE) == "installed"
+    expect(page.locator("#update-notice")).to_contain_text("A new version of this lesson is ready.")
+    saved = page.evaluate(SAVED)
+    assert saved[f"poolgrad {host.url} {build_id(dist)}"] == sorted(host.url + rel for rel in kept_offline(dist))
 
 
 def test_the_site_is_installable_as_an_app(browser, build_module, site, tmp_path):
