@@ -166,12 +166,16 @@ function render() {
   regions.outputGrid.setAttribute("aria-busy", String(awaitingTrace || (app.traceKey !== app.stateKey && !app.traceError)));
   syncControls(controls, app.state);
   updateStatus();
-  codeView.update(app.state);
+  codeView.update();
   if (plan !== "wait") renderTeaching(trace);
   app.timings.lastRenderMs = performance.now() - started;
 }
 
 function writeHash() {
+  // A refused link stays in the address bar until a valid state replaces it: written over
+  // with the view shown, the link fixed to that very view would change nothing, fire no
+  // hashchange and leave the error up.
+  if (app.hashError) return;
   const canonical = hashFor(app.state, isCurrent() ? app.trace : null);
   if (location.hash !== canonical) history.replaceState(null, "", canonical);
 }

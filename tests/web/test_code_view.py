@@ -151,6 +151,24 @@ def test_copy_buttons_put_the_code_the_link_and_the_embed_code_on_the_clipboard(
     assert page.locator("#code-embed").text_content() == clipboard(page)
 
 
+def test_a_refused_link_is_not_what_the_copy_buttons_copy(code_widget, site):
+    """Issue 19, 7: after a link the page refused, the view shown is the last valid one (the
+    embed code's title describes it): the link and the embed code are that view's."""
+    hash_ = f"#k=3&s=1&p=0&d=1&mode=max&grad=1&sel=0,1&x={FIXTURE}"
+    page = open_view(code_widget, hash_).page
+    code_widget.set_hash("#k=999999")
+    expect(page.locator("#status")).to_have_attribute("data-state", "error")
+    assert code_widget.hash() == "#k=999999"  # the address bar keeps the link to be fixed
+    message = page.locator("#code-message")
+    page.click("#copy-link")
+    expect(message).to_have_text("Copied the link.")
+    assert clipboard(page) == f"{site.url}index.html{hash_}" == page.locator("#code-link").text_content()
+    page.click("#copy-embed")
+    expect(message).to_have_text("Copied the embed code.")
+    assert clipboard(page).startswith(f'<iframe src="{site.url}index.html?embed=1{hash_.replace("&", "&amp;")}"\n'
+                                      '        title="poolgrad: max pooling, 3 × 3 window, stride 1, gradient routing"')
+
+
 def test_embed_code_keeps_lesson_0_and_opens_the_same_view(page, site):
     widget = Widget(page, site).open(f"#k=2&s=2&p=0&d=1&mode=avg&grad=0&x={FIXTURE}", path="index.html?embed=1&lesson=0")
     embed = page.locator("#code-embed").text_content()

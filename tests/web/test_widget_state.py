@@ -165,6 +165,28 @@ BAD_HASHES = [
 ]
 
 
+DEFAULT_VIEW = f"#k=2&s=2&p=0&d=1&mode=max&grad=0&x={FIXTURE}"
+
+
+@pytest.mark.parametrize("opened", ["#k=abc", "#k=2&s=2&p=0&d=1&mode=max&grad=0&x=1,2;3"])
+def test_a_valid_link_clears_the_error_even_when_it_is_the_view_shown(widget, opened):
+    """Issue 19, 5: opened on a bad link, the page shows the default view with the error;
+    the link fixed to that very view (same state, no new trace) must clear the error."""
+    page = widget.page
+    widget.open(opened, wait=False)
+    status = page.locator("#status")
+    expect(status).to_have_attribute("data-state", "error")
+    widget.set_hash(DEFAULT_VIEW)
+    widget.wait_settled()
+    expect(status).to_contain_text("Ready: max pooling, 2 × 2 window, stride 2.")
+    assert widget.hash() == DEFAULT_VIEW
+    # And once more on the booted page: a bad link, then the view shown's own link.
+    widget.set_hash("#k=abc")
+    expect(status).to_have_attribute("data-state", "error")
+    widget.set_hash(DEFAULT_VIEW)
+    expect(status).to_have_attribute("data-state", "ready")
+
+
 def test_bad_hashes_are_explained_and_recovered_from(booted):
     widget = booted
     page = widget.page
