@@ -53,12 +53,15 @@ def open_view(widget, hash_):
 
 def shown(value):
     """A number as the grids show it (web/format.js formatNumber): up to 4 decimals,
-    trailing zeros dropped, integers exactly, -0 as 0, the infinities as ∞ and -∞."""
+    trailing zeros dropped, integers exactly (-0 as -0), a value rounding to zero as 0, the
+    infinities as ∞ and -∞."""
     value = float(value)
     if math.isnan(value):
         return "NaN"
     if math.isinf(value):
         return "∞" if value > 0 else "-∞"
+    if value == 0 and math.copysign(1, value) < 0:
+        return "-0"
     if value == int(value):
         return str(int(value))
     text = f"{value:.4f}".rstrip("0").rstrip(".")
