@@ -27,7 +27,7 @@ import { keepOffline } from "./offline.js";
 import { Player } from "./player.js";
 import { mountExercise } from "./exercise.js";
 import { applyPreview, explanationText, redrawPlan, renderSelection, renderView } from "./render.js";
-import { shippedAvailable, shippedLoaded, shippedTrace } from "./shipped.js";
+import { firstMinuteLoaded, shippedAvailable, shippedLoaded, shippedTrace } from "./shipped.js";
 import {
   InputError, defaultState, gridsKey, hashFor, parseCellValue, parseHash, requestKey, serialiseState, traceRequest,
 } from "./state.js";
@@ -570,5 +570,11 @@ if (app.hashError) requestTrace();
 // The shipped traces arrive while Python starts: they may answer the view already shown.
 shippedLoaded.then(() => {
   if (answerFromShipped()) writeHash();
+  render();
+});
+// Then the first minute's: a view changed to meanwhile may be one of them.
+firstMinuteLoaded.then(() => {
+  if (!answerFromShipped()) return;
+  writeHash();
   render();
 });

@@ -105,6 +105,26 @@ export function presetChange(name) {
   };
 }
 
+// The state changes of the parameter fields (`key` "k", "s", "p" or "d", `value` a pair)
+// and of the ceil_mode and count_include_pad boxes.
+export function pairChange(key, value) {
+  return (state) => {
+    state[key] = value;
+    state.g = null;
+  };
+}
+
+export function ceilChange(on) {
+  return (state) => {
+    state.ceil = on;
+    state.g = null;
+  };
+}
+
+export function cipChange(on) {
+  return (state) => { state.cip = on; };
+}
+
 // `actions`: change(mutator) applies a state change; reportControlError(text|null).
 export function bindControls(controls, { getState, change, reportControlError, gradientShape }) {
   for (const [id, key] of Object.entries(PAIR_CONTROLS)) {
@@ -120,10 +140,7 @@ export function bindControls(controls, { getState, change, reportControlError, g
       }
       reportControlError(null);
       if (pairText(value) === pairText(getState()[key])) return;
-      change((state) => {
-        state[key] = value;
-        state.g = null;
-      });
+      change(pairChange(key, value));
     };
     // Typing fires "input"; a value set without typing (WebDriver's clear() then keys,
     // autofill, some mobile keyboards) may only fire "change" when the field is committed.
@@ -146,11 +163,8 @@ export function bindControls(controls, { getState, change, reportControlError, g
     });
   }
   controls.mode.addEventListener("change", () => change(switchMode(controls.mode.value)));
-  controls.ceil.addEventListener("change", () => change((state) => {
-    state.ceil = controls.ceil.checked;
-    state.g = null;
-  }));
-  controls.cip.addEventListener("change", () => change((state) => { state.cip = controls.cip.checked; }));
+  controls.ceil.addEventListener("change", () => change(ceilChange(controls.ceil.checked)));
+  controls.cip.addEventListener("change", () => change(cipChange(controls.cip.checked)));
   controls.gradient.addEventListener("change", () => change((state) => { state.grad = controls.gradient.checked; }));
 
   const loadPreset = () => change((state) => {

@@ -80,6 +80,8 @@ const python = (params.get("worker") !== "dedicated" && startPython("shared")) |
 export const shippedTraces = fetch(new URL("./shipped-traces.json", import.meta.url))
   .then((response) => (response.ok ? response.json() : null))
   .catch(() => null);
+// The first minute's traces, which shipped.js fetches once the first view is drawn.
+export const FIRST_MINUTE_TRACES = new URL("./first-minute-traces.json", import.meta.url);
 const heard = [];
 const keep = (event) => {
   // An error event is cancelled now (the bridge reports it); otherwise the console would

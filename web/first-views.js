@@ -5,10 +5,16 @@
 // selection are not part of a trace request, so one trace answers every selection, with
 // the gradient shown or not.
 //
-// The build reads this list through scripts/shipped_views.mjs, so the views, and the
+// The first minute's views are one control change away from a landing view, each change
+// made as its control makes it (controls.js): kernel 1-5, stride 1-4, padding 0-2,
+// dilation 1-3 (max pooling only: the field is disabled in average mode), the mode,
+// ceil_mode, count_include_pad (average only) on and off. Their traces come in a second
+// file, read after first paint (shipped.js). The gradient toggle needs no view of its own.
+//
+// The build reads both lists through scripts/shipped_views.mjs, so the views, and the
 // request key each is filed under (state.js requestKey), come from the front end alone.
 
-import { presetChange, switchMode } from "./controls.js";
+import { ceilChange, cipChange, pairChange, presetChange, switchMode } from "./controls.js";
 import { GUIDE_STEPS } from "./guide.js";
 import { PRESETS } from "./presets.js";
 import { defaultState, requestKey } from "./state.js";
@@ -37,4 +43,36 @@ export function firstViewStates() {
 // The request keys of the landing views, each once, default view first.
 export function firstViewKeys() {
   return [...new Set(firstViewStates().map(requestKey))];
+}
+
+const square = (n) => [n, n];
+const range = (from, to) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+// [applies(state), change] for every single control change of the first minute.
+const FIRST_MINUTE_CHANGES = [
+  ...range(1, 5).map((n) => [() => true, pairChange("k", square(n))]),
+  ...range(1, 4).map((n) => [() => true, pairChange("s", square(n))]),
+  ...range(0, 2).map((n) => [() => true, pairChange("p", square(n))]),
+  ...range(1, 3).map((n) => [(state) => state.mode === "max", pairChange("d", square(n))]),
+  ...MODES.map((mode) => [() => true, switchMode(mode)]),
+  ...[true, false].map((on) => [() => true, ceilChange(on)]),
+  ...[true, false].map((on) => [(state) => state.mode === "avg", cipChange(on)]),
+];
+
+// The request keys of the first minute's views, each once, none of them a landing view.
+// Some are views poolgrad refuses (padding beyond half the kernel, a window larger than
+// the input): the build ships no trace for those.
+export function firstMinuteKeys() {
+  const landing = new Set(firstViewKeys());
+  const keys = new Set();
+  for (const view of firstViewStates()) {
+    for (const [applies, change] of FIRST_MINUTE_CHANGES) {
+      if (!applies(view)) continue;
+      const state = structuredClone(view);
+      change(state);
+      const key = requestKey(state);
+      if (!landing.has(key)) keys.add(key);
+    }
+  }
+  return [...keys];
 }
