@@ -9,7 +9,7 @@
 // says so. Every outcome is announced through the panel's polite status line.
 
 import { embedCode, poolgradSnippet, torchSnippet } from "./snippets.js";
-import { hashFor } from "./state.js";
+import { hashFor } from "../widget/state.js";
 import { pictureName, pictureSvg } from "./svg-export.js";
 
 // Select a node's text, so the learner can copy it with the keyboard or a long press.

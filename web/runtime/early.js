@@ -77,11 +77,11 @@ const python = (params.get("worker") !== "dedicated" && startPython("shared")) |
 
 // The precomputed traces of the views a learner lands on (shipped.js), fetched beside the
 // worker's downloads: null when the file cannot be read (the views then wait for Python).
-export const shippedTraces = fetch(new URL("./shipped-traces.json", import.meta.url))
+export const shippedTraces = fetch(new URL("../shipped-traces.json", import.meta.url))
   .then((response) => (response.ok ? response.json() : null))
   .catch(() => null);
 // The first minute's traces, which shipped.js fetches once the first view is drawn.
-export const FIRST_MINUTE_TRACES = new URL("./first-minute-traces.json", import.meta.url);
+export const FIRST_MINUTE_TRACES = new URL("../first-minute-traces.json", import.meta.url);
 const heard = [];
 const keep = (event) => {
   // An error event is cancelled now (the bridge reports it); otherwise the console would

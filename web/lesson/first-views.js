@@ -6,18 +6,18 @@
 // the gradient shown or not.
 //
 // The first minute's views are one control change away from a landing view, each change
-// made as its control makes it (controls.js): kernel 1-5, stride 1-4, padding 0-2,
+// made as its control makes it (widget/controls.js): kernel 1-5, stride 1-4, padding 0-2,
 // dilation 1-3 (max pooling only: the field is disabled in average mode), the mode,
 // ceil_mode, count_include_pad (average only) on and off. Their traces come in a second
 // file, read after first paint (shipped.js). The gradient toggle needs no view of its own.
 //
-// The build reads both lists through scripts/shipped_views.mjs, so the views, and the
+// The build reads both lists through sitebuild/shipped_views.mjs, so the views, and the
 // request key each is filed under (state.js requestKey), come from the front end alone.
 
-import { ceilChange, cipChange, pairChange, presetChange, switchMode } from "./controls.js";
+import { ceilChange, cipChange, pairChange, presetChange, switchMode } from "../widget/controls.js";
 import { GUIDE_STEPS } from "./guide.js";
-import { PRESETS } from "./presets.js";
-import { defaultState, requestKey } from "./state.js";
+import { PRESETS } from "../widget/presets.js";
+import { defaultState, requestKey } from "../widget/state.js";
 
 const MODES = ["max", "avg"];
 
