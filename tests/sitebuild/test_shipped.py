@@ -63,6 +63,7 @@ def test_the_shipped_traces_are_poolgrads_answers_for_the_front_ends_views(node,
     assert _shipped(second)[1] == data
 
 
+@pytest.mark.slow
 def test_without_numpy_the_same_traces_come_from_pyodide_in_node(node, traces_cache, dist, tmp_path,
                                                                  monkeypatch, capsys):
     _without_numpy(tmp_path, monkeypatch)

@@ -18,6 +18,7 @@ from built_site import build_info
 REPO = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow
 def test_the_snapshots_are_made_with_node_once_then_taken_from_the_cache(node, scratch_cache, tmp_path,
                                                                           monkeypatch):
     runs = []
