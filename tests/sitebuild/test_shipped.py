@@ -39,7 +39,7 @@ def test_the_shipped_traces_are_poolgrads_answers_for_the_front_ends_views(node,
     first = B.build(tmp_path / "first", quiet=True)
     info, data, traces = _shipped(first)
     assert re.fullmatch(r"app/[0-9a-f]{12}/shipped-traces\.json", info["shipped_traces_file"])
-    # The keys are the front end's own (web/first-views.js through Node), default view first.
+    # The keys are the front end's own (web/lesson/first-views.js through Node), default view first.
     assert list(traces) == B.shipped.first_view_keys()
     assert json.loads(next(iter(traces))) == {
         "x": [[1, 2, 5, 6], [3, 4, 8, 7], [0, -1, -3, -2], [-4, 9, -6, -5]], "kernel_size": [2, 2],

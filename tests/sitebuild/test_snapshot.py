@@ -118,7 +118,7 @@ def test_check_snapshot_refuses_what_would_hang_or_mismatch():
 
 
 def _numpy_container(image, files, libs, table_slots=()):
-    """A NumPy snapshot container as scripts/pyodide_snapshot.mjs lays it out."""
+    """A NumPy snapshot container as sitebuild/pyodide_snapshot.mjs lays it out."""
     manifest = {"format": 1, "image": {"offset": 4096, "bytes": len(image)}, "libs": libs,
                 "table_length": 100, "table_slots": list(table_slots), "files": []}
     offset = 4096 + len(image)
