@@ -1,0 +1,305 @@
+"""Adaptive max and average pooling: the caller names the output size, the windows follow.
+
+Output line ``i`` of ``Out`` pools input lines ``[floor(i * In / Out), ceil((i + 1) * In /
+Out))`` (:func:`poolgrad.geometry.adaptive_bounds`), so windows change size by one line
+and neighbours share a line where ``Out`` does not divide ``In``. The rules are PyTorch's
+CPU kernels:
+
+- max: the scan of ``max_pool2d`` (the first of equal values wins, a NaN wins and the
+  last NaN is the one pointed at, a window of ``-inf`` points at its first cell);
+- average: the window's cells are added in row-major order from ``+0.0`` and the sum is
+  divided by the window's height, then by its width (two roundings, as aten does);
+- ``output_size`` 1 x 1 (global average pooling) is ``x.mean((-2, -1))`` in PyTorch, a
+  different summation: :func:`_torch_sum` adds in the order of PyTorch's vectorised
+  CPU sum (32-byte vectors: the AVX2 kernel; with other vector widths PyTorch's own
+  last bit differs) and the gradient is ``g / (H * W)``.
+
+dtypes follow max / average pooling: max keeps the input's dtype; average returns
+floating point (``float16`` summed in ``float32``, integers as ``float64``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from .avg_pool import _float_dtypes
+from .geometry import adaptive_bounds, adaptive_covers, adaptive_output, geometry
+from .max_pool import _pool_planes, max_pool2d_backward
+from .validation import MAX_WINDOW_CELLS, ArrayLike, as_flag, as_input, input_shape_of
+from .windows import compact
+
+#: The vector width of PyTorch's CPU sum that global average pooling follows (AVX2).
+TORCH_VECTOR_BYTES = 32
+
+
+def _axis_groups(size, count):
+    """The output lines of one axis grouped by window size, ``[(lines, lines sampled)]``:
+    ``lines`` are the outputs whose windows hold ``k`` input lines, and row ``n`` of the
+    ``(len(lines), k)`` array ``lines sampled`` the input lines of output ``lines[n]``."""
+    starts, ends = adaptive_bounds(size, count)
+    lengths = ends - starts
+    groups = []
+    for k in np.unique(lengths).tolist():
+        lines = np.flatnonzero(lengths == k)
+        groups.append((lines, starts[lines][:, None] + np.arange(k)))
+    return groups
+
+
+#: Elements of one gathered block of windows (planes x windows x window cells).
+_BLOCK_ELEMENTS = 1 << 22
+
+
+def _window_blocks(planes, out_hw):
+    """Every window of ``planes`` ``(P, H, W)``, gathered by window size.
+
+    Yields ``(place, first, cells, block)``: ``place`` indexes the outputs of one
+    (row group, column group), ``first`` the planes of this block, and ``cells``
+    ``(n, nr, nc, kh * kw)`` the window cells in row-major order. ``block`` is
+    ``(rows sampled, columns sampled)``.
+    """
+    count, height, width = planes.shape
+    for lines_r, rows in _axis_groups(height, out_hw[0]):
+        for lines_c, cols in _axis_groups(width, out_hw[1]):
+            kh, kw = rows.shape[1], cols.shape[1]
+            r = rows[:, None, :, None]
+            c = cols[None, :, None, :]
+            place = (lines_r[:, None], lines_c[None, :])
+            per_plane = rows.shape[0] * cols.shape[0] * kh * kw
+            step = max(1, _BLOCK_ELEMENTS // per_plane)
+            for first in range(0, count, step):
+                block = planes[first:first + step][:, r, c]
+                yield place, slice(first, first + step), block.reshape(
+                    block.shape[:3] + (kh * kw,)), (rows, cols)
+
+
+def _planes(array):
+    return array.reshape((-1,) + array.shape[-2:])
+
+
+def adaptive_avg_pool2d(x: ArrayLike, output_size) -> np.ndarray:
+    """Average pooling onto a given output size: ``output_size`` is an int, an ``(h, w)``
+    pair, or a pair with ``None`` keeping that side of ``x``.
+
+    5 lines into 3 make windows ``[0, 2)``, ``[1, 4)`` and ``[3, 5)``: divisors 2, 3, 2,
+    and lines 1 and 3 are in two windows.
+
+    >>> adaptive_avg_pool2d([[1, 2, 3, 4, 5]], (1, 3))
+    array([[1.5, 3. , 4.5]])
+
+    ``output_size=1`` is global average pooling, one number per plane:
+
+    >>> adaptive_avg_pool2d(np.arange(8.0).reshape(2, 2, 2), 1)
+    array([[[1.5]],
+    <BLANKLINE>
+           [[5.5]]])
+
+    The output may be larger than the input (windows of one line, repeated):
+
+    >>> adaptive_avg_pool2d([[1.0, 3.0]], (None, 3))
+    array([[1., 2., 3.]])
+    """
+    array = as_input(x)
+    out_hw = adaptive_output(array.shape[-2:], output_size)
+    work_dtype, result_dtype = _float_dtypes(array.dtype)
+    planes = _planes(array).astype(work_dtype, copy=False)
+    if out_hw == (1, 1):
+        height, width = array.shape[-2:]
+        sums = _torch_sum(planes.reshape(planes.shape[0], -1))
+        out = (sums / work_dtype.type(height * width)).astype(result_dtype, copy=False)
+        return out.reshape(array.shape[:-2] + (1, 1))
+    out = np.empty((planes.shape[0],) + out_hw, result_dtype)
+    for (rows, cols), chunk, cells, (sampled_r, sampled_c) in _window_blocks(planes, out_hw):
+        # cumsum adds one by one in the window's row-major order, as aten's loop does;
+        # + 0.0 makes it start from +0.0 as aten does (an all -0.0 window sums to +0.0).
+        total = np.cumsum(cells, axis=-1, dtype=work_dtype)[..., -1] + work_dtype.type(0)
+        total /= work_dtype.type(sampled_r.shape[1])
+        total /= work_dtype.type(sampled_c.shape[1])
+        out[chunk, rows, cols] = total
+    return out.reshape(array.shape[:-2] + out_hw)
+
+
+def adaptive_avg_pool2d_backward(grad_output: ArrayLike, input_shape: Sequence[int]) -> np.ndarray:
+    """Spread each output's gradient evenly over its adaptive window.
+
+    Output ``(i, j)`` hands ``grad_output[i, j] / kh / kw`` to each cell of its window;
+    a cell that several windows share adds their shares in output order (PyTorch's
+    order). The output size is read from ``grad_output``. A 1 x 1 output (global
+    pooling, PyTorch's ``mean``) hands every cell ``grad_output / (H * W)``.
+
+    >>> adaptive_avg_pool2d_backward([[6.0, 6.0, 6.0]], (1, 5))
+    array([[3., 5., 2., 5., 3.]])
+    """
+    grad = as_input(grad_output, "grad_output")
+    shape = input_shape_of(input_shape)
+    if grad.shape[:-2] != shape[:-2]:
+        raise ValueError(
+            f"grad_output has shape {grad.shape} but input_shape is {shape}: their leading "
+            f"(batch, channel) axes must match, got {grad.shape[:-2]} and {shape[:-2]}")
+    height, width = shape[-2:]
+    out_h, out_w = grad.shape[-2:]
+    adaptive_output((height, width), (out_h, out_w))
+    dtype = grad.dtype if grad.dtype.kind == "f" else np.dtype(np.float64)
+    grad_planes = _planes(grad).astype(dtype, copy=False)
+    count = grad_planes.shape[0]
+    if (out_h, out_w) == (1, 1):
+        share = grad_planes / dtype.type(height * width)
+        return np.broadcast_to(share, (count, height, width)).reshape(shape).copy()
+    starts_r, ends_r = adaptive_bounds(height, out_h)
+    starts_c, ends_c = adaptive_bounds(width, out_w)
+    shares = grad_planes / (ends_r - starts_r).astype(dtype)[:, None]
+    shares /= (ends_c - starts_c).astype(dtype)[None, :]
+    first_r, covers_r = adaptive_covers(height, out_h)
+    first_c, covers_c = adaptive_covers(width, out_w)
+    grad_input = np.zeros((count, height, width), dtype)
+    # A cell's windows are (first_r + s, first_c + t); row-major output order is s
+    # outer, t inner. Where a cell has fewer windows the term is 0, which changes
+    # nothing: the sum starts at +0.0 and so is never -0.0.
+    for s in range(int(covers_r.max())):
+        rows = np.minimum(first_r + s, out_h - 1)
+        row_ok = s < covers_r
+        for t in range(int(covers_c.max())):
+            cols = np.minimum(first_c + t, out_w - 1)
+            term = shares[:, rows[:, None], cols[None, :]]
+            if not (row_ok.all() and (t < covers_c).all()):
+                term = np.where(row_ok[:, None] & (t < covers_c)[None, :], term, 0)
+            grad_input += term
+    return grad_input.reshape(shape)
+
+
+def adaptive_max_pool2d(x: ArrayLike, output_size, return_indices: bool = False):
+    """Max pooling onto a given output size (``output_size`` as in
+    :func:`adaptive_avg_pool2d`), with the ties and NaN rules of ``max_pool2d``;
+    ``indices`` are flat positions in each ``H x W`` plane, as PyTorch returns them.
+
+    >>> out, indices = adaptive_max_pool2d([[1, 5, 2, 4, 3]], (1, 3), return_indices=True)
+    >>> out, indices
+    (array([[5, 5, 4]]), array([[1, 1, 3]]))
+
+    The two first windows, ``[0, 2)`` and ``[1, 4)``, share the 5 of cell 1.
+    """
+    array = as_input(x)
+    return_indices = as_flag(return_indices, "return_indices")
+    out_hw = adaptive_output(array.shape[-2:], output_size)
+    height, width = array.shape[-2:]
+    planes = _planes(array)
+    kernel = (height // out_hw[0], width // out_hw[1])
+    if (height % out_hw[0] == 0 and width % out_hw[1] == 0
+            and kernel[0] * kernel[1] <= MAX_WINDOW_CELLS):
+        # Even windows that tile the plane: max_pool2d's windows, and its fast scan.
+        out, indices = _pool_planes(planes, compact(geometry((height, width), kernel)))
+    else:
+        out, indices = _adaptive_max_planes(planes, out_hw)
+    shape = array.shape[:-2] + out_hw
+    out = out.reshape(shape)
+    return (out, indices.reshape(shape)) if return_indices else out
+
+
+def _adaptive_max_planes(planes, out_hw):
+    count = planes.shape[0]
+    width = planes.shape[2]
+    out = np.empty((count,) + out_hw, planes.dtype)
+    indices = np.empty((count,) + out_hw, np.int64)
+    for (rows, cols), chunk, cells, (sampled_r, sampled_c) in _window_blocks(planes, out_hw):
+        # argmax takes the first of equal values, and the first NaN: PyTorch's scan
+        # points at the last NaN, so windows holding one are looked at again.
+        chosen = np.argmax(cells, axis=-1)
+        if cells.dtype.kind == "f":
+            nan = np.isnan(cells)
+            if nan.any():
+                last = cells.shape[-1] - 1 - np.argmax(nan[..., ::-1], axis=-1)
+                chosen = np.where(nan.any(axis=-1), last, chosen)
+        kw = sampled_c.shape[1]
+        a, b = np.divmod(chosen, kw)
+        row = sampled_r[:, 0][:, None] + a
+        col = sampled_c[:, 0][None, :] + b
+        out[chunk, rows, cols] = np.take_along_axis(cells, chosen[..., None], -1)[..., 0]
+        indices[chunk, rows, cols] = row * width + col
+    return out, indices
+
+
+def adaptive_max_pool2d_backward(grad_output: ArrayLike, indices: ArrayLike,
+                                 input_shape: Sequence[int]) -> np.ndarray:
+    """Route each output's gradient to the cell its maximum came from; a cell chosen by
+    several windows adds their gradients (in output order, as PyTorch does).
+
+    >>> out, indices = adaptive_max_pool2d([[1, 5, 2, 4, 3]], (1, 3), return_indices=True)
+    >>> adaptive_max_pool2d_backward([[1.0, 2.0, 4.0]], indices, (1, 5))
+    array([[0., 3., 0., 4., 0.]])
+    """
+    return max_pool2d_backward(grad_output, indices, input_shape)
+
+
+def _sequential(items, axis):
+    """Items along ``axis`` added one by one from +0.0 (vectorised over the rest)."""
+    moved = np.moveaxis(items, axis, 0)
+    total = np.zeros(moved.shape[1:], items.dtype)
+    for item in moved:
+        total += item
+    return total
+
+
+def _ceil_log2(value):
+    return (int(value) - 1).bit_length() if value > 1 else 0
+
+
+def _multi_row_sum(blocks):
+    """aten's multi_row_sum over ``blocks`` ``(R, count, ...)``: runs of ``step`` blocks
+    are added into level 0, every ``step`` level-0 sums into level 1, and so on over 4
+    levels, which are added together at the end (``step = 2**max(4, ceil(log2(count)) //
+    4)``)."""
+    rows, count = blocks.shape[:2]
+    step = 1 << max(4, _ceil_log2(count) // 4)
+    items, tails = blocks, []
+    for _level in range(3):
+        full = items.shape[1] // step
+        tails.append(_sequential(items[:, full * step:], 1))
+        items = _sequential(
+            items[:, :full * step].reshape((rows, full, step) + items.shape[2:]), 2)
+    total = tails[0]
+    total += tails[1]
+    total += tails[2]
+    total += _sequential(items, 1)
+    return total
+
+
+def _row_sum(vectors):
+    """aten's row_sum: four interleaved accumulators (``ilp_factor``) over ``vectors``
+    ``(R, count, lanes)``, the leftovers into the first, then the four added."""
+    rows, count = vectors.shape[:2]
+    groups = count // 4
+    if groups:
+        partial = _multi_row_sum(
+            vectors[:, :groups * 4].reshape((rows, groups, 4) + vectors.shape[2:]))
+    else:
+        partial = np.zeros((rows, 4) + vectors.shape[2:], vectors.dtype)
+    first = partial[:, 0]
+    for k in range(groups * 4, count):
+        first += vectors[:, k]
+    for k in range(1, 4):
+        first += partial[:, k]
+    return first
+
+
+def _torch_sum(rows):
+    """The sum of each row ``(R, n)`` in the order of PyTorch's CPU sum (SumKernel.cpp's
+    cascade_sum over a contiguous row): whole vectors of :data:`TORCH_VECTOR_BYTES`
+    through :func:`_row_sum`, then the scalar tail from 0, then the vector's lanes; a
+    row shorter than one vector goes through :func:`_row_sum` as scalars.
+
+    >>> _torch_sum(np.array([[1.0, 2.0, 3.0]]))
+    array([6.])
+    """
+    count, n = rows.shape
+    lanes = TORCH_VECTOR_BYTES // rows.dtype.itemsize
+    if n < lanes:
+        return _row_sum(rows[:, :, None])[:, 0]
+    whole = n // lanes
+    acc = _row_sum(rows[:, :whole * lanes].reshape(count, whole, lanes))
+    total = np.zeros(count, rows.dtype)
+    for k in range(whole * lanes, n):
+        total += rows[:, k]
+    for k in range(lanes):
+        total += acc[:, k]
+    return total
