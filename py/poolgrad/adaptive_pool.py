@@ -25,10 +25,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from .avg_pool import _float_dtypes
-from .geometry import adaptive_bounds, adaptive_covers, adaptive_output, geometry
-from .max_pool import _pool_planes, max_pool2d_backward
-from .validation import MAX_WINDOW_CELLS, ArrayLike, as_flag, as_input, input_shape_of
-from .windows import compact
+from .geometry import adaptive_bounds, adaptive_covers, adaptive_output
+from .max_pool import max_pool2d_backward
+from .validation import ArrayLike, as_flag, as_input, input_shape_of
 
 #: The vector width of PyTorch's CPU sum that global average pooling follows (AVX2).
 TORCH_VECTOR_BYTES = 32
@@ -184,16 +183,56 @@ def adaptive_max_pool2d(x: ArrayLike, output_size, return_indices: bool = False)
     out_hw = adaptive_output(array.shape[-2:], output_size)
     height, width = array.shape[-2:]
     planes = _planes(array)
-    kernel = (height // out_hw[0], width // out_hw[1])
-    if (height % out_hw[0] == 0 and width % out_hw[1] == 0
-            and kernel[0] * kernel[1] <= MAX_WINDOW_CELLS):
-        # Even windows that tile the plane: max_pool2d's windows, and its fast scan.
-        out, indices = _pool_planes(planes, compact(geometry((height, width), kernel)))
+    if height % out_hw[0] == 0 and width % out_hw[1] == 0:
+        out, indices = _tiled_max_planes(planes, out_hw)
     else:
         out, indices = _adaptive_max_planes(planes, out_hw)
     shape = array.shape[:-2] + out_hw
     out = out.reshape(shape)
     return (out, indices.reshape(shape)) if return_indices else out
+
+
+def _first_max(values, axis):
+    """Along ``axis``: where the maximum is by PyTorch's scan (the first of equal values,
+    the last NaN), and the maximum itself."""
+    chosen = np.argmax(values, axis=axis)
+    best = np.take_along_axis(values, np.expand_dims(chosen, axis), axis).squeeze(axis)
+    if values.dtype.kind == "f":
+        holes = np.isnan(best)
+        if holes.any():
+            # argmax stops at the first NaN: count back from the end for the last one.
+            nan = np.flip(np.isnan(values), axis)
+            last = values.shape[axis] - 1 - np.argmax(nan, axis=axis)
+            np.copyto(chosen, last, where=holes)
+            best = np.take_along_axis(values, np.expand_dims(chosen, axis), axis).squeeze(axis)
+    return chosen, best
+
+
+#: Elements of input a tiled max pooling rearranges at a time (it stays in the cache).
+_TILED_BLOCK_ELEMENTS = 1 << 18
+
+
+def _tiled_max_planes(planes, out_hw):
+    """Windows that tile the plane (``Out`` divides ``In``): a block of planes at a time
+    is rearranged so that each window's cells are one contiguous row, in row-major
+    order, and :func:`_first_max` scans the rows."""
+    count, height, width = planes.shape
+    (out_h, out_w), kh, kw = out_hw, height // out_hw[0], width // out_hw[1]
+    out = np.empty((count,) + out_hw, planes.dtype)
+    indices = np.empty((count,) + out_hw, np.int64)
+    corner = np.arange(out_h)[:, None] * kh * width + np.arange(out_w)[None, :] * kw
+    step = max(1, _TILED_BLOCK_ELEMENTS // (height * width))
+    for first in range(0, count, step):
+        block = planes[first:first + step].reshape(-1, out_h, kh, out_w, kw)
+        cells = np.ascontiguousarray(block.transpose(0, 1, 3, 2, 4)).reshape(
+            block.shape[0], out_h, out_w, kh * kw)
+        chosen, out[first:first + step] = _first_max(cells, 3)
+        row, col = np.divmod(chosen, kw)
+        row *= width
+        row += col
+        row += corner
+        indices[first:first + step] = row
+    return out, indices
 
 
 def _adaptive_max_planes(planes, out_hw):
@@ -202,20 +241,11 @@ def _adaptive_max_planes(planes, out_hw):
     out = np.empty((count,) + out_hw, planes.dtype)
     indices = np.empty((count,) + out_hw, np.int64)
     for (rows, cols), chunk, cells, (sampled_r, sampled_c) in _window_blocks(planes, out_hw):
-        # argmax takes the first of equal values, and the first NaN: PyTorch's scan
-        # points at the last NaN, so windows holding one are looked at again.
-        chosen = np.argmax(cells, axis=-1)
-        if cells.dtype.kind == "f":
-            nan = np.isnan(cells)
-            if nan.any():
-                last = cells.shape[-1] - 1 - np.argmax(nan[..., ::-1], axis=-1)
-                chosen = np.where(nan.any(axis=-1), last, chosen)
-        kw = sampled_c.shape[1]
-        a, b = np.divmod(chosen, kw)
-        row = sampled_r[:, 0][:, None] + a
-        col = sampled_c[:, 0][None, :] + b
-        out[chunk, rows, cols] = np.take_along_axis(cells, chosen[..., None], -1)[..., 0]
-        indices[chunk, rows, cols] = row * width + col
+        chosen, best = _first_max(cells, cells.ndim - 1)
+        a, b = np.divmod(chosen, sampled_c.shape[1])
+        out[chunk, rows, cols] = best
+        indices[chunk, rows, cols] = (sampled_r[:, 0][:, None] + a) * width + (
+            sampled_c[:, 0][None, :] + b)
     return out, indices
 
 
@@ -266,19 +296,30 @@ def _multi_row_sum(blocks):
 
 def _row_sum(vectors):
     """aten's row_sum: four interleaved accumulators (``ilp_factor``) over ``vectors``
-    ``(R, count, lanes)``, the leftovers into the first, then the four added."""
+    ``(R, count, lanes)``, the leftovers into the first, then the four added.
+
+    A sum that starts from +0.0 is never -0.0, so adding an accumulator that stayed at
+    +0.0 changes nothing: those additions are skipped.
+    """
     rows, count = vectors.shape[:2]
     groups = count // 4
+    first = np.zeros((rows,) + vectors.shape[2:], vectors.dtype)
+    partial = None
     if groups:
-        partial = _multi_row_sum(
-            vectors[:, :groups * 4].reshape((rows, groups, 4) + vectors.shape[2:]))
-    else:
-        partial = np.zeros((rows, 4) + vectors.shape[2:], vectors.dtype)
-    first = partial[:, 0]
+        blocks = vectors[:, :groups * 4].reshape((rows, groups, 4) + vectors.shape[2:])
+        if groups < 16:
+            # Fewer blocks than one cascade step: multi_row_sum is a plain running sum.
+            partial = blocks[:, 0] + vectors.dtype.type(0)
+            for group in range(1, groups):
+                partial += blocks[:, group]
+        else:
+            partial = _multi_row_sum(blocks)
+        first += partial[:, 0]
     for k in range(groups * 4, count):
         first += vectors[:, k]
-    for k in range(1, 4):
-        first += partial[:, k]
+    if partial is not None:
+        for k in range(1, 4):
+            first += partial[:, k]
     return first
 
 

@@ -39,7 +39,7 @@ def _float_input(x, name="x"):
 def _power(x, exponent):
     """``x ** exponent`` with PyTorch's special cases (PowKernel.cpp)."""
     if exponent == 1:
-        return x.copy()
+        return x  # PyTorch copies; nothing here writes into the result
     if exponent == 2:
         return x * x
     if exponent == 3:
@@ -69,17 +69,19 @@ def _parameters(kernel_size, stride, ceil_mode):
 
 
 def _forward_steps(array, p, kernel, stride, ceil_mode):
-    """The intermediate values of steps 1 to 4, for the backward pass."""
+    """The intermediate values of steps 1 to 4, for the backward pass: the window means,
+    whether step 3 changes them (``plain``: no mean has its sign bit set nor is NaN, so
+    ``sign(s) * relu(abs(s))`` is ``s`` itself and the backward's masks are ``s > 0``),
+    the scaled sums and the output."""
     with np.errstate(all="ignore"):
-        powered = _power(array, p)
-        mean = avg_pool2d(powered, kernel, stride, 0, ceil_mode)
-        sign = _sign(mean)
-        root = np.maximum(np.abs(mean), mean.dtype.type(0))
-        # NaN must stay NaN through relu, as clamp_min keeps it.
-        root[np.isnan(mean)] = np.nan
-        scaled = sign * root * mean.dtype.type(kernel[0] * kernel[1])
-        out = _power(scaled, 1.0 / p)
-    return mean, sign, root, scaled, out
+        mean = avg_pool2d(_power(array, p), kernel, stride, 0, ceil_mode)
+        size = mean.dtype.type(kernel[0] * kernel[1])
+        plain = not (np.signbit(mean).any() or np.isnan(mean).any())
+        if plain:
+            scaled = mean * size
+        else:
+            scaled = _sign(mean) * np.maximum(np.abs(mean), mean.dtype.type(0)) * size
+        return mean, plain, scaled, _power(scaled, 1.0 / p)
 
 
 def lp_pool2d(x: ArrayLike, norm_type: float, kernel_size: IntOrPair,
@@ -111,7 +113,7 @@ def lp_pool2d(x: ArrayLike, norm_type: float, kernel_size: IntOrPair,
         return max_pool2d(np.abs(array), kernel, stride, 0, 1, ceil_mode)
     if p == -np.inf:
         return -max_pool2d(-np.abs(array), kernel, stride, 0, 1, ceil_mode)
-    return _forward_steps(array, p, kernel, stride, ceil_mode)[-1]
+    return _forward_steps(array, p, kernel, stride, ceil_mode)[3]
 
 
 def lp_pool2d_backward(grad_output: ArrayLike, x: ArrayLike, norm_type: float,
@@ -146,15 +148,22 @@ def lp_pool2d_backward(grad_output: ArrayLike, x: ArrayLike, norm_type: float,
                     f"{out.shape}: they must match")
             routed = max_pool2d_backward(flip * grad, indices, array.shape)
             return (flip * routed) * _sign(array)
-        mean, sign, root, scaled, out = _forward_steps(array, p, kernel, stride, ceil_mode)
+        mean, plain, scaled, out = _forward_steps(array, p, kernel, stride, ceil_mode)
         if grad.shape != out.shape:
             raise ValueError(
                 f"grad_output has shape {grad.shape} but lp_pool2d's output has shape "
                 f"{out.shape}: they must match")
         q = 1.0 / p
         grad_scaled = grad * (dtype(q) * _power(scaled, q - 1))
-        grad_product = grad_scaled * dtype(kernel[0] * kernel[1])
-        grad_root = np.where(root <= 0, dtype(0), grad_product * sign)
-        grad_mean = grad_root * _sign(mean)
+        grad_scaled *= dtype(kernel[0] * kernel[1])
+        # relu passes nothing where its input is 0; abs and the product with sign
+        # multiply by sign(mean) twice.
+        if plain:
+            grad_mean = np.where(mean > 0, grad_scaled, dtype(0))
+        else:
+            sign = _sign(mean)
+            root = np.maximum(np.abs(mean), dtype(0))
+            grad_mean = np.where(root <= 0, dtype(0), grad_scaled * sign) * sign
         grad_powered = avg_pool2d_backward(grad_mean, array.shape, kernel, stride, 0, ceil_mode)
-        return grad_powered * (dtype(p) * _power(array, p - 1))
+        factor = np.multiply(_power(array, p - 1), dtype(p))
+        return np.multiply(grad_powered, factor, out=grad_powered)
