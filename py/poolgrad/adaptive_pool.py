@@ -261,11 +261,11 @@ def adaptive_max_pool2d_backward(grad_output: ArrayLike, indices: ArrayLike,
     return max_pool2d_backward(grad_output, indices, input_shape)
 
 
-def _sequential(items, axis):
-    """Items along ``axis`` added one by one from +0.0 (vectorised over the rest)."""
-    moved = np.moveaxis(items, axis, 0)
-    total = np.zeros(moved.shape[1:], items.dtype)
-    for item in moved:
+def _sequential(items):
+    """``items`` added one by one along the first axis from +0.0 (vectorised over the
+    rest)."""
+    total = np.zeros(items.shape[1:], items.dtype)
+    for item in items:
         total += item
     return total
 
@@ -275,51 +275,47 @@ def _ceil_log2(value):
 
 
 def _multi_row_sum(blocks):
-    """aten's multi_row_sum over ``blocks`` ``(R, count, ...)``: runs of ``step`` blocks
-    are added into level 0, every ``step`` level-0 sums into level 1, and so on over 4
-    levels, which are added together at the end (``step = 2**max(4, ceil(log2(count)) //
-    4)``)."""
-    rows, count = blocks.shape[:2]
-    step = 1 << max(4, _ceil_log2(count) // 4)
+    """aten's multi_row_sum over ``blocks`` ``(count, ...)``: runs of ``step`` blocks are
+    added into level 0, every ``step`` level-0 sums into level 1, and so on over 4 levels,
+    which are added together at the end (``step = 2**max(4, ceil(log2(count)) // 4)``)."""
+    step = 1 << max(4, _ceil_log2(blocks.shape[0]) // 4)
     items, tails = blocks, []
     for _level in range(3):
-        full = items.shape[1] // step
-        tails.append(_sequential(items[:, full * step:], 1))
-        items = _sequential(
-            items[:, :full * step].reshape((rows, full, step) + items.shape[2:]), 2)
+        full = items.shape[0] // step
+        tails.append(_sequential(items[full * step:]))
+        runs = items[:full * step].reshape((full, step) + items.shape[1:])
+        items = _sequential(runs.swapaxes(0, 1)) if full else items[:0]
     total = tails[0]
     total += tails[1]
     total += tails[2]
-    total += _sequential(items, 1)
+    total += _sequential(items)
     return total
 
 
 def _row_sum(vectors):
-    """aten's row_sum: four interleaved accumulators (``ilp_factor``) over ``vectors``
-    ``(R, count, lanes)``, the leftovers into the first, then the four added.
+    """aten's row_sum over ``vectors`` ``(count, lanes, R)``: four interleaved
+    accumulators (``ilp_factor``), the leftovers into the first, then the four added.
 
     A sum that starts from +0.0 is never -0.0, so adding an accumulator that stayed at
     +0.0 changes nothing: those additions are skipped.
     """
-    rows, count = vectors.shape[:2]
+    count = vectors.shape[0]
     groups = count // 4
-    first = np.zeros((rows,) + vectors.shape[2:], vectors.dtype)
+    first = np.zeros(vectors.shape[1:], vectors.dtype)
     partial = None
     if groups:
-        blocks = vectors[:, :groups * 4].reshape((rows, groups, 4) + vectors.shape[2:])
+        blocks = vectors[:groups * 4].reshape((groups, 4) + vectors.shape[1:])
         if groups < 16:
             # Fewer blocks than one cascade step: multi_row_sum is a plain running sum.
-            partial = blocks[:, 0] + vectors.dtype.type(0)
-            for group in range(1, groups):
-                partial += blocks[:, group]
+            partial = _sequential(blocks)
         else:
             partial = _multi_row_sum(blocks)
-        first += partial[:, 0]
+        first += partial[0]
     for k in range(groups * 4, count):
-        first += vectors[:, k]
+        first += vectors[k]
     if partial is not None:
         for k in range(1, 4):
-            first += partial[:, k]
+            first += partial[k]
     return first
 
 
@@ -327,20 +323,22 @@ def _torch_sum(rows):
     """The sum of each row ``(R, n)`` in the order of PyTorch's CPU sum (SumKernel.cpp's
     cascade_sum over a contiguous row): whole vectors of :data:`TORCH_VECTOR_BYTES`
     through :func:`_row_sum`, then the scalar tail from 0, then the vector's lanes; a
-    row shorter than one vector goes through :func:`_row_sum` as scalars.
+    row shorter than one vector goes through :func:`_row_sum` as scalars. The rows are
+    transposed first so that every step is one contiguous operation over all rows.
 
     >>> _torch_sum(np.array([[1.0, 2.0, 3.0]]))
     array([6.])
     """
     count, n = rows.shape
     lanes = TORCH_VECTOR_BYTES // rows.dtype.itemsize
+    columns = np.ascontiguousarray(rows.T)
     if n < lanes:
-        return _row_sum(rows[:, :, None])[:, 0]
+        return _row_sum(columns[:, None, :])[0]
     whole = n // lanes
-    acc = _row_sum(rows[:, :whole * lanes].reshape(count, whole, lanes))
+    acc = _row_sum(columns[:whole * lanes].reshape(whole, lanes, count))
     total = np.zeros(count, rows.dtype)
     for k in range(whole * lanes, n):
-        total += rows[:, k]
+        total += columns[k]
     for k in range(lanes):
-        total += acc[:, k]
+        total += acc[k]
     return total
