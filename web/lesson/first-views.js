@@ -6,18 +6,17 @@
 // the gradient shown or not.
 //
 // The first minute's views are one control change away from a landing view, each change
-// made as its control makes it (widget/controls.js): kernel 1-5, stride 1-4, padding 0-2,
-// dilation 1-3 (max pooling only: the field is disabled in average mode), the mode,
-// ceil_mode, count_include_pad (average only) on and off. Their traces come in a second
+// made as its control makes it (state.js changedState, switchMode): kernel 1-5, stride
+// 1-4, padding 0-2, dilation 1-3 (where it applies: max pooling), the mode, ceil_mode,
+// count_include_pad (where it applies: average pooling) on and off. Their traces come in a second
 // file, read after first paint (shipped.js). The gradient toggle needs no view of its own.
 //
 // The build reads both lists through sitebuild/shipped_views.mjs, so the views, and the
 // request key each is filed under (state.js requestKey), come from the front end alone.
 
-import { ceilChange, cipChange, pairChange, presetChange, switchMode } from "../widget/controls.js";
-import { GUIDE_STEPS } from "./guide.js";
+import { GUIDE_STEPS } from "./guide-steps.js";
 import { PRESETS } from "../widget/presets.js";
-import { defaultState, requestKey } from "../widget/state.js";
+import { applies, changedState, defaultState, presetChange, requestKey, switchMode } from "../widget/state.js";
 
 const MODES = ["max", "avg"];
 
@@ -48,15 +47,16 @@ export function firstViewKeys() {
 const square = (n) => [n, n];
 const range = (from, to) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
-// [applies(state), change] for every single control change of the first minute.
+// Every single control change of the first minute: [the property it sets, the change].
+const setting = (key, value) => [key, (state) => Object.assign(state, changedState(state, { [key]: value }))];
 const FIRST_MINUTE_CHANGES = [
-  ...range(1, 5).map((n) => [() => true, pairChange("k", square(n))]),
-  ...range(1, 4).map((n) => [() => true, pairChange("s", square(n))]),
-  ...range(0, 2).map((n) => [() => true, pairChange("p", square(n))]),
-  ...range(1, 3).map((n) => [(state) => state.mode === "max", pairChange("d", square(n))]),
-  ...MODES.map((mode) => [() => true, switchMode(mode)]),
-  ...[true, false].map((on) => [() => true, ceilChange(on)]),
-  ...[true, false].map((on) => [(state) => state.mode === "avg", cipChange(on)]),
+  ...range(1, 5).map((n) => setting("k", square(n))),
+  ...range(1, 4).map((n) => setting("s", square(n))),
+  ...range(0, 2).map((n) => setting("p", square(n))),
+  ...range(1, 3).map((n) => setting("d", square(n))),
+  ...MODES.map((mode) => ["mode", switchMode(mode)]),
+  ...[true, false].map((on) => setting("ceil", on)),
+  ...[true, false].map((on) => setting("cip", on)),
 ];
 
 // The request keys of the first minute's views, each once, none of them a landing view.
@@ -66,12 +66,12 @@ export function firstMinuteKeys() {
   const landing = new Set(firstViewKeys());
   const keys = new Set();
   for (const view of firstViewStates()) {
-    for (const [applies, change] of FIRST_MINUTE_CHANGES) {
-      if (!applies(view)) continue;
+    for (const [key, change] of FIRST_MINUTE_CHANGES) {
+      if (!applies(key, view)) continue; // the control is disabled in this mode
       const state = structuredClone(view);
       change(state);
-      const key = requestKey(state);
-      if (!landing.has(key)) keys.add(key);
+      const request = requestKey(state);
+      if (!landing.has(request)) keys.add(request);
     }
   }
   return [...keys];
