@@ -1,5 +1,6 @@
 """The URL hash as the widget's whole state, the controls that change it, and bad input."""
 
+import pytest
 from playwright.sync_api import expect
 
 from lesson_fixture import FIXTURE
