@@ -10,10 +10,12 @@ import json
 import os
 import re
 import shutil
+import socket
 import struct
 import subprocess
 import sys
 import threading
+import time
 import urllib.request
 import zipfile
 from pathlib import Path
@@ -508,8 +510,8 @@ def test_bundle_holds_the_site_and_a_working_launcher(site, tmp_path):
     launcher = tmp_path / "unzipped" / "poolgrad-offline" / "serve.py"
     src = launcher.read_text()
     assert src == (REPO / "sitebuild" / "server.py").read_text()  # the server module, whole
-    proc = subprocess.Popen([sys.executable, str(launcher), "--port", "0"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    proc = subprocess.Popen([sys.executable, str(launcher), "--port", "0", "--no-browser"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
     try:
         line = proc.stdout.readline()
         m = re.search(r"http://127\.0\.0\.1:\d+/", line)
@@ -522,6 +524,111 @@ def test_bundle_holds_the_site_and_a_working_launcher(site, tmp_path):
         proc.terminate()
         proc.wait(timeout=10)
     assert proc.returncode == 0  # SIGTERM stops it cleanly
+
+
+def test_the_bundles_readme_is_readable_by_everyone_and_says_how_to_start(site, tmp_path):
+    out = B.bundle(tmp_path / "demo.zip", dist=site, build_first=False, quiet=True)
+    with zipfile.ZipFile(out) as zf:
+        info = zf.getinfo("poolgrad-offline/README.txt")
+        text = zf.read(info).decode()
+    assert (info.external_attr >> 16) & 0o777 == 0o644
+    assert "python serve.py" in text and "py serve.py" in text and "--host 0.0.0.0" in text
+
+
+def _recording_browser(tmp_path):
+    """An executable $BROWSER that writes the URL it is asked to open to a file."""
+    record = tmp_path / "opened.txt"
+    script = tmp_path / "browser"
+    script.write_text(f"#!{sys.executable}\nimport sys\nopen({str(record)!r}, 'a').write(sys.argv[1] + '\\n')\n")
+    script.chmod(0o755)
+    return script, record
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "0.0.0.0"])
+def test_the_bundles_serve_py_opens_the_page_in_the_browser(site, tmp_path, host):
+    out = B.bundle(tmp_path / "demo.zip", dist=site, build_first=False, quiet=True)
+    with zipfile.ZipFile(out) as zf:
+        zf.extractall(tmp_path / "unzipped")
+    browser, record = _recording_browser(tmp_path)
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    env["BROWSER"] = str(browser)
+    proc = subprocess.Popen([sys.executable, str(tmp_path / "unzipped" / "poolgrad-offline" / "serve.py"),
+                             "--port", "0", "--host", host], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, cwd=tmp_path, env=env)
+    try:
+        url = re.search(r"http://127\.0\.0\.1:\d+/", proc.stdout.readline()).group(0)
+        deadline = time.monotonic() + 20
+        while not record.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert record.read_text() == url + "\n"  # this machine's URL, never 0.0.0.0
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_no_browser_is_opened_where_none_would_show():
+    assert not B.server.can_open_a_browser({"TERM": "xterm"}, "linux")
+    assert B.server.can_open_a_browser({"DISPLAY": ":0"}, "linux")
+    assert B.server.can_open_a_browser({}, "darwin")
+
+
+class _FakeSockets:
+    """socket's names lan_address uses, recording what it does with its socket."""
+
+    AF_INET, SOCK_DGRAM = socket.AF_INET, socket.SOCK_DGRAM
+
+    def __init__(self, address):
+        self.address, self.calls = address, []
+
+    def socket(self, family, kind):
+        self.calls.append(("socket", family, kind))
+        return self
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def connect(self, where):
+        self.calls.append(("connect", where))
+
+    def getsockname(self):
+        if isinstance(self.address, Exception):
+            raise self.address
+        return (self.address, 40000)
+
+    def __getattr__(self, name):  # send, sendto, ...: lan_address must never call them
+        raise AssertionError(f"lan_address called {name}")
+
+
+def test_the_lan_address_is_found_without_sending_anything():
+    fake = _FakeSockets("192.168.1.23")
+    assert B.server.lan_address(fake) == "192.168.1.23"
+    assert fake.calls == [("socket", socket.AF_INET, socket.SOCK_DGRAM), ("connect", ("192.0.2.1", 9))]
+    assert B.server.lan_address(_FakeSockets("127.0.0.1")) is None
+    assert B.server.lan_address(_FakeSockets(OSError("Network is unreachable"))) is None
+
+
+def test_serving_every_interface_prints_the_lan_address_and_what_plain_http_cannot(site, monkeypatch):
+    srv = B.make_server(site, "0.0.0.0", 0, request_log=[])
+    try:
+        port = srv.server_address[1]
+        monkeypatch.setattr(B.server, "lan_address", lambda: "192.168.1.23")
+        lines = B.server.announce(srv)
+        assert lines[0] == f"open http://127.0.0.1:{port}/  (Ctrl-C to stop)"
+        assert lines[1] == f"on the same network, students open: http://192.168.1.23:{port}/"
+        assert "not a secure context" in lines[2] and "service worker" in lines[2]
+        assert not any("0.0.0.0" in line for line in lines)
+        monkeypatch.setattr(B.server, "lan_address", lambda: None)
+        assert "no network address found" in B.server.announce(srv)[1]
+    finally:
+        srv.server_close()
+    local = B.make_server(site, request_log=[])
+    try:
+        assert B.server.announce(local) == [f"open {B.server.server_url(local)}  (Ctrl-C to stop)"]
+    finally:
+        local.server_close()
 
 
 def test_bundle_refuses_an_unbuilt_site(tmp_path):
@@ -763,7 +870,8 @@ def test_the_offline_bundles_server_sends_the_same_headers(site, tmp_path):
     out = B.bundle(tmp_path / "demo.zip", dist=site, build_first=False, quiet=True)
     with zipfile.ZipFile(out) as zf:
         zf.extractall(tmp_path / "unzipped")
-    proc = subprocess.Popen([sys.executable, str(tmp_path / "unzipped" / "poolgrad-offline" / "serve.py"), "--port", "0"],
+    proc = subprocess.Popen([sys.executable, str(tmp_path / "unzipped" / "poolgrad-offline" / "serve.py"), "--port", "0",
+                             "--no-browser"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
     try:
         base = re.search(r"http://127\.0\.0\.1:\d+/", proc.stdout.readline()).group(0)
@@ -794,7 +902,7 @@ def test_the_pages_workflow_is_valid_yaml_that_builds_with_build_py_and_deploys_
     workflow = yaml.safe_load((REPO / ".github" / "workflows" / "pages.yml").read_text())
     triggers = workflow.get("on", workflow.get(True))  # YAML 1.1 reads a bare `on` as true
     assert "push" in triggers and "workflow_dispatch" in triggers
-    assert workflow["permissions"] == {"contents": "read", "pages": "write", "id-token": "write"}
+    assert workflow["permissions"] == {"contents": "read"}
     steps = [step for job in workflow["jobs"].values() for step in job["steps"]]
     uses = [step["uses"].split("@")[0] for step in steps if "uses" in step]
     for action in ("actions/checkout", "actions/configure-pages", "actions/upload-pages-artifact", "actions/deploy-pages"):
@@ -806,6 +914,61 @@ def test_the_pages_workflow_is_valid_yaml_that_builds_with_build_py_and_deploys_
     deploy_job = next(job for job in workflow["jobs"].values()
                       if any(s.get("uses", "").startswith("actions/deploy-pages") for s in job["steps"]))
     assert deploy_job["environment"]["name"] == "github-pages" and deploy_job["needs"]
+    # Write permissions for the job that deploys, and for no other.
+    assert deploy_job["permissions"] == {"pages": "write", "id-token": "write"}
+    for job in workflow["jobs"].values():
+        if job is not deploy_job:
+            assert not any(v == "write" for v in job.get("permissions", {}).values())
+            assert not any("deploy-pages" in s.get("uses", "") or "configure-pages" in s.get("uses", "")
+                           for s in job["steps"])
+
+
+def _needs(job):
+    needs = job.get("needs", [])
+    return [needs] if isinstance(needs, str) else needs
+
+
+def test_the_pages_workflow_runs_the_fast_tests_before_it_builds_and_deploys():
+    import yaml
+
+    jobs = yaml.safe_load((REPO / ".github" / "workflows" / "pages.yml").read_text())["jobs"]
+    runs = {name: "\n".join(s.get("run", "") for s in job["steps"]) for name, job in jobs.items()}
+    testing = [name for name, run in runs.items() if "python -m pytest" in run and "node --test" in run]
+    assert testing, runs
+    building = next(name for name, run in runs.items() if re.search(r"^python build\.py\s*$", run, re.M))
+
+    def upstream(name):
+        seen = set(_needs(jobs[name]))
+        for need in list(seen):
+            seen |= upstream(need)
+        return seen
+
+    assert set(testing) & upstream(building)
+    # Fast: nothing that starts a browser (those need the built site and its browsers).
+    for name in testing:
+        assert "tests/web" not in runs[name] and "tests/engines" not in runs[name]
+        assert "build.py test" not in runs[name]
+
+
+def test_the_pages_cache_key_hashes_everything_the_cached_snapshots_depend_on():
+    import fnmatch
+
+    import yaml
+
+    jobs = yaml.safe_load((REPO / ".github" / "workflows" / "pages.yml").read_text())["jobs"]
+    cache = next(s for job in jobs.values() for s in job["steps"] if s.get("uses", "").startswith("actions/cache"))
+    assert cache["with"]["path"] == "~/.cache/poolgrad"
+    patterns = re.findall(r"'([^']+)'", re.search(r"hashFiles\(([^)]*)\)", cache["with"]["key"]).group(1))
+    # What pyodide_snapshot() keys the cached snapshots by: the pins (the core, the lock,
+    # the wheels, the versions), the scripts it runs, and the module that makes them.
+    inputs = [REPO / "sitebuild" / "pins.py", REPO / "sitebuild" / "snapshot.py",
+              B.snapshot.SNAPSHOT_SCRIPT, B.snapshot.SNAPSHOT_RESTORE]
+    for path in inputs:
+        relative = path.relative_to(REPO).as_posix()
+        assert path.is_file(), relative
+        assert any(fnmatch.fnmatch(relative, pattern.replace("**/", "*")) or fnmatch.fnmatch(relative, pattern)
+                   for pattern in patterns), (relative, patterns)
+    assert "build.py" not in patterns  # 24 lines that never change: it keyed nothing
 
 
 def test_build_py_examples_run():
