@@ -6,7 +6,7 @@ import poolgrad
 def test_dir_lists_the_api_not_the_implementation_modules():
     names = dir(poolgrad)
     assert names == sorted(poolgrad.__all__)
-    for module in ("max_pool", "avg_pool", "windows", "validation", "layers", "wire"):
+    for module in ("max_pool", "avg_pool", "windows", "validation", "geometry", "layers", "wire"):
         assert module not in names
     # The modules stay importable for whoever needs them.
     from poolgrad import validation
