@@ -36,11 +36,10 @@ function explainNoOfflineCopy() {
   note.hidden = false;
 }
 
+// Said at once, before Python starts: it holds whatever happens next.
+if (!window.isSecureContext && location.protocol === "http:") explainNoOfflineCopy();
+
 export async function keepOffline(notice) {
-  if (!window.isSecureContext) {
-    explainNoOfflineCopy();
-    return;
-  }
   if (!("serviceWorker" in navigator)) return;
   const wasControlled = Boolean(navigator.serviceWorker.controller);
   navigator.serviceWorker.addEventListener("controllerchange", () => {
