@@ -284,4 +284,5 @@ def test_the_input_and_output_grids_begin_on_the_frames_first_screen(browser, si
         tops = page.evaluate("""() => ['#input-grid', '#output-grid', '#player'].map(
             (s) => document.querySelector(s).getBoundingClientRect().top)""")
         assert tops[0] < height and tops[1] < height, (width, tops)
-        assert tops[2] > tops[1]  # the player follows the grids
+        if width <= 1000:
+            assert tops[2] > tops[1]  # the player follows the grids; wider, it fits above them
