@@ -41,3 +41,25 @@ def test_the_classroom_page_gives_the_command_the_limits_and_the_bytes():
     assert "docs/classroom.md" in _text("README.md")
     # The server's own hint points at this page.
     assert "docs/classroom.md" in (REPO / "sitebuild" / "server.py").read_text()
+
+
+def test_the_documented_sizing_snippet_is_the_one_the_widget_copies():
+    # One host snippet: docs/embedding.md shows web/embed-sizing.js's function as the
+    # Copy embed code button writes it (snippets.js: `<script>(${sizePoolgradFrames})();`).
+    source = next((REPO / "web").rglob("embed-sizing.js")).read_text(encoding="utf-8")
+    function = source[source.index("export function sizePoolgradFrames"):].removeprefix("export ").rstrip("\n")
+    page = _text("docs/embedding.md")
+    assert f"<script>({function})();</script>" in page
+    assert "once per page" in page and "event.source" in page
+    # The old one-frame snippet (document.querySelector("iframe")) is gone everywhere.
+    for name in ("README.md", "docs/embedding.md", "docs/publishing.md"):
+        assert 'querySelector("iframe")' not in _text(name), name
+
+
+def test_every_query_key_the_page_reads_is_documented_with_what_it_hides():
+    early = next((REPO / "web").rglob("early.js")).read_text(encoding="utf-8")
+    keys = sorted(set(re.findall(r'params\.get\("(\w+)"\)', early)))
+    assert {"embed", "lesson", "code", "worker"} <= set(keys)
+    page = _text("docs/embedding.md")
+    for key in keys + ["id"]:
+        assert re.search(rf"^\| `{key}=", page, re.M), key
