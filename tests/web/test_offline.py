@@ -1,4 +1,4 @@
-"""Offline after one visit (web/sw.js, web/offline.js, build.py's publish step): the service
+"""Offline after one visit (web/sw.js, web/offline/offline.js, build.py's publish step): the service
 worker keeps the whole build, answers a reload with the network off, replaces a build with
 the next one as a whole, is scoped to the folder the site is hosted in (also inside an
 iframe), and makes the site installable; a page opened from disk says how to serve it.
@@ -15,7 +15,6 @@ from playwright.sync_api import expect
 from lesson_fixture import FIXTURE
 from widget_driver import BOOT_TIMEOUT_MS, build_info, context_of_its_own, wait_settled, watched_page
 
-pytestmark = pytest.mark.browser
 
 REFERENCE = f"#k=2&s=2&p=0&d=1&mode=max&grad=1&x={FIXTURE}&g=1,2;3,4"
 
