@@ -8,6 +8,7 @@ page's grids and with the page's own Python (its worker's trace), and the PyTorc
 needs torch (installed by CI, `pip install torch`)."""
 
 import math
+import re
 import xml.etree.ElementTree as ElementTree
 
 import pytest
@@ -142,15 +143,22 @@ def test_copy_buttons_put_the_code_the_link_and_the_embed_code_on_the_clipboard(
     page.click("#copy-link")
     expect(message).to_have_text("Copied the link.")
     assert clipboard(page) == f"{site.url}index.html{hash_}" == page.url
+    shown = page.locator("#code-embed").text_content()
     page.click("#copy-embed")
     expect(message).to_have_text("Copied the embed code.")
-    assert clipboard(page) == (
-        f'<iframe src="{site.url}index.html?embed=1{hash_.replace("&", "&amp;")}"\n'
+    copied = clipboard(page)
+    assert copied == shown
+    name = re.search(r'<iframe id="poolgrad-([0-9a-f]{8})"', copied).group(1)
+    assert copied.startswith(
+        f'<iframe id="poolgrad-{name}" data-poolgrad src="{site.url}index.html?embed=1&amp;id={name}'
+        f'{hash_.replace("&", "&amp;")}"\n'
         '        title="poolgrad: max pooling, 3 × 3 window, stride 1, gradient routing"\n'
-        '        style="width: 100%; height: 640px; border: 0" loading="lazy"\n'
-        '        allow="clipboard-write"></iframe>'
-    )
-    assert page.locator("#code-embed").text_content() == clipboard(page)
+        '        style="width: 100%; height: 900px; border: 0" loading="lazy"\n'
+        '        allow="clipboard-write"></iframe>\n<!-- poolgrad: sizes every poolgrad frame')
+    assert copied.endswith("})();</script>")
+    # The next paste is another widget: the panel now shows another name.
+    expect(page.locator("#code-embed")).not_to_have_text(copied)
+    assert f"poolgrad-{name}" not in page.locator("#code-embed").text_content()
 
 
 def test_a_refused_link_is_not_what_the_copy_buttons_copy(code_widget, site):
@@ -174,7 +182,8 @@ def test_a_refused_link_is_not_what_the_copy_buttons_copy(code_widget, site):
 def test_embed_code_keeps_lesson_0_and_opens_the_same_view(page, site):
     widget = Widget(page, site).open(f"#k=2&s=2&p=0&d=1&mode=avg&grad=0&x={FIXTURE}", path="index.html?embed=1&lesson=0")
     embed = page.locator("#code-embed").text_content()
-    assert f'src="{site.url}index.html?embed=1&amp;lesson=0#k=2&amp;s=2&amp;p=0&amp;d=1&amp;mode=avg&amp;grad=0&amp;x=' in embed
+    assert re.search(re.escape(f'src="{site.url}index.html?embed=1&amp;lesson=0&amp;id=') + r"[0-9a-f]{8}"
+                     + re.escape("#k=2&amp;s=2&amp;p=0&amp;d=1&amp;mode=avg&amp;grad=0&amp;x="), embed)
     # The snippet is real HTML: in a lesson page of the same site, its frame opens this view.
     lesson_page = f"<!doctype html><title>A lesson</title><h1>Pooling</h1>{embed}"
     page.route(site.url + "a-lesson.html", lambda route: route.fulfill(body=lesson_page, content_type="text/html"))
@@ -182,7 +191,7 @@ def test_embed_code_keeps_lesson_0_and_opens_the_same_view(page, site):
     frame = page.frame_locator("iframe")
     wait_settled(frame)
     assert frame.locator('[data-grid="output"][data-row="0"][data-col="0"]').text_content() == "2.5"
-    assert widget.page.frames[1].evaluate("location.search") == "?embed=1&lesson=0"
+    assert re.fullmatch(r"\?embed=1&lesson=0&id=[0-9a-f]{8}", widget.page.frames[1].evaluate("location.search"))
 
 
 def test_a_refused_clipboard_selects_the_text_and_says_so(code_widget):

@@ -199,17 +199,63 @@ def test_under_a_sub_path_in_an_iframe_the_worker_keeps_that_folder(offline_cont
     assert answered(host, before) == []
 
 
-def test_opened_from_disk_the_page_says_how_to_serve_it(browser, dist):
+def _visible_widget_parts(page):
+    """The widget's parts a learner would see: ids of the visible controls and panels."""
+    return page.evaluate("""() => ['controls-body', 'preset', 'kernel', 'stage', 'player', 'lesson',
+        'exercise', 'code', 'output-grid'].filter((id) => {
+            const element = document.getElementById(id);
+            return element && element.getClientRects().length > 0;
+        })""")
+
+
+def test_opened_from_disk_the_page_shows_only_how_to_serve_it(browser, dist, tmp_path):
+    # A copy laid out as the offline bundle is (poolgrad-offline/site/index.html) and the
+    # build's own dist/index.html: each page names the file opened and the command for it.
+    offline = tmp_path / "poolgrad-offline"
+    offline.mkdir()
+    (offline / "site").symlink_to(dist, target_is_directory=True)
     context = browser.new_context()
     try:
         page = context.new_page()
+        for opened, command, not_said in (
+                (offline / "site" / "index.html", "python serve.py", "build.py"),
+                (dist / "index.html", "python build.py serve", "serve.py")):
+            page.goto(opened.as_uri())
+            status = page.locator("#status")
+            expect(status).to_have_attribute("data-state", "error", timeout=10_000)
+            expect(status).to_contain_text(f"You opened {opened} as a file")
+            expect(status).to_contain_text(command)
+            expect(status).not_to_contain_text(not_said)
+            expect(status).not_to_contain_text("poolgrad-offline" if opened.parent == dist else "dist/")
+            expect(page.locator("#boot-progress")).to_be_hidden()
+            # No dead widget below the explanation: no empty preset list, fields or panels.
+            assert _visible_widget_parts(page) == []
+        page.add_init_script("Object.defineProperty(navigator, 'platform', {get: () => 'Win32'})")
         page.goto((dist / "index.html").as_uri())
-        status = page.locator("#status")
-        expect(status).to_have_attribute("data-state", "error", timeout=10_000)
-        expect(status).to_contain_text("opened as a file")
-        expect(status).to_contain_text("python serve.py")
-        expect(status).to_contain_text("python build.py serve")
-        expect(page.locator("#boot-progress")).to_be_hidden()
+        expect(page.locator("#status")).to_contain_text("py build.py serve")
+    finally:
+        context.close()
+
+
+def test_over_plain_http_from_another_machine_the_page_says_it_keeps_no_offline_copy(browser, site):
+    # A classroom: the page comes from the teacher's laptop by its LAN name over http, which
+    # is no secure context (127.0.0.1 is one). Stood in for by a routed host name, so no
+    # request leaves this machine.
+    context = browser.new_context(service_workers="block")
+    try:
+        lan = "http://classroom.test:8000/"
+        context.route(f"{lan}**", lambda route: route.fulfill(
+            response=route.fetch(url=site.url + route.request.url[len(lan):])))
+        page = context.new_page()
+        page.goto(f"{lan}index.html")
+        assert page.evaluate("window.isSecureContext") is False
+        note = page.locator("#insecure-note")
+        expect(note).to_be_visible()
+        expect(note).to_contain_text("plain http")
+        expect(note).to_contain_text("will not save it for offline use")
+        page.goto(f"{site.url}index.html")
+        assert page.evaluate("window.isSecureContext") is True
+        expect(page.locator("#insecure-note")).to_be_hidden()
     finally:
         context.close()
 

@@ -25,6 +25,12 @@ function pageAddress() {
   return location.href.split(/[?#]/)[0];
 }
 
+// A name for the next pasted widget: random, so two pastes on one page never share one.
+function newEmbedId() {
+  const bytes = crypto.getRandomValues(new Uint8Array(4));
+  return [...bytes].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
 export class CodeView {
   // elements: { panel (the <details>), torch, poolgrad, link, embed, message, picture,
   // copyButtons: [button with data-copy naming the element whose text it copies] };
@@ -34,6 +40,7 @@ export class CodeView {
     this.elements = elements;
     this.current = current;
     this.filled = false;
+    this.embedId = newEmbedId();
     for (const button of elements.copyButtons) {
       button.addEventListener("click", () => this.copy(elements[button.dataset.copy], button.dataset.what));
     }
@@ -62,8 +69,12 @@ export class CodeView {
       torch: torchSnippet(state),
       poolgrad: poolgradSnippet(state),
       link: location.href.split("#")[0] + hash,
-      // early.js marks a page with lesson=0 in its query.
-      embed: embedCode({ pageUrl: pageAddress(), hash, lesson: document.documentElement.dataset.lesson !== "0", state }),
+      // early.js marks a page with lesson=0 or code=0 in its query.
+      embed: embedCode({
+        pageUrl: pageAddress(), hash, id: this.embedId, state,
+        lesson: document.documentElement.dataset.lesson !== "0",
+        code: document.documentElement.dataset.code !== "0",
+      }),
     };
     for (const [name, text] of Object.entries(texts)) {
       if (this.elements[name].textContent !== text) this.elements[name].textContent = text;
@@ -93,6 +104,11 @@ export class CodeView {
       return;
     }
     this.say(`Copied the ${what}.`);
+    if (node === this.elements.embed) {
+      // The next copy is another widget: it gets a name of its own.
+      this.embedId = newEmbedId();
+      this.write(state);
+    }
   }
 
   // Downloads the picture through a link to a blob, which works offline and in a frame.
