@@ -126,10 +126,22 @@ def max_unpool2d(x: ArrayLike, indices: ArrayLike, kernel_size: IntOrPair,
     planes = math.prod(values.shape[:-2])
     if planes * cells > MAX_ELEMENTS:
         raise ValueError(f"the output would hold {planes * cells} elements: at most {MAX_ELEMENTS}")
+    return unpool_planes(values, chosen, (height, width))
+
+
+def unpool_planes(values, indices, output_hw):
+    """Zeros of ``values``' leading shape and ``output_hw``, each value written at its
+    (checked, in-range) flat index; the last of repeated indices stays.
+
+    >>> unpool_planes(np.array([[7, 9]]), np.array([[1, 1]]), (1, 3))
+    array([[0, 9, 0]])
+    """
+    cells = output_hw[0] * output_hw[1]
+    planes = math.prod(values.shape[:-2])
     out = np.zeros(planes * cells, values.dtype)
     offsets = (np.arange(planes, dtype=np.int64) * cells)[:, None]
-    targets = (chosen.reshape(planes, -1).astype(np.int64) + offsets).ravel()
+    targets = (indices.reshape(planes, -1).astype(np.int64) + offsets).ravel()
     # A flat assignment writes in order, so the last of repeated indices stays (as
     # PyTorch's loop over x does).
     out[targets] = values.reshape(-1)
-    return out.reshape(values.shape[:-2] + (height, width))
+    return out.reshape(values.shape[:-2] + tuple(output_hw))
