@@ -7,6 +7,8 @@ gradient back with ``backward``. The results are those of the functions.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from .adaptive_pool import (adaptive_avg_pool2d, adaptive_avg_pool2d_backward, adaptive_max_pool2d,
@@ -15,8 +17,8 @@ from .avg_pool import avg_pool2d, avg_pool2d_backward
 from .lp_pool import lp_pool2d, lp_pool2d_backward
 from .max_pool import max_pool2d, max_pool2d_backward
 from .unpool import max_unpool2d
-from .validation import (ArrayLike, IntOrPair, as_flag, as_input, as_norm_type, as_output_size,
-                         pooling_parameters)
+from .validation import (ArrayLike, IntOrPair, OutputSize, as_flag, as_input, as_norm_type,
+                         as_output_size, pooling_parameters)
 
 
 class MaxPool2d:
@@ -119,7 +121,7 @@ class AdaptiveAvgPool2d:
            [1., 1.]])
     """
 
-    def __init__(self, output_size) -> None:
+    def __init__(self, output_size: OutputSize) -> None:
         self.output_size = as_output_size(output_size)
         self.input_shape = None
 
@@ -150,7 +152,7 @@ class AdaptiveMaxPool2d:
     array([[0., 3., 0., 4., 0.]])
     """
 
-    def __init__(self, output_size) -> None:
+    def __init__(self, output_size: OutputSize) -> None:
         self.output_size = as_output_size(output_size)
         self.indices = None
         self.input_shape = None
@@ -225,7 +227,8 @@ class MaxUnpool2d:
         self.kernel_size, self.stride = params.kernel, params.stride
         self.padding = pooling_parameters(kernel_size, stride, padding).padding
 
-    def forward(self, x: ArrayLike, indices: ArrayLike, output_size=None) -> np.ndarray:
+    def forward(self, x: ArrayLike, indices: ArrayLike,
+                output_size: Sequence[int] | None = None) -> np.ndarray:
         """Write each value of ``x`` at its index in a zero output (see :func:`max_unpool2d`)."""
         return max_unpool2d(x, indices, self.kernel_size, self.stride, self.padding, output_size)
 

@@ -22,7 +22,7 @@ from .geometry import adaptive_bounds, adaptive_covers, adaptive_output, axis_fo
 from .lp_pool import _forward_steps, _mean_gradient, input_factor, lp_pool2d, lp_pool2d_backward
 from .max_pool import max_pool2d, max_pool2d_backward
 from .unpool import unpool_planes
-from .validation import ArrayLike, IntOrPair, _pair, as_flag, as_input, as_norm_type
+from .validation import ArrayLike, IntOrPair, OutputSize, _pair, as_flag, as_input, as_norm_type
 
 MODES = ("max", "avg", "adaptive_max", "adaptive_avg", "lp")
 #: The modes whose windows follow output_size instead of kernel_size and stride.
@@ -101,7 +101,8 @@ def _coordinates(flat, width):
 def trace(x: ArrayLike, kernel_size: IntOrPair | None = None, stride: IntOrPair | None = None,
           padding: IntOrPair = 0, dilation: IntOrPair = 1, ceil_mode: bool = False, mode: str = "max",
           grad_output: ArrayLike | float | None = None, count_include_pad: bool = True,
-          output_size=None, norm_type: float | None = None, unpool: bool = False) -> dict[str, Any]:
+          output_size: OutputSize | None = None, norm_type: float | None = None,
+          unpool: bool = False) -> dict[str, Any]:
     """Pool one 2D plane and describe every step of it for the widget.
 
     Parameters are those of :func:`poolgrad.max_pool2d` (``mode="max"``),
