@@ -45,6 +45,7 @@ def built(tmp_path_factory):
     return wheels[0], sdists[0]
 
 
+@pytest.mark.slow
 def test_wheel_holds_the_package_licence_and_type_marker(built):
     wheel, _ = built
     with zipfile.ZipFile(wheel) as zf:
@@ -57,6 +58,7 @@ def test_wheel_holds_the_package_licence_and_type_marker(built):
     assert not any(n.startswith(("tests/", "web/", "build.py")) for n in names)
 
 
+@pytest.mark.slow
 def test_wheel_metadata_is_complete_and_matches_the_module(built):
     wheel, _ = built
     with zipfile.ZipFile(wheel) as zf:
@@ -71,6 +73,7 @@ def test_wheel_metadata_is_complete_and_matches_the_module(built):
     assert "python build.py serve" in meta.get_payload()  # the README is the long description
 
 
+@pytest.mark.slow
 def test_sdist_holds_sources_licence_and_type_marker(built):
     _, sdist = built
     root = sdist.name[: -len(".tar.gz")]

@@ -148,6 +148,7 @@ def cases(draw):
                    dilation=(dh, dw), ceil_mode=ceil, mode=mode, count_include_pad=cip)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(cases(), st.data())
 def test_trace_agrees_with_the_pooling_functions(case, data):

@@ -17,7 +17,6 @@ from lesson_fixture import FIXTURE
 from snippet_runner import as_array, assert_matches_trace, run_snippet
 from widget_driver import Widget, axe_violations, wait_settled
 
-pytestmark = pytest.mark.browser
 
 SVG = "{http://www.w3.org/2000/svg}"
 

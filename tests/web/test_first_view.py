@@ -13,7 +13,6 @@ from playwright.sync_api import expect
 from lesson_fixture import FIXTURE
 from widget_driver import build_info
 
-pytestmark = pytest.mark.browser
 
 # The widget's own modules, imported in the page from the folder app.js was published in.
 PAGE_MODULE = """async (name) => {

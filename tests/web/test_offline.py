@@ -15,7 +15,6 @@ from playwright.sync_api import expect
 from lesson_fixture import FIXTURE
 from widget_driver import BOOT_TIMEOUT_MS, build_info, context_of_its_own, wait_settled, watched_page
 
-pytestmark = pytest.mark.browser
 
 REFERENCE = f"#k=2&s=2&p=0&d=1&mode=max&grad=1&x={FIXTURE}&g=1,2;3,4"
 
