@@ -278,10 +278,8 @@ def trace(x: ArrayLike, kernel_size: IntOrPair | None = None, stride: IntOrPair 
         # One (input cell, output cell) pair per kernel offset that lands inside the input.
         input_flat = (r * width + c)[inside]
         output_flat = np.broadcast_to(output_cells[:, :, None, None], inside.shape)[inside]
-    result["output"] = json_values(output)
-
-    grouped_outputs, bounds = _group_by_input(input_flat, output_flat, height * width)
-    result["sources"] = _per_cell(_coordinates(grouped_outputs, out_w), bounds, width)
+    grouped_outputs, bounds = _output_and_sources(result, output, input_flat, output_flat,
+                                                  (height, width), out_w)
 
     if grad_output is not None:
         grad = _upstream(grad_output, out_h, out_w)
@@ -445,9 +443,8 @@ def _adaptive_trace(plane, mode, output_size, grad_output, unpool):
     else:
         output = adaptive_avg_pool2d(plane, (out_h, out_w))
         result["divisor"] = sizes.tolist()
-    result["output"] = json_values(output)
-    grouped_outputs, bounds = _group_by_input(input_flat, output_flat, height * width)
-    result["sources"] = _per_cell(_coordinates(grouped_outputs, out_w), bounds, width)
+    grouped_outputs, bounds = _output_and_sources(result, output, input_flat, output_flat,
+                                                  (height, width), out_w)
     if grad_output is not None:
         grad = _upstream(grad_output, out_h, out_w)
         if mode == "adaptive_max":
@@ -463,6 +460,15 @@ def _adaptive_trace(plane, mode, output_size, grad_output, unpool):
             terms = shares.ravel()[grouped_outputs]
         _gradient_fields(result, grad, grad_input, terms, bounds, width)
     return result
+
+
+def _output_and_sources(result, output, input_flat, output_flat, input_hw, out_w):
+    """Write ``output`` and ``sources`` (from the (input cell, output cell) pairs); return
+    the outputs grouped by input cell and each cell's bounds, for the gradient terms."""
+    result["output"] = json_values(output)
+    grouped_outputs, bounds = _group_by_input(input_flat, output_flat, input_hw[0] * input_hw[1])
+    result["sources"] = _per_cell(_coordinates(grouped_outputs, out_w), bounds, input_hw[1])
+    return grouped_outputs, bounds
 
 
 def _upstream(grad_output, out_h, out_w):
