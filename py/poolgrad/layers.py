@@ -8,6 +8,8 @@ results are those of the functions.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from .adaptive_pool import (adaptive_avg_pool2d, adaptive_avg_pool2d_backward, adaptive_max_pool2d,
@@ -16,8 +18,8 @@ from .avg_pool import avg_pool2d, avg_pool2d_backward, divisor_override_of
 from .lp_pool import lp_pool2d, lp_pool2d_backward
 from .max_pool import max_pool2d, max_pool2d_backward
 from .unpool import max_unpool2d
-from .validation import (ArrayLike, IntOrPair, as_flag, as_input, as_norm_type, as_output_size,
-                         check_grad_shape, pooling_parameters)
+from .validation import (ArrayLike, IntOrPair, OutputSize, as_flag, as_input, as_norm_type,
+                         as_output_size, check_grad_shape, pooling_parameters)
 
 
 class _Layer:
@@ -147,7 +149,7 @@ class AdaptiveAvgPool2d(_Layer):
            [1., 1.]])
     """
 
-    def __init__(self, output_size) -> None:
+    def __init__(self, output_size: OutputSize) -> None:
         self.output_size = as_output_size(output_size)
         self.input_shape = None
 
@@ -178,7 +180,7 @@ class AdaptiveMaxPool2d(_Layer):
     array([[0., 3., 0., 4., 0.]])
     """
 
-    def __init__(self, output_size) -> None:
+    def __init__(self, output_size: OutputSize) -> None:
         self.output_size = as_output_size(output_size)
         self.indices = None
         self.input_shape = None
@@ -253,7 +255,8 @@ class MaxUnpool2d(_Layer):
         self.kernel_size, self.stride = params.kernel, params.stride
         self.padding = pooling_parameters(kernel_size, stride, padding).padding
 
-    def forward(self, x: ArrayLike, indices: ArrayLike, output_size=None) -> np.ndarray:
+    def forward(self, x: ArrayLike, indices: ArrayLike,
+                output_size: Sequence[int] | None = None) -> np.ndarray:
         """Write each value of ``x`` at its index in a zero output (see :func:`max_unpool2d`)."""
         return max_unpool2d(x, indices, self.kernel_size, self.stride, self.padding, output_size)
 
