@@ -79,14 +79,19 @@ def run_js_tests(node: str) -> bool:
 BENCH_ENGINES = ("chromium", "firefox", "webkit", "wpe")
 
 
-def run_bench(engine: str | None, args: list[str]) -> int:
+def run_bench(engine: str | None, args: list[str], links: list[str] | None = None) -> int:
     """The benchmarks: bench_pool.py, bench_browser.py (Chromium), bench_offline.py and
     bench_exercise.py (the exercise panel's Run, cold and warm);
     with an ``engine``, only the browser benchmark in that engine (chromium:
-    bench_browser.py; firefox, webkit, wpe: bench_engines.py). ``args`` go to the scripts."""
+    bench_browser.py; firefox, webkit, wpe: bench_engines.py); with ``links``, only
+    bench_link.py (a first visit through each of those links, against the bare page).
+    ``args`` go to the scripts."""
     scripts = [ROOT / "benchmarks" / "bench_pool.py", ROOT / "benchmarks" / "bench_browser.py",
                ROOT / "benchmarks" / "bench_offline.py", ROOT / "benchmarks" / "bench_exercise.py"]
-    if engine == "chromium":
+    if links:
+        scripts = [ROOT / "benchmarks" / "bench_link.py"]
+        args = [*(f"--link={link}" for link in links), *args]
+    elif engine == "chromium":
         scripts = scripts[1:2]
     elif engine:
         scripts = [ROOT / "benchmarks" / "bench_engines.py"]
@@ -142,6 +147,10 @@ def argument_parser() -> argparse.ArgumentParser:
                           help=f"native and node tests only: no browser, no test marked slow (-m '{FAST_TIER}')")
     bench_cmd = commands.add_parser("bench", help="run the benchmarks of benchmarks/ (other arguments go to them)")
     bench_cmd.add_argument("--engine", choices=BENCH_ENGINES, help="only the browser benchmark, in this engine")
+    bench_cmd.add_argument("--link", action="append", metavar="MBIT[,RTT_MS]",
+                           help="only the first visit over one paced link shared by every connection, as a "
+                                "static host serves it, against a bare Pyodide + NumPy page (repeat for several "
+                                "links; 'loopback' is unpaced)")
     bundle_cmd = commands.add_parser("bundle", help=f"zip dist/ with serve.py for offline demos: {BUNDLE_NAME}.zip")
     bundle_cmd.add_argument("path", nargs="?", help="where to write the zip (a folder when it ends with /)")
     return ap
@@ -166,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
         if command == "test":
             return run_tests(rest, args.fast)
         if command == "bench":
-            return run_bench(args.engine, rest)
+            return run_bench(args.engine, rest, args.link)
         out = None
         if args.path:
             out = Path(args.path).resolve()

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { firstViewKeys, firstViewStates } from "../../web/lesson/first-views.js";
-import { GUIDE_STEPS } from "../../web/lesson/guide.js";
+import { GUIDE_STEPS } from "../../web/lesson/guide-steps.js";
 import { PRESETS } from "../../web/widget/presets.js";
 import { defaultState, FIXTURE, requestKey, traceRequest } from "../../web/widget/state.js";
 import { recorded } from "./traces.mjs";

@@ -5,13 +5,12 @@
 // selection are not part of a trace request, so one trace answers every selection, with
 // the gradient shown or not.
 //
-// The build reads this list through scripts/shipped_views.mjs, so the views, and the
+// The build reads this list through sitebuild/shipped_views.mjs, so the views, and the
 // request key each is filed under (state.js requestKey), come from the front end alone.
 
-import { presetChange, switchMode } from "../widget/controls.js";
-import { GUIDE_STEPS } from "./guide.js";
+import { GUIDE_STEPS } from "./guide-steps.js";
 import { PRESETS } from "../widget/presets.js";
-import { defaultState, requestKey } from "../widget/state.js";
+import { defaultState, presetChange, requestKey, switchMode } from "../widget/state.js";
 
 const MODES = ["max", "avg"];
 

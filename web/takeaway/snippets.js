@@ -8,6 +8,7 @@
 // dtype the widget's gradients are computed in; an integer input pools to the same values.
 
 import { escapeXml, pairText, sizeText } from "../widget/format.js";
+import { viewTitle } from "../lesson/sentences.js";
 
 // One float64 as a Python literal that evaluates to exactly that float.
 export function pythonNumber(value) {
@@ -30,17 +31,6 @@ export function pythonPair([first, second]) {
 }
 
 const pythonFlag = (flag) => (flag ? "True" : "False");
-
-// "max pooling, 3 × 3 window, stride 1, padding 1": what the code (and the picture) shows.
-export function viewTitle(state) {
-  const parts = [`${state.mode === "max" ? "max" : "average"} pooling`, `${sizeText(state.k)} window`, `stride ${pairText(state.s)}`];
-  if (state.p.some((p) => p > 0)) parts.push(`padding ${pairText(state.p)}`);
-  if (state.mode === "max" && state.d.some((d) => d > 1)) parts.push(`dilation ${pairText(state.d)}`);
-  if (state.ceil) parts.push("ceil_mode");
-  if (state.mode === "avg" && !state.cip) parts.push("count_include_pad=False");
-  if (state.grad) parts.push("gradient routing");
-  return parts.join(", ");
-}
 
 // The keyword arguments of the pooling call, in the order of the APIs' signatures: each
 // API takes dilation in max mode only, count_include_pad in average mode only.

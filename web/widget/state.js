@@ -5,21 +5,16 @@
 // carrying where the text came from (the hash, the paste box, a cell edit, a field) and a
 // message that says what to fix.
 
-import { encodeNumber, pairText } from "./format.js";
+import { NON_FINITE, decodeNumber, encodeNumber, pairText, wireNumber } from "./format.js";
+import { FIXTURE, PRESETS } from "./presets.js";
 import { outputInRange } from "./trace-view.js";
+
+export { FIXTURE };
 
 export const MAX_SIDE = 16;
 const MAX_HASH_LENGTH = 20000;
 const MAX_MAGNITUDE = 1e15;
 const NUMBER_PATTERN = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
-const NON_FINITE_WORDS = new Set(["NaN", "Infinity", "-Infinity"]);
-
-export const FIXTURE = [
-  [1, 2, 5, 6],
-  [3, 4, 8, 7],
-  [0, -1, -3, -2],
-  [-4, 9, -6, -5],
-];
 
 // A refusal of the learner's text. `source` says where the text came from: "hash",
 // "paste", "cell" or "field"; status lines word the error after it.
@@ -41,7 +36,7 @@ export function quote(text) {
 // exponent spelling, or one of the words NaN / Infinity / -Infinity, within ±1e15.
 function parseNumberToken(token, where, source) {
   const trimmed = token.trim();
-  if (NON_FINITE_WORDS.has(trimmed)) return Number(trimmed);
+  if (NON_FINITE.has(trimmed)) return NON_FINITE.get(trimmed);
   if (!NUMBER_PATTERN.test(trimmed)) {
     throw new InputError(`${where}: ${quote(trimmed)} is not a number (use digits like 3, -1.5, 2e-3, or NaN / Infinity)`, source);
   }
@@ -191,7 +186,7 @@ export const HASH_PROPERTIES = [
   { key: "p", kind: "pair", name: "padding (p)", min: 0, max: MAX_SIDE / 2, initial: () => [0, 0], written: "always" },
   {
     key: "d", kind: "pair", name: "dilation (d)", min: 1, max: MAX_SIDE, initial: () => [1, 1], written: "always",
-    check: (state) => (state.mode === "avg" && (state.d[0] !== 1 || state.d[1] !== 1)
+    check: (state) => (!applies("d", state) && (state.d[0] !== 1 || state.d[1] !== 1)
       ? "dilation applies to max pooling only; use d=1 with mode=avg" : null),
   },
   { key: "mode", kind: "enum", values: ["max", "avg"], initial: () => "max", written: "always" },
@@ -297,8 +292,7 @@ export function hashFor(state, trace) {
 
 // What the worker needs: everything but the view-only parts (selection, grad toggle).
 export function traceRequest(state) {
-  // JSON writes -0 as 0 and has no NaN or infinities: those travel as strings.
-  const encodeMatrix = (matrix) => matrix.map((row) => row.map((v) => (Number.isFinite(v) && !Object.is(v, -0) ? v : encodeNumber(v))));
+  const encodeMatrix = (matrix) => matrix.map((row) => row.map(wireNumber));
   return {
     x: encodeMatrix(state.x),
     kernel_size: state.k,
@@ -314,4 +308,40 @@ export function traceRequest(state) {
 
 export function requestKey(state) {
   return JSON.stringify(traceRequest(state));
+}
+
+// ---- state changes: the rules every host, the controls and the build share (no DOM) ----
+
+// Which parameters apply in which mode: dilation to max pooling only (average pooling has
+// no dilation, as in PyTorch's avg_pool2d), count_include_pad to average pooling only.
+const APPLIES = { d: ["max"], cip: ["avg"] };
+export function applies(key, state) {
+  return !(key in APPLIES) || APPLIES[key].includes(state.mode);
+}
+
+// The properties whose change can change the output's shape: changing one resets a custom
+// upstream gradient (state.g) to all ones, as its shape may no longer fit.
+const RESETS_GRADIENT = new Set(["k", "s", "p", "d", "mode", "ceil", "x"]);
+
+// `state` with `changes` (state properties) applied under the rules above: a mode without
+// dilation sets it back to 1, and a change of shape resets the custom gradient unless the
+// changes give one. Returns a new state; `state` is left as it was.
+export function changedState(state, changes) {
+  const next = { ...structuredClone(state), ...structuredClone(changes) };
+  const resets = Object.keys(changes).some((key) => RESETS_GRADIENT.has(key)
+    && JSON.stringify(changes[key]) !== JSON.stringify(state[key]));
+  if (resets && !("g" in changes)) next.g = null;
+  if (!applies("d", next)) next.d = [1, 1];
+  return next;
+}
+
+// The state change of picking a pooling mode, from #mode or the Max / Average buttons, as a
+// mutator: the selection is kept (the next trace decides whether the output still has it).
+export function switchMode(mode) {
+  return (state) => Object.assign(state, changedState(state, { mode }), { g: null });
+}
+
+// The state change of loading the preset `name` (a PRESETS key) at the input's size.
+export function presetChange(name) {
+  return (state) => Object.assign(state, changedState(state, { x: PRESETS[name].make([state.x.length, state.x[0].length]) }), { g: null });
 }
