@@ -41,12 +41,16 @@ const widget = await mount(document.getElementById("widget"), model, {
 
 // The canonical link of the view shown: less a selection the output does not have.
 function writeHash() {
+  // A refused link stays in the address bar until a valid state replaces it: written over
+  // with the view shown, the link fixed to that very view would change nothing, fire no
+  // hashchange and leave the error up.
+  if (model.get("error")) return;
   const canonical = hashFor(widget.state(), widget.trace());
   if (location.hash !== canonical) history.replaceState(null, "", canonical);
 }
 widget.on("change", writeHash);
 widget.on("trace", writeHash);
-if (!model.get("error")) writeHash();
+writeHash();
 window.addEventListener("hashchange", readHash);
 traces.subscribe({ onReady: () => keepOffline(document.getElementById("update-notice")) });
 

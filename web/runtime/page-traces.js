@@ -7,14 +7,15 @@
 //     arguments, sent as it is; a newer one of the same lane supersedes one still waiting;
 //   request(request) -> Promise of {trace} | {error} (a raw request, never superseded);
 //   shipped(key) -> a ready trace for the request key (requestKey), or null;
-//   shippedLoaded: a Promise that settles once shipped() can answer;
-//   shippedAvailable() -> whether shipped() holds any trace at all;
+//   onShipped(callback): callback() each time shipped() can answer more (the landing
+//     views' file, then the first minute's);
+//   shippedAvailable() -> whether shipped() holds the landing views' traces;
 //   subscribe({onProgress({step, steps, message}), onReady(), onFailure(text)}) -> unsubscribe:
 //     the boot's news, replayed at once to a late subscriber;
 //   describe() -> which Python serves the page (a test hook).
 
 import { WorkerBridge } from "./bridge.js";
-import { shippedAvailable, shippedLoaded, shippedTrace } from "./shipped.js";
+import { firstMinuteLoaded, shippedAvailable, shippedLoaded, shippedTrace } from "./shipped.js";
 
 let pageSource = null;
 
@@ -47,7 +48,10 @@ function makePageTraces() {
     latest: (request, lane) => bridge.latest(request, lane),
     request: (request) => bridge.request(request),
     shipped: shippedTrace,
-    shippedLoaded,
+    onShipped(callback) {
+      shippedLoaded.then(() => callback());
+      firstMinuteLoaded.then(() => callback());
+    },
     shippedAvailable,
     describe: () => bridge.describe(),
     subscribe(listener) {

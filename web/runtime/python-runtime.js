@@ -7,7 +7,9 @@
 // build could make them) Python's start-up snapshots, restored by snapshot.js.
 
 import { BOOT_STEPS } from "./boot-steps.js";
-import { AFTER_START, compileLibraries, readNumpySnapshot, restoreNumpySnapshot, takeTheIOSPath } from "./snapshot.js";
+import {
+  AFTER_START, SNAPSHOT_MAGIC, compileLibraries, readNumpySnapshot, restoreNumpySnapshot, takeTheIOSPath,
+} from "./snapshot.js";
 
 // Python's side of the protocol lives in the package (poolgrad.wire.run_trace: JSON in,
 // JSON out, every user error a clear message); snapshot.js's AFTER_START reseeds random.
@@ -66,9 +68,6 @@ async function whileStarting(message, start) {
 // Pyodide's iOS check saw (snapshot.js) and what the engine says; trampolines: "js" when
 // Pyodide took its iOS path.
 const startup = { snapshot: "none", rejected: [], platform: null, enginePlatform: null, trampolines: null };
-
-// Pyodide 0.27's snapshot header: magic number, then the offset of the wasm heap.
-const SNAPSHOT_MAGIC = 1886286592;
 
 // loadPyodide sizes the runtime's memory from the file before it checks anything, and a
 // runtime whose memory is too small never starts (the wasm error is only logged), so a

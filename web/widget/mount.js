@@ -209,7 +209,7 @@ function mountWith(element, model, options) {
     regions.outputGrid.setAttribute("aria-busy", String(awaitingTrace || (app.traceKey !== app.stateKey && !app.traceError)));
     syncControls(controls, app.state);
     updateStatus();
-    codeView.update(app.state);
+    codeView.update();
     if (plan !== "wait") renderTeaching(trace);
     app.timings.lastRenderMs = performance.now() - started;
   }
@@ -508,11 +508,12 @@ function mountWith(element, model, options) {
     requestTrace();
     render();
   }
-  // The shipped traces arrive while Python starts: they may answer the view already shown.
-  traces.shippedLoaded?.then(() => {
+  // The shipped traces arrive while Python starts (the landing views', then the first
+  // minute's): they may answer the view shown.
+  traces.onShipped?.(() => {
     if (destroyed) return;
-    answerFromShipped();
-    render();
+    if (answerFromShipped()) render();
+    else updateStatus();
   });
 
   return {
