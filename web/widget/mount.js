@@ -283,10 +283,9 @@ function mountWith(element, model, options) {
     emit("change", app.state);
   }
 
-  // A state the view made (a learner's change, an exercise case): shown at once, and set
-  // into the model, whose echo of it then changes nothing.
+  // A state the view made (a learner's change, an exercise case): set into the model (whose
+  // echo of it changes nothing) and shown at once.
   function adopt(next) {
-    setState(next);
     app.values = modelValues(next);
     const current = readModelValues();
     app.setting = true; // the model's events while it takes the values are the view's own
@@ -299,6 +298,7 @@ function mountWith(element, model, options) {
     } finally {
       app.setting = false;
     }
+    setState(next);
   }
 
   function change(mutator) {

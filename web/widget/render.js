@@ -181,7 +181,7 @@ function editorFor(view, name, row, col) {
     class: "cell-editor",
     type: "text",
     inputmode: "decimal",
-    // app.js starts the draft at the value's exact spelling, not its 4-decimal display.
+    // grid-input.js starts the draft at the value's exact spelling, not its 4-decimal display.
     value: view.editing.draft,
     "aria-label": `New value for ${GRID_TITLES[name].toLowerCase()} row ${row}, col ${col}`,
     "data-editor": name,
