@@ -62,5 +62,5 @@ NUMPY_SNAPSHOT_MAGIC = b"PGNS"  # web/runtime/snapshot.js: the NumPy snapshot's 
 NODE_MIN_MAJOR = 18  # Pyodide 0.27 runs under Node 18 or newer
 SNAPSHOT_TIMEOUT_S = 300
 
-# Inputs of poolgrad's wheel (besides everything under py/).
-WHEEL_INPUTS = ["pyproject.toml", "README.md", "setup.py", "setup.cfg", "MANIFEST.in", "LICENSE"]
+# Inputs of poolgrad's wheel (besides everything under py/, its description py/README.md too).
+WHEEL_INPUTS = ["pyproject.toml", "setup.py", "setup.cfg", "MANIFEST.in", "LICENSE"]

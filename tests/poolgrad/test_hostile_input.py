@@ -180,9 +180,9 @@ def test_object_arrays_of_real_numbers_are_pooled_as_numbers():
 
 
 def test_object_arrays_are_refused_with_a_true_message():
-    with pytest.raises(ValueError, match="x holds integers outside the 64-bit range: convert"):
+    with pytest.raises(ValueError, match="input holds integers outside the 64-bit range: convert"):
         poolgrad.max_pool2d(np.array([[2**70, 1]], dtype=object), 1)
-    with pytest.raises(TypeError, match="x must hold numbers, got a value of type str"):
+    with pytest.raises(TypeError, match="input must hold numbers, got a value of type str"):
         poolgrad.max_pool2d(np.array([[1.5, "2"]], dtype=object), 1)
     with pytest.raises(ValueError, match=r"np.asarray\(grad_output, dtype=float\)"):
         poolgrad.max_pool2d_backward([[2**70]], [[0]], (1, 1))

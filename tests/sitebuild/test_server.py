@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import threading
 import urllib.request
 
@@ -118,3 +119,62 @@ def test_headers_rules_follow_the_hosts_format():
     assert B.headers_for(combined, "/app/x/y.js?v=1") == [("X-A", "1, 2"), ("Cache-Control", "immutable")]
     assert B.headers_for(combined, "/index.html") == [("X-A", "1")]
     assert B.headers_for([("/", [("Cache-Control", "no-cache")])], "/index.html") == []
+
+
+class _FakeSockets:
+    """socket's names lan_address uses, recording what it does with its socket."""
+
+    AF_INET, SOCK_DGRAM = socket.AF_INET, socket.SOCK_DGRAM
+
+    def __init__(self, address):
+        self.address, self.calls = address, []
+
+    def socket(self, family, kind):
+        self.calls.append(("socket", family, kind))
+        return self
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def connect(self, where):
+        self.calls.append(("connect", where))
+
+    def getsockname(self):
+        if isinstance(self.address, Exception):
+            raise self.address
+        return (self.address, 40000)
+
+    def __getattr__(self, name):  # send, sendto, ...: lan_address must never call them
+        raise AssertionError(f"lan_address called {name}")
+
+
+def test_the_lan_address_is_found_without_sending_anything():
+    fake = _FakeSockets("192.168.1.23")
+    assert B.server.lan_address(fake) == "192.168.1.23"
+    assert fake.calls == [("socket", socket.AF_INET, socket.SOCK_DGRAM), ("connect", ("192.0.2.1", 9))]
+    assert B.server.lan_address(_FakeSockets("127.0.0.1")) is None
+    assert B.server.lan_address(_FakeSockets(OSError("Network is unreachable"))) is None
+
+
+def test_serving_every_interface_prints_the_lan_address_and_what_plain_http_cannot(site, monkeypatch):
+    srv = B.make_server(site, "0.0.0.0", 0, request_log=[])
+    try:
+        port = srv.server_address[1]
+        monkeypatch.setattr(B.server, "lan_address", lambda: "192.168.1.23")
+        lines = B.server.announce(srv)
+        assert lines[0] == f"open http://127.0.0.1:{port}/  (Ctrl-C to stop)"
+        assert lines[1] == f"on the same network, students open: http://192.168.1.23:{port}/"
+        assert "not a secure context" in lines[2] and "service worker" in lines[2]
+        assert not any("0.0.0.0" in line for line in lines)
+        monkeypatch.setattr(B.server, "lan_address", lambda: None)
+        assert "no network address found" in B.server.announce(srv)[1]
+    finally:
+        srv.server_close()
+    local = B.make_server(site, request_log=[])
+    try:
+        assert B.server.announce(local) == [f"open {B.server.server_url(local)}  (Ctrl-C to stop)"]
+    finally:
+        local.server_close()
