@@ -190,6 +190,8 @@ def assemble(dist: Path, quiet: bool = False) -> Path:
         "shipped_traces_bytes": len(traces),
         "shipped_traces_gzip_bytes": len(gzip.compress(traces, compresslevel=9, mtime=0)),
         "shipped_traces_note": no_traces,
+        # pool-grad.js (a fixed name) imports the element's module from its published path.
+        "element": ELEMENT_MODULE,
         "first_minute_traces_file": FIRST_MINUTE_TRACES_FILE,
         "first_minute_traces": len(json.loads(minute_traces)["traces"]),
         "first_minute_traces_bytes": len(minute_traces),
@@ -216,12 +218,14 @@ def assemble(dist: Path, quiet: bool = False) -> Path:
 #   pyodide/<hash>/  Pyodide, its wheels, its lock file and Python's start-up snapshot
 #   wheels/<hash>/   poolgrad's wheel
 #
-# Only the entry pages (index.html, embed-demo.html), build-info.json and the service worker
-# sw.js keep fixed names, and they must be revalidated on every visit. build-info.json names
+# Only the entry pages (index.html, embed-demo.html, element-demo.html), build-info.json, the
+# service worker sw.js and the element's loader pool-grad.js keep fixed names, and they must be revalidated on every visit. build-info.json names
 # the published paths, so the worker follows a rename without knowing the layout.
 
 SERVICE_WORKER = "sw.js"
 BUILD_INFO = "build-info.json"
+ELEMENT_LOADER = "pool-grad.js"  # <script type="module" src=".../pool-grad.js">: a fixed name
+ELEMENT_MODULE = "element.js"  # what it loads, content-hashed with the front end
 FRONT_END_GROUP = "app"  # the folder of the files web/ puts in the site
 VENDORED_GROUPS = ("pyodide", "wheels")  # folders hashed on their own; the rest is the front end
 IMMUTABLE = "public, max-age=31536000, immutable"
@@ -299,8 +303,9 @@ def web_app_manifest(root_from_here: str) -> bytes:
 
 
 def _is_entry(rel: str) -> bool:
-    """Files that keep their name: the root's pages, build-info.json and the service worker."""
-    return "/" not in rel and (rel.endswith(".html") or rel in (BUILD_INFO, SERVICE_WORKER))
+    """Files that keep their name: the root's pages, build-info.json, the service worker and
+    the element's loader (pages elsewhere name it)."""
+    return "/" not in rel and (rel.endswith(".html") or rel in (BUILD_INFO, SERVICE_WORKER, ELEMENT_LOADER))
 
 
 def published_names(files: dict) -> dict:

@@ -3,7 +3,7 @@ import { test } from "node:test";
 
 import {
   defaultState, FIXTURE, HASH_PROPERTIES, hashFor, InputError, MATRIX_SPELLINGS, parseCellValue, parseHash, parseMatrix, parsePair,
-  requestKey, serialiseState, traceRequest,
+  requestKey, serialiseState, traceRequest, applies, changedState, modelValues, presetChange, stateFromModel, switchMode,
 } from "../../web/widget/state.js";
 import { recorded } from "./traces.mjs";
 
@@ -198,4 +198,40 @@ test("the link drops a selection the current output does not have; the state kee
   assert.match(hashFor(parseHash("#sel=1,1"), trace), /&sel=1,1&/);
   assert.match(hashFor(state, null), /&sel=5,5&/);
   assert.equal(hashFor(parseHash("#k=3"), trace), serialiseState(parseHash("#k=3")));
+});
+
+test("changedState: a change of shape resets the custom gradient, a change of view does not", () => {
+  const withGradient = parseHash(`#k=2&g=1,2;3,4&x=${FIXTURE_TEXT}`);
+  assert.equal(changedState(withGradient, { k: [3, 3] }).g, null);
+  assert.equal(changedState(withGradient, { x: [[1, 2], [3, 4]] }).g, null);
+  assert.deepEqual(changedState(withGradient, { grad: true }).g, [[1, 2], [3, 4]]);
+  assert.deepEqual(changedState(withGradient, { cip: false }).g, [[1, 2], [3, 4]]);
+  assert.deepEqual(changedState(withGradient, { k: [2, 2] }).g, [[1, 2], [3, 4]], "an unchanged value is no change");
+  assert.deepEqual(withGradient.g, [[1, 2], [3, 4]], "the state given is left as it was");
+});
+
+test("average pooling has no dilation: switching mode sets it back to 1, and the rule says where each parameter applies", () => {
+  const dilated = parseHash(`#k=2&d=2&g=1;2&x=${FIXTURE_TEXT}`);
+  const state = structuredClone(dilated);
+  switchMode("avg")(state);
+  assert.deepEqual([state.mode, state.d, state.g], ["avg", [1, 1], null]);
+  assert.deepEqual([applies("d", dilated), applies("cip", dilated), applies("d", state), applies("cip", state)], [true, false, false, true]);
+  assert.throws(() => parseHash(`#mode=avg&d=2&x=${FIXTURE_TEXT}`), /dilation applies to max pooling only/);
+  const preset = structuredClone(dilated);
+  presetChange("distinct")(preset);
+  assert.deepEqual([preset.x[0], preset.g], [[1, 2, 3, 4], null]);
+});
+
+test("the host model: modelValues and stateFromModel round-trip, text spellings included, and refuse as the hash does", () => {
+  const state = parseHash(`#k=3,2&s=1&p=1&d=1&mode=max&ceil=1&grad=1&sel=0,1&x=NaN,-0,2;Infinity,1,-Infinity&g=1,2`);
+  const values = modelValues(state);
+  assert.deepEqual(values.x, [["NaN", "-0", 2], ["Infinity", 1, "-Infinity"]]);
+  assert.deepEqual([values.kernel_size, values.selection, values.ceil_mode], [[3, 2], [0, 1], true]);
+  assert.equal(serialiseState(stateFromModel((key) => JSON.parse(JSON.stringify(values))[key])), serialiseState(state));
+  const fromText = stateFromModel((key) => ({ kernel_size: "3", stride: 1, gradient: true, x: FIXTURE_TEXT, selection: "0,1" })[key]);
+  assert.equal(serialiseState(fromText), CANONICAL);
+  assert.throws(() => stateFromModel((key) => ({ kernel_size: "abc" })[key]), (error) => error instanceof InputError
+    && error.message === 'kernel (k) must be a whole number or a pair like 3,2; got "abc"');
+  assert.throws(() => stateFromModel((key) => ({ x: [[1, 2], [3]] })[key]), /ragged/);
+  assert.equal(modelValues(defaultState()).selection, null, "the implicit selection is nobody's");
 });

@@ -7,7 +7,6 @@ The poolgrad snippet is the torch-free twin of the PyTorch one: both are compare
 page's grids and with the page's own Python (its worker's trace), and the PyTorch run
 needs torch (installed by CI, `pip install torch`)."""
 
-import math
 import re
 import xml.etree.ElementTree as ElementTree
 
@@ -16,7 +15,7 @@ from playwright.sync_api import expect
 
 from lesson_fixture import FIXTURE
 from snippet_runner import as_array, assert_matches_trace, run_snippet
-from widget_driver import Widget, axe_violations, wait_settled
+from widget_driver import Widget, axe_violations, shown, wait_settled
 
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -49,23 +48,6 @@ def open_view(widget, hash_):
     widget.open(hash_)
     widget.page.evaluate("document.getElementById('code').open = true")
     return widget
-
-
-def shown(value):
-    """A number as the grids show it (web/widget/format.js formatNumber): up to 4 decimals,
-    trailing zeros dropped, integers exactly (-0 as -0), a value rounding to zero as 0, the
-    infinities as ∞ and -∞."""
-    value = float(value)
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "∞" if value > 0 else "-∞"
-    if value == 0 and math.copysign(1, value) < 0:
-        return "-0"
-    if value == int(value):
-        return str(int(value))
-    text = f"{value:.4f}".rstrip("0").rstrip(".")
-    return "0" if text == "-0" else text
 
 
 def page_trace(page, published):

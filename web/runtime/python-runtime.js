@@ -6,11 +6,10 @@
 // build-info.json (written by build.py) names the Pyodide folder, the wheel and (when the
 // build could make them) Python's start-up snapshots, restored by snapshot.js.
 
+import { BOOT_STEPS } from "./boot-steps.js";
 import {
   AFTER_START, SNAPSHOT_MAGIC, compileLibraries, readNumpySnapshot, restoreNumpySnapshot, takeTheIOSPath,
 } from "./snapshot.js";
-
-const STEPS = 5;
 
 // Python's side of the protocol lives in the package (poolgrad.wire.run_trace: JSON in,
 // JSON out, every user error a clear message); snapshot.js's AFTER_START reseeds random.
@@ -35,7 +34,7 @@ const WARM_UP_REQUEST = {
 let report = () => {};
 
 function progress(step, message) {
-  report({ type: "progress", step, steps: STEPS, message });
+  report({ type: "progress", step, steps: BOOT_STEPS, message });
 }
 
 // Starting Python sends no news of its own (the runtime compiles, CPython and NumPy
@@ -278,7 +277,9 @@ export async function bootPython(siteRoot, reportProgress) {
   const run = (request) => {
     const started = performance.now();
     try {
-      const answer = JSON.parse(runTrace(JSON.stringify(request)));
+      // The page sends its request key, the request's own JSON text, as it is (state.js
+      // requestKey); a raw request (the test hook) may be an object.
+      const answer = JSON.parse(runTrace(typeof request === "string" ? request : JSON.stringify(request)));
       return { ...answer, ms: performance.now() - started };
     } catch (error) {
       return { error: `Python failed: ${error.message ?? error}` };

@@ -5,7 +5,7 @@
 // carrying where the text came from (the hash, the paste box, a cell edit, a field) and a
 // message that says what to fix.
 
-import { NON_FINITE, decodeNumber, encodeNumber, pairText, wireNumber } from "./format.js";
+import { NON_FINITE, encodeNumber, pairText, wireNumber } from "./format.js";
 import { FIXTURE, PRESETS } from "./presets.js";
 import { outputInRange } from "./trace-view.js";
 
@@ -406,4 +406,68 @@ export function switchMode(mode) {
 // The state change of loading the preset `name` (a PRESETS key) at the input's size.
 export function presetChange(name) {
   return (state) => Object.assign(state, changedState(state, { x: PRESETS[name].make([state.x.length, state.x[0].length]) }), { g: null });
+}
+
+// ---- the host model: the state as mount()'s model holds it (anywidget's shape) ----
+
+// Model key -> state property. The keys are poolgrad.trace()'s argument names (and the
+// notebook widget's traits); each value is JSON: a pair as a number or [h, w], a matrix as
+// rows of numbers (non-finite ones as format.js's words), a flag as a boolean, the
+// selection as [row, col] or null (none picked: the first output is shown selected).
+// A host may also give any value as its text spelling, as the hash writes it ("3,2",
+// "1,2;3,4", "0,1"): attributes are text.
+export const MODEL_KEYS = {
+  kernel_size: "k",
+  stride: "s",
+  padding: "p",
+  dilation: "d",
+  mode: "mode",
+  ceil_mode: "ceil",
+  count_include_pad: "cip",
+  gradient: "grad",
+  selection: "sel",
+  x: "x",
+  grad_output: "g",
+};
+
+// The model's values for `state`.
+export function modelValues(state) {
+  const matrix = (rows) => rows.map((row) => row.map(wireNumber));
+  return {
+    kernel_size: state.k.slice(),
+    stride: state.s.slice(),
+    padding: state.p.slice(),
+    dilation: state.d.slice(),
+    mode: state.mode,
+    ceil_mode: state.ceil,
+    count_include_pad: state.cip,
+    gradient: state.grad,
+    selection: state.selImplicit || state.sel === null ? null : state.sel.slice(),
+    x: matrix(state.x),
+    grad_output: state.g ? matrix(state.g) : null,
+  };
+}
+
+// A model value as the hash spells it, or null when the model leaves it out.
+function valueText(key, value) {
+  if (value === undefined || value === null) return null;
+  if (typeof value === "string") return value;
+  const kind = PROPERTY.get(MODEL_KEYS[key]).kind;
+  if (kind === "flag") return value ? "1" : "0";
+  if (kind === "matrix") {
+    const cell = (v) => (typeof v === "number" ? encodeNumber(v) : String(v));
+    return Array.isArray(value) ? value.map((row) => (Array.isArray(row) ? row : [row]).map(cell).join(",")).join(";") : String(value);
+  }
+  return Array.isArray(value) ? value.join(",") : String(value);
+}
+
+// The state a model's values describe (`get(key)`, the model's own reader), refused as the
+// hash would refuse it: InputError with the same message, naming the setting.
+export function stateFromModel(get) {
+  const parts = [];
+  for (const [key, property] of Object.entries(MODEL_KEYS)) {
+    const text = valueText(key, get(key));
+    if (text !== null) parts.push(`${property}=${encodeURIComponent(text)}`);
+  }
+  return parseHash(parts.join("&"));
 }
