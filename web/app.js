@@ -19,17 +19,18 @@
 
 import { WorkerBridge } from "./runtime/bridge.js";
 import { CodeView } from "./takeaway/code-view.js";
-import { bindControls, controlElements, fillPresetOptions, switchMode, syncControls } from "./widget/controls.js";
+import { bindControls, controlElements, fillPresetOptions, syncControls } from "./widget/controls.js";
 import { decodeNumber, encodeNumber, pairText, sizeText } from "./widget/format.js";
 import { Guide, progressKey } from "./lesson/guide.js";
 import { lessonBlocks, renderLesson } from "./lesson/lesson.js";
 import { keepOffline } from "./offline/offline.js";
 import { Player } from "./lesson/player.js";
 import { mountExercise } from "./exercise/exercise.js";
-import { applyPreview, explanationText, redrawPlan, renderSelection, renderView } from "./widget/render.js";
+import { applyPreview, redrawPlan, renderSelection, renderView } from "./widget/render.js";
+import { explanationText } from "./lesson/sentences.js";
 import { firstMinuteLoaded, shippedAvailable, shippedLoaded, shippedTrace } from "./runtime/shipped.js";
 import {
-  InputError, defaultState, gridsKey, hashFor, parseCellValue, parseHash, requestKey, serialiseState, traceRequest,
+  InputError, defaultState, gridsKey, hashFor, switchMode, parseCellValue, parseHash, requestKey, serialiseState, traceRequest,
 } from "./widget/state.js";
 
 const byId = (id) => document.getElementById(id);
