@@ -107,7 +107,7 @@ export class CodeView {
     if (node === this.elements.embed) {
       // The next copy is another widget: it gets a name of its own.
       this.embedId = newEmbedId();
-      this.write(state);
+      this.write();
     }
   }
 
