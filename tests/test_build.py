@@ -140,7 +140,8 @@ def test_built_lock_lists_exactly_the_shipped_wheels(dist):
     lock = json.loads((pdir / "pyodide-lock.json").read_text())
     assert lock["info"]["version"] == B.PYODIDE_VERSION
     listed = {e["file_name"] for e in lock["packages"].values()}
-    shipped = {p.name for p in pdir.iterdir() if p.suffix in (".whl", ".tar", ".zip") and p.name != "python_stdlib.zip"}
+    shipped = {p.name for p in pdir.iterdir() if p.suffix in (".whl", ".tar", ".zip")
+               and p.name not in ("python_stdlib.zip", B.pins.NUMPY_SUBSET_FILE)}
     assert listed == shipped
     for entry in lock["packages"].values():
         assert B.sha256_of(pdir / entry["file_name"]) == entry["sha256"]
@@ -149,7 +150,17 @@ def test_built_lock_lists_exactly_the_shipped_wheels(dist):
 def test_built_site_matches_its_pins_and_build_info(dist, node):
     info = _info(dist)
     assert re.fullmatch(r"pyodide/[0-9a-f]{12}/", info["pyodide"])
-    assert info["packages"] == ["numpy", "micropip"]
+    assert info["numpy_wheel"] == f"{info['pyodide']}{B.PYODIDE_WHEELS['numpy'][0]}"
+    B.verify_file(dist / info["numpy_wheel"], B.PYODIDE_WHEELS["numpy"][1])
+    # The NumPy subset: derived from the pinned wheel, its own sha256 recorded.
+    assert info["derived"] == [{"file": info["numpy_subset"], "sha256": B.sha256_of(dist / info["numpy_subset"])}]
+    with zipfile.ZipFile(dist / info["numpy_wheel"]) as wheel, zipfile.ZipFile(dist / info["numpy_subset"]) as subset:
+        kept = subset.namelist()
+        assert kept == [n for n in wheel.namelist() if not n.endswith("/") and not B.subset.left_out(n)]
+        assert all(subset.read(n) == wheel.read(n) for n in kept)
+    assert "numpy/_core/_multiarray_umath.cpython-312-wasm32-emscripten.so" in kept
+    assert not any(n.startswith(("numpy/fft/", "numpy/f2py/")) or "/tests/" in n for n in kept)
+    assert B.subset.subset_bytes(dist / info["numpy_wheel"]) == (dist / info["numpy_subset"]).read_bytes()
     assert re.fullmatch(r"wheels/[0-9a-f]{12}/poolgrad-[^/]+-py3-none-any\.whl", info["poolgrad_wheel"])
     assert (dist / info["poolgrad_wheel"]).is_file()
     with zipfile.ZipFile(dist / info["poolgrad_wheel"]) as zf:
@@ -159,22 +170,19 @@ def test_built_site_matches_its_pins_and_build_info(dist, node):
         B.verify_file(pdir / name, B.PYODIDE_CORE_SHA256[name])
     # What the site does not load is not shipped: the classic-script loader, source maps.
     assert not [p.name for p in dist.rglob("*") if p.suffix == ".map" or p.name == "pyodide.js"]
-    # Node is here (the `node` fixture), so the build made both snapshots.
+    # Node is here (the `node` fixture), so the build made the snapshot, with the NumPy
+    # subset and poolgrad installed inside it.
     build_id = B.pyodide_build_id(pdir)
-    assert info["snapshot"] == f"{info['pyodide']}{B.SNAPSHOT_FILE}"
-    raw = gzip.decompress((dist / info["snapshot"]).read_bytes())
-    assert len(raw) == info["snapshot_bytes"]
-    B.check_snapshot(raw, build_id)
     assert info["numpy_snapshot"] == f"{info['pyodide']}{B.NUMPY_SNAPSHOT_FILE}"
     raw = gzip.decompress((dist / info["numpy_snapshot"]).read_bytes())
     assert len(raw) == info["numpy_snapshot_bytes"]
-    wheels = [pdir / fname for fname, _ in B.PYODIDE_WHEELS.values()]
-    manifest = B.check_numpy_snapshot(raw, build_id, wheels)
+    manifest = B.check_numpy_snapshot(raw, build_id, [dist / info["numpy_subset"], dist / info["poolgrad_wheel"]])
     # What `import numpy` loads: its core (first, at the runtime's first free table slot)
     # and the libraries that core imports; numpy.random's are left for later.
     loaded = [lib["name"].split("/site-packages/")[1] for lib in manifest["libs"]]
     assert loaded[0] == "numpy/_core/_multiarray_umath.cpython-312-wasm32-emscripten.so"
     assert not any(name.startswith("numpy/random/") for name in loaded)
+    assert not any("micropip" in entry["path"] for entry in manifest["files"])
     assert len({lib["handle"] for lib in manifest["libs"]}) == len(loaded)
     for before, after in zip(manifest["libs"], manifest["libs"][1:]):
         assert before["table_base"] + before["table_size"] <= after["table_base"]
@@ -231,34 +239,28 @@ def _info(dist):
     return json.loads((dist / "build-info.json").read_text())
 
 
-def test_the_snapshots_are_made_with_node_once_then_taken_from_the_cache(node, scratch_cache, tmp_path,
-                                                                          monkeypatch):
+def test_the_snapshot_is_made_with_node_once_then_taken_from_the_cache(node, scratch_cache, tmp_path,
+                                                                         monkeypatch):
     runs = []
     make = B.make_snapshot
     monkeypatch.setattr(B.snapshot, "make_snapshot", lambda *a: (runs.append(a), make(*a)))
     first = B.build(tmp_path / "first", quiet=True)
     assert len(runs) == 1
     info = _info(first)
-    assert re.fullmatch(r"pyodide/[0-9a-f]{12}/snapshot\.bin\.gz", info["snapshot"])
-    packed = (first / info["snapshot"]).read_bytes()
-    raw = gzip.decompress(packed)  # a valid gzip (its CRC checked)
-    assert struct.unpack_from("<I", raw)[0] == B.SNAPSHOT_MAGIC == 1886286592
-    assert 8 << 20 <= len(raw) <= 256 << 20 and len(packed) < len(raw) // 2
-    assert info["snapshot_bytes"] == len(raw)
-    build_id = B.pyodide_build_id(first / info["pyodide"])
-    assert build_id and raw[16:48] == struct.pack("<8I", *(int(build_id[i:i + 8], 16) for i in range(0, 64, 8)))
-    B.check_snapshot(raw, build_id)
+    assert re.fullmatch(r"pyodide/[0-9a-f]{12}/numpy-snapshot\.bin\.gz", info["numpy_snapshot"])
     numpy_packed = (first / info["numpy_snapshot"]).read_bytes()
-    numpy_raw = gzip.decompress(numpy_packed)
+    numpy_raw = gzip.decompress(numpy_packed)  # a valid gzip (its CRC checked)
     assert info["numpy_snapshot_bytes"] == len(numpy_raw)
-    B.check_numpy_snapshot(numpy_raw, build_id, [B.cache_dir() / f"pyodide-{B.PYODIDE_VERSION}-wheels" / f
-                                                 for f, _ in B.PYODIDE_WHEELS.values()])
+    assert 8 << 20 <= len(numpy_raw) <= 256 << 20 and len(numpy_packed) < len(numpy_raw) // 3
+    build_id = B.pyodide_build_id(first / info["pyodide"])
+    manifest = B.check_numpy_snapshot(numpy_raw, build_id, [first / info["numpy_subset"], first / info["poolgrad_wheel"]])
+    image = numpy_raw[manifest["image"]["offset"]:]
+    assert struct.unpack_from("<I", image)[0] == B.SNAPSHOT_MAGIC == 1886286592
+    assert build_id and image[16:48] == struct.pack("<8I", *(int(build_id[i:i + 8], 16) for i in range(0, 64, 8)))
     # Start-up state is frozen into the files: none of this machine's paths may be in them.
     for private in (str(tmp_path), str(REPO), str(B.cache_dir()), str(Path.home() / ".cache")):
-        assert private.encode() not in raw
         assert private.encode() not in numpy_raw
-    cached = next(scratch_cache.glob(f"pyodide-{B.PYODIDE_VERSION}-snapshots/*/{B.SNAPSHOT_FILE}"))
-    assert (cached.parent / B.NUMPY_SNAPSHOT_FILE).is_file()
+    cached = next(scratch_cache.glob(f"pyodide-{B.PYODIDE_VERSION}-snapshots/*/{B.NUMPY_SNAPSHOT_FILE}"))
     made_at = cached.stat().st_mtime_ns
 
     # A second build takes it from the cache: Node is not run, and not even needed.
@@ -266,9 +268,8 @@ def test_the_snapshots_are_made_with_node_once_then_taken_from_the_cache(node, s
     second = B.build(tmp_path / "second", quiet=True)
     assert len(runs) == 1
     assert cached.stat().st_mtime_ns == made_at
-    assert (second / _info(second)["snapshot"]).read_bytes() == packed
     assert (second / _info(second)["numpy_snapshot"]).read_bytes() == numpy_packed
-    assert _info(second)["snapshot"] == info["snapshot"]
+    assert _info(second)["numpy_snapshot"] == info["numpy_snapshot"]
 
 
 def _fake_node(folder, version, script_exit=1):
@@ -285,7 +286,7 @@ def _fake_node(folder, version, script_exit=1):
     ("v16.20.2", "node v16.20.2 is too old (Pyodide 0.27.7 needs Node 18+)"),
     ("v20.11.0", "pyodide_snapshot.mjs failed (exit 1): RuntimeError: boom"),
 ])
-def test_without_a_usable_node_the_build_succeeds_without_snapshots(scratch_cache, tmp_path, monkeypatch,
+def test_without_a_usable_node_the_build_succeeds_without_a_snapshot(scratch_cache, tmp_path, monkeypatch,
                                                                      capsys, node, why):
     bin_dir = tmp_path / "bin"
     if node == "missing":
@@ -294,21 +295,18 @@ def test_without_a_usable_node_the_build_succeeds_without_snapshots(scratch_cach
         _fake_node(bin_dir, node)
     monkeypatch.setenv("PATH", str(bin_dir))
     dist = tmp_path / "site"
-    # Snapshots left by an earlier build must not outlive a build that could not make them.
+    # A snapshot left by an earlier build must not outlive a build that could not make it.
     B.build(dist, quiet=True)
-    (B.staging_dir(dist) / "pyodide" / B.SNAPSHOT_FILE).write_bytes(b"stale")
     (B.staging_dir(dist) / "pyodide" / B.NUMPY_SNAPSHOT_FILE).write_bytes(b"stale")
     capsys.readouterr()
     assert B.build(dist) == dist
     out = capsys.readouterr().out.splitlines()
     said = [line for line in out if "snapshot" in line and "(node)" not in line]
-    assert said == [f"  no start-up snapshots: {why}; the site works, but Python starts several seconds "
-                    f"slower in the browser (install Node.js 18+ and rebuild to get them)"]
-    assert re.fullmatch(r"  python start-up snapshots \(node\) +\d+\.\d\d s", next(l for l in out if "(node)" in l))
+    assert said == [f"  no start-up snapshot: {why}; the site works, but Python starts seconds "
+                    f"slower on a fast link (install Node.js 18+ and rebuild to get it)"]
+    assert re.fullmatch(r"  python start-up snapshot \(node\) +\d+\.\d\d s", next(l for l in out if "(node)" in l))
     info = _info(dist)
-    assert info["snapshot"] is None and info["snapshot_bytes"] is None
     assert info["numpy_snapshot"] is None and info["numpy_snapshot_bytes"] is None
-    assert not list(dist.rglob(B.SNAPSHOT_FILE))
     assert not list(dist.rglob(B.NUMPY_SNAPSHOT_FILE))
     assert (dist / info["pyodide"] / "pyodide.asm.wasm").is_file() and (dist / info["poolgrad_wheel"]).is_file()
     assert not list(scratch_cache.glob(f"pyodide-{B.PYODIDE_VERSION}-snapshots/*/*"))
@@ -388,7 +386,7 @@ def site(tmp_path):
         "pyodide/pyodide.asm.wasm": b"\0asm\1\0\0\0",
         "pyodide/pyodide.mjs": b"export {};",
         "pyodide/python_stdlib.zip": b"PK\5\6" + b"\0" * 18,
-        "pyodide/snapshot.bin.gz": gzip.compress(b"snapshot", mtime=0),
+        "pyodide/numpy-snapshot.bin.gz": gzip.compress(b"snapshot", mtime=0),
         "wheels/poolgrad-0.1.0-py3-none-any.whl": b"PK\5\6" + b"\0" * 18,
     }
     for rel, data in files.items():
@@ -423,7 +421,7 @@ def _get(url):
     ("/icon.svg", "image/svg+xml"),
     ("/pyodide/python_stdlib.zip", "application/zip"),
     ("/wheels/poolgrad-0.1.0-py3-none-any.whl", "application/zip"),
-    ("/pyodide/snapshot.bin.gz", "application/gzip"),
+    ("/pyodide/numpy-snapshot.bin.gz", "application/gzip"),
     ("/", "text/html"),
     ("/index.html", "text/html"),
 ])
@@ -500,7 +498,7 @@ def test_bundle_holds_the_site_and_a_working_launcher(site, tmp_path):
         names = set(zf.namelist())
         assert "poolgrad-offline/serve.py" in names
         # Already compressed: stored as it is.
-        assert zf.getinfo("poolgrad-offline/site/pyodide/snapshot.bin.gz").compress_type == zipfile.ZIP_STORED
+        assert zf.getinfo("poolgrad-offline/site/pyodide/numpy-snapshot.bin.gz").compress_type == zipfile.ZIP_STORED
         for p in site.rglob("*"):
             if p.is_file():
                 assert f"poolgrad-offline/site/{p.relative_to(site).as_posix()}" in names
@@ -664,7 +662,7 @@ def test_every_file_but_the_fixed_names_is_under_its_groups_content_hash(dist):
 
 def test_entry_pages_and_build_info_name_files_that_exist(dist):
     info = _info(dist)
-    for key in ("poolgrad_wheel", "snapshot"):
+    for key in ("poolgrad_wheel", "numpy_snapshot", "numpy_wheel", "numpy_subset"):
         assert (dist / info[key]).is_file(), key
     assert (dist / info["pyodide"] / "pyodide.mjs").is_file()
     for page in ("index.html", "embed-demo.html"):
@@ -693,9 +691,12 @@ def test_the_service_worker_keeps_exactly_the_published_site(dist):
     build = _service_worker_build(dist)
     info = _info(dist)
     assert build["id"] == info["build_id"] and re.fullmatch(r"[0-9a-f]{16}", build["id"])
-    kept = {path: (sha, hashed) for path, sha, hashed in build["files"]}
+    kept = {path: (sha, hashed, on_demand) for path, sha, hashed, on_demand in build["files"]}
     assert sorted(kept) == sorted(rel for rel in _published(dist) if rel not in {"sw.js", "_headers", ".nojekyll"})
-    for path, (sha, hashed) in kept.items():
+    # The files only one way of starting Python uses are saved once a browser used them.
+    assert {path.rpartition("/")[2] for path, (_, _, on_demand) in kept.items() if on_demand} == {
+        B.NUMPY_SNAPSHOT_FILE, B.pins.NUMPY_SUBSET_FILE, *(fname for fname, _ in B.PYODIDE_WHEELS.values())}
+    for path, (sha, hashed, _) in kept.items():
         assert hashed == (path not in FIXED_NAMES)
         # build-info.json carries the build id instead (its "built" time changes every build).
         assert sha == (None if path == "build-info.json" else B.sha256_of(dist / path))
@@ -873,7 +874,7 @@ def test_the_shipped_traces_are_poolgrads_answers_for_the_front_ends_views(node,
     for key, trace in traces.items():
         assert json.loads(run_trace(key)) == {"trace": trace}
     # The service worker keeps it offline, like every other file of the site.
-    assert f'["{info["shipped_traces_file"]}","{hashlib.sha256(data).hexdigest()}",true]' in (
+    assert f'["{info["shipped_traces_file"]}","{hashlib.sha256(data).hexdigest()}",true,false]' in (
         first / "sw.js").read_text()
 
     # A second build takes it from the cache: neither Node nor Python runs.

@@ -541,12 +541,12 @@ const bridge = new WorkerBridge({
     app.timings.bootSteps.push({ step, message, startedMs: performance.now() - pageStart });
     updateStatus();
   },
-  onReady() {
+  onReady(message) {
     app.boot.ready = true;
     app.boot.step = app.boot.steps;
     app.timings.bootMs = performance.now() - pageStart;
     updateStatus();
-    keepOffline(byId("update-notice"));
+    keepOffline(byId("update-notice"), message.startup?.files ?? []);
   },
   onFailure(text) {
     app.boot.failure = text;
