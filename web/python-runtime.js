@@ -329,13 +329,16 @@ function fetchWhenImported(pyodide, url) {
 
 // The chosen path, and the wheels' path when the snapshot fails, each in this same worker.
 async function startInterpreter(info, siteRoot, indexURL, compiled, rate) {
-  const choice = await choosePath(info, siteRoot, rate);
+  // The choice waits for the runtime's first bytes, which a loaded engine or a slow link can
+  // hold up: the "still starting" messages cover it.
+  const choice = await whileStarting("Starting Python", () => choosePath(info, siteRoot, rate));
   startup.path = choice.path;
   startup.chosen = choice.why;
   const numpyWheel = new URL(info.numpy_subset ?? info.numpy_wheel, siteRoot);
   const snapshotURL = new URL(info.numpy_snapshot ?? "", siteRoot);
   // The snapshot downloads, unpacks and its libraries compile while the runtime's
   // scripts load and run.
+  if (choice.path === "snapshot") progress(2, "Downloading Python with NumPy");
   const numpySnapshot = choice.path === "snapshot"
     ? downloadSnapshot(snapshotURL, info.numpy_snapshot_bytes, 2, "Python with NumPy").then(async (raw) => {
       const snapshot = readNumpySnapshot(raw);
