@@ -10,6 +10,10 @@ padding, dilation, ceil_mode, count_include_pad, non-square pairs), values drawn
 produce ties (small integers), NaN and -inf, in float32, float64, float16 and int32
 (max only), plus hand-picked edge cases. Each case stores its input, PyTorch's output
 (and indices for max), an upstream gradient and PyTorch's gradient of the input.
+
+The rest of the family (adaptive average and max pooling, LP pooling, max_unpool2d) is
+stored beside them under ``family/<n>/<name>``, described by ``family_cases``, drawn from
+its own seed, so the keys above keep their bytes when the family grows.
 """
 
 from __future__ import annotations
@@ -170,6 +174,82 @@ def run_torch(params, x):
     return arrays
 
 
+FAMILY_CASES = 160
+
+
+def family_case(rng):
+    """One random case of the family: sizes, output sizes with None and larger than the
+    input, ties, NaN, -inf and signed zeros, float32/float64 (and float16 for adaptive)."""
+    kind = str(rng.choice(["adaptive_avg", "adaptive_max", "lp", "unpool"]))
+    ndim = int(rng.choice([3, 4]))
+    height, width = (int(v) for v in rng.integers(1, 12, 2))
+    leading = tuple(int(v) for v in rng.integers(1, 3, ndim - 2))
+    dtypes = ["float32", "float64"] + (["float16"] if kind.startswith("adaptive") else [])
+    dtype = str(rng.choice(dtypes))
+    shape = leading + (height, width)
+    style = int(rng.integers(0, 4))
+    x = (rng.integers(-3, 4, shape) if style in (0, 3) else rng.standard_normal(shape) * 4)
+    x = x.astype(np.float64)
+    if style == 3 and kind != "lp":
+        x[rng.random(shape) < 0.15] = np.nan
+        x[rng.random(shape) < 0.1] = -np.inf
+        x[rng.random(shape) < 0.1] = -0.0
+    params = {"kind": kind}
+    if kind.startswith("adaptive"):
+        sides = [int(v) for v in rng.integers(1, 14, 2)]
+        choice = int(rng.integers(0, 4))
+        params["output_size"] = ([sides[0], None] if choice == 0 else [None, sides[1]]
+                                 if choice == 1 else 1 if choice == 2 else sides)
+    else:
+        kernel = [int(v) for v in rng.integers(1, 4, 2)]
+        params.update(kernel_size=kernel, stride=[int(v) for v in rng.integers(1, 4, 2)])
+        if kind == "lp":
+            params["norm_type"] = float(rng.choice([1.0, 2.0, 3.0, np.inf]))
+            params["ceil_mode"] = bool(rng.random() < 0.5)
+        else:
+            params["padding"] = [int(rng.integers(0, k // 2 + 1)) for k in kernel]
+            params["explicit_size"] = bool(rng.random() < 0.5)
+    return params, x.astype(dtype)
+
+
+def family_valid(shape, params):
+    if params["kind"].startswith("adaptive"):
+        return True
+    k, s = params["kernel_size"], params["stride"]
+    p = params.get("padding", [0, 0])
+    return all(torch_output_side(shape[-2 + a], k[a], s[a], p[a], 1,
+                                 params.get("ceil_mode", False)) >= 1 for a in (0, 1))
+
+
+def run_family_torch(params, x):
+    """PyTorch's answers for one family case, through torch.nn.functional."""
+    functional = torch.nn.functional
+    rng = np.random.default_rng(x.size + 1)
+    arrays = {"x": x}
+    tensor = torch.from_numpy(x).requires_grad_(True)
+    kind = params["kind"]
+    if kind == "unpool":
+        k, s, p = params["kernel_size"], params["stride"], params["padding"]
+        pooled, indices = functional.max_pool2d(tensor.detach(), k, s, p, return_indices=True)
+        size = list(x.shape[-2:]) if params["explicit_size"] else None
+        out = functional.max_unpool2d(pooled, indices, k, s, p, size)
+        arrays.update(pooled=pooled.numpy(), indices=indices.numpy(), out=out.numpy())
+        return arrays
+    if kind == "adaptive_avg":
+        out = functional.adaptive_avg_pool2d(tensor, params["output_size"])
+    elif kind == "adaptive_max":
+        out, indices = functional.adaptive_max_pool2d(tensor, params["output_size"],
+                                                      return_indices=True)
+        arrays["indices"] = indices.numpy()
+    else:
+        out = functional.lp_pool2d(tensor, params["norm_type"], params["kernel_size"],
+                                   params["stride"], params["ceil_mode"])
+    grad = (rng.integers(-8, 9, out.shape) / 4).astype(x.dtype)
+    out.backward(torch.from_numpy(grad))
+    arrays.update(out=out.detach().numpy(), grad=grad, grad_input=tensor.grad.numpy())
+    return arrays
+
+
 def main():
     torch.set_num_threads(1)
     rng = np.random.default_rng(2024)
@@ -184,10 +264,25 @@ def main():
             stored[f"{number}/{name}"] = array
         descriptions.append(params)
     stored["cases"] = np.array(json.dumps(descriptions))
+    family_rng = np.random.default_rng(2413)
+    family = []
+    while len(family) < FAMILY_CASES:
+        params, x = family_case(family_rng)
+        if not family_valid(x.shape, params):
+            continue
+        try:
+            arrays = run_family_torch(params, x)
+        except RuntimeError:
+            continue  # an index the default unpooling size cannot hold: torch refuses too
+        for name, array in arrays.items():
+            stored[f"family/{len(family)}/{name}"] = array
+        family.append((params, x))
+    stored["family_cases"] = np.array(json.dumps([params for params, _ in family]))
     stored["torch_version"] = np.array(torch.__version__)
     OUTPUT.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(OUTPUT, **stored)
-    print(f"{len(cases)} cases, {OUTPUT.stat().st_size} bytes in {OUTPUT.name}")
+    print(f"{len(cases)} cases and {len(family)} of the family, {OUTPUT.stat().st_size} bytes "
+          f"in {OUTPUT.name}")
 
 
 if __name__ == "__main__":

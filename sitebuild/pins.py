@@ -52,7 +52,7 @@ PYODIDE_WHEELS = {
 NUMPY_WHEEL = PYODIDE_WHEELS["numpy"][0]
 
 # Python's start-up snapshots: memory images of the initialised interpreter that the
-# worker restores (web/snapshot.js; `_loadSnapshot`, a private option of Pyodide 0.27).
+# worker restores (web/runtime/snapshot.js; `_loadSnapshot`, a private option of Pyodide 0.27).
 
 NUMPY_SNAPSHOT_FILE = "numpy-snapshot.bin.gz"  # in dist/pyodide/: NumPy and poolgrad imported
 NUMPY_SUBSET_FILE = "numpy-subset.zip"  # sitebuild/subset.py: what a start downloads of NumPy
@@ -63,7 +63,7 @@ ON_DEMAND_FILES = (NUMPY_SNAPSHOT_FILE, NUMPY_SUBSET_FILE, *(fname for fname, _ 
 # The core files the snapshots depend on (their cache key, with the wheels and the scripts).
 SNAPSHOT_INPUTS = ["pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip", PYODIDE_LOCK]
 SNAPSHOT_MAGIC = 1886286592  # the first uint32 (little-endian) of a Pyodide 0.27 snapshot
-NUMPY_SNAPSHOT_MAGIC = b"PGNS"  # web/snapshot.js: the NumPy snapshot's container
+NUMPY_SNAPSHOT_MAGIC = b"PGNS"  # web/runtime/snapshot.js: the NumPy snapshot's container
 NODE_MIN_MAJOR = 18  # Pyodide 0.27 runs under Node 18 or newer
 SNAPSHOT_TIMEOUT_S = 300
 

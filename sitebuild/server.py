@@ -99,6 +99,7 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
     (no-cache for a file no rule covers)."""
 
     request_log = None  # a list, or None to log each request to stderr
+    use_site_headers = True  # False: send no _headers rules and no Cache-Control of its own
 
     def guess_type(self, path):
         ext = os.path.splitext(str(path))[1].lower()
@@ -109,6 +110,8 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
     def site_headers(self):
         """The headers the site's rules give this request (Content-Type comes from
         MIME_TYPES, which agrees with the rules' wasm type)."""
+        if not self.use_site_headers:
+            return []
         chosen = [(n, v) for n, v in headers_for(read_header_rules(self.directory), self.path)
                   if n.lower() != "content-type"]
         if not any(n.lower() == "cache-control" for n, _ in chosen):
@@ -160,15 +163,17 @@ class SiteServer(http.server.ThreadingHTTPServer):
         print(f"error while serving {client_address[0]}: {exc!r}", file=sys.stderr)
 
 
-def make_server(root, host="127.0.0.1", port=0, request_log=None):
+def make_server(root, host="127.0.0.1", port=0, request_log=None, site_headers=True):
     """A ThreadingHTTPServer for the static site in ``root`` with correct MIME types.
 
     ``port=0`` picks a free port (read it from ``server.server_address``). When
     ``request_log`` is a list, each request is appended to it as a RequestRecord (a str:
     the path, with .method/.host/.client/.status) and nothing is printed per request.
+    ``site_headers=False`` serves as a plain file host does (GitHub Pages reads no
+    ``_headers``): no rules of ``_headers``, no Cache-Control, only the MIME types.
     Raises OSError (errno EADDRINUSE) when the port is taken.
     """
-    handler = type("Handler", (SiteHandler,), {"request_log": request_log})
+    handler = type("Handler", (SiteHandler,), {"request_log": request_log, "use_site_headers": site_headers})
     server = SiteServer((host, port), functools.partial(handler, directory=str(root)))
     server.quiet = request_log is not None
     return server

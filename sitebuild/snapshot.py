@@ -1,5 +1,5 @@
 """Python's start-up snapshot (NumPy imported), made under Node by
-scripts/pyodide_snapshot.mjs, checked and cached by the sha256 of its inputs; without Node
+sitebuild/pyodide_snapshot.mjs, checked and cached by the sha256 of its inputs; without Node
 the site is built without it."""
 
 from __future__ import annotations
@@ -22,8 +22,9 @@ from .pins import (NODE_MIN_MAJOR, NUMPY_SNAPSHOT_FILE, NUMPY_SNAPSHOT_MAGIC, PY
                    PYODIDE_LOCK_SHA256, PYODIDE_VERSION, SNAPSHOT_INPUTS,
                    SNAPSHOT_MAGIC, SNAPSHOT_TIMEOUT_S)
 
-SNAPSHOT_SCRIPT = ROOT / "scripts" / "pyodide_snapshot.mjs"
-SNAPSHOT_RESTORE = WEB / "snapshot.js"  # the script restores what it made, as the worker does
+HERE = Path(__file__).resolve().parent  # the Node helpers sit beside the code that runs them
+SNAPSHOT_SCRIPT = HERE / "pyodide_snapshot.mjs"
+SNAPSHOT_RESTORE = WEB / "runtime" / "snapshot.js"  # the script restores what it made, as the worker does
 
 
 # ------------------------------------------------------------- start-up snapshot
@@ -55,7 +56,7 @@ def check_snapshot(data: bytes, build_id: str | None) -> None:
 
 
 def read_numpy_snapshot(data: bytes) -> dict:
-    """The manifest of a NumPy snapshot container (web/snapshot.js describes the layout)."""
+    """The manifest of a NumPy snapshot container (web/runtime/snapshot.js describes the layout)."""
     if data[:4] != NUMPY_SNAPSHOT_MAGIC:
         raise SnapshotUnavailable(f"the NumPy snapshot starts with {data[:4].hex()}, not {NUMPY_SNAPSHOT_MAGIC!r}")
     (length,) = struct.unpack_from("<I", data, 4)
@@ -122,7 +123,7 @@ def node_for_snapshot() -> str:
 
 
 def make_snapshot(core: Path, numpy: Path, poolgrad: Path, out: Path) -> None:
-    """Run scripts/pyodide_snapshot.mjs with Node against the Pyodide core in ``core``, the
+    """Run sitebuild/pyodide_snapshot.mjs with Node against the Pyodide core in ``core``, the
     NumPy zip ``numpy`` (the subset) and poolgrad's wheel ``poolgrad`` (both installed inside
     the snapshot, so a start from it unpacks nothing), and write the checked, gzipped NumPy
     snapshot into the folder ``out``. Raises SnapshotUnavailable."""

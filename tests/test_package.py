@@ -17,7 +17,7 @@ import poolgrad
 import poolgrad.wire
 
 REPO = Path(__file__).resolve().parents[1]
-MODULES = {"__init__", "avg_pool", "exercises", "layers", "max_pool", "trace", "validation", "windows"}
+MODULES = {"__init__", "adaptive_pool", "avg_pool", "exercises", "geometry", "layers", "lp_pool", "max_pool", "trace", "unpool", "validation", "windows"}
 
 
 def _local_backend_is_new_enough() -> bool:
@@ -45,6 +45,7 @@ def built(tmp_path_factory):
     return wheels[0], sdists[0]
 
 
+@pytest.mark.slow
 def test_wheel_holds_the_package_licence_and_type_marker(built):
     wheel, _ = built
     with zipfile.ZipFile(wheel) as zf:
@@ -57,6 +58,7 @@ def test_wheel_holds_the_package_licence_and_type_marker(built):
     assert not any(n.startswith(("tests/", "web/", "build.py")) for n in names)
 
 
+@pytest.mark.slow
 def test_wheel_metadata_is_complete_and_matches_the_module(built):
     wheel, _ = built
     with zipfile.ZipFile(wheel) as zf:
@@ -71,6 +73,7 @@ def test_wheel_metadata_is_complete_and_matches_the_module(built):
     assert "python build.py serve" in meta.get_payload()  # the README is the long description
 
 
+@pytest.mark.slow
 def test_sdist_holds_sources_licence_and_type_marker(built):
     _, sdist = built
     root = sdist.name[: -len(".tar.gz")]

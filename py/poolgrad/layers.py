@@ -9,9 +9,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from .adaptive_pool import (adaptive_avg_pool2d, adaptive_avg_pool2d_backward, adaptive_max_pool2d,
+                            adaptive_max_pool2d_backward)
 from .avg_pool import avg_pool2d, avg_pool2d_backward
+from .lp_pool import lp_pool2d, lp_pool2d_backward
 from .max_pool import max_pool2d, max_pool2d_backward
-from .validation import ArrayLike, IntOrPair, as_flag, as_input, pooling_parameters
+from .unpool import max_unpool2d
+from .validation import (ArrayLike, IntOrPair, as_flag, as_input, as_norm_type, as_output_size,
+                         pooling_parameters)
 
 
 class MaxPool2d:
@@ -100,3 +105,130 @@ class AvgPool2d:
                 f"padding={self.padding}, ceil_mode={self.ceil_mode}, "
                 f"count_include_pad={self.count_include_pad})")
 
+
+
+class AdaptiveAvgPool2d:
+    """Adaptive average pooling as a layer: the output size is fixed, the windows follow
+    the input (``AdaptiveAvgPool2d(1)`` is global average pooling).
+
+    >>> layer = AdaptiveAvgPool2d(1)
+    >>> layer.forward([[1.0, 2.0], [3.0, 6.0]])
+    array([[3.]])
+    >>> layer.backward([[4.0]])
+    array([[1., 1.],
+           [1., 1.]])
+    """
+
+    def __init__(self, output_size) -> None:
+        self.output_size = as_output_size(output_size)
+        self.input_shape = None
+
+    def forward(self, x: ArrayLike) -> np.ndarray:
+        """Pool ``x``; keep its shape for :meth:`backward`."""
+        array = as_input(x)
+        out = adaptive_avg_pool2d(array, self.output_size)
+        self.input_shape = array.shape
+        return out
+
+    def backward(self, grad_output: ArrayLike) -> np.ndarray:
+        """The gradient of the last forward's input, given the output's gradient."""
+        if self.input_shape is None:
+            raise RuntimeError("AdaptiveAvgPool2d.backward needs a forward call first")
+        return adaptive_avg_pool2d_backward(grad_output, self.input_shape)
+
+    def __repr__(self):
+        return f"AdaptiveAvgPool2d(output_size={self.output_size})"
+
+
+class AdaptiveMaxPool2d:
+    """Adaptive max pooling as a layer; ``indices`` holds the argmax of the last forward.
+
+    >>> layer = AdaptiveMaxPool2d((1, 3))
+    >>> layer.forward([[1, 5, 2, 4, 3]]), layer.indices
+    (array([[5, 5, 4]]), array([[1, 1, 3]]))
+    >>> layer.backward([[1.0, 2.0, 4.0]])
+    array([[0., 3., 0., 4., 0.]])
+    """
+
+    def __init__(self, output_size) -> None:
+        self.output_size = as_output_size(output_size)
+        self.indices = None
+        self.input_shape = None
+
+    def forward(self, x: ArrayLike) -> np.ndarray:
+        """Pool ``x``; keep the indices and the input's shape for :meth:`backward`."""
+        array = as_input(x)
+        out, self.indices = adaptive_max_pool2d(array, self.output_size, return_indices=True)
+        self.input_shape = array.shape
+        return out
+
+    def backward(self, grad_output: ArrayLike) -> np.ndarray:
+        """The gradient of the last forward's input, given the output's gradient."""
+        if self.indices is None:
+            raise RuntimeError("AdaptiveMaxPool2d.backward needs a forward call first")
+        return adaptive_max_pool2d_backward(grad_output, self.indices, self.input_shape)
+
+    def __repr__(self):
+        return f"AdaptiveMaxPool2d(output_size={self.output_size})"
+
+
+class LPPool2d:
+    """LP pooling as a layer (``norm_type`` is p; no padding, as in PyTorch).
+
+    >>> layer = LPPool2d(2, 2)
+    >>> layer.forward([[3.0, 4.0], [0.0, 0.0]])
+    array([[5.]])
+    >>> layer.backward([[1.0]])
+    array([[0.6, 0.8],
+           [0. , 0. ]])
+    """
+
+    def __init__(self, norm_type: float, kernel_size: IntOrPair, stride: IntOrPair | None = None,
+                 ceil_mode: bool = False) -> None:
+        self.norm_type = as_norm_type(norm_type)
+        params = pooling_parameters(kernel_size, stride, 0, 1, ceil_mode)
+        self.kernel_size, self.stride, self.ceil_mode = params.kernel, params.stride, params.ceil_mode
+        self.input = None
+
+    def forward(self, x: ArrayLike) -> np.ndarray:
+        """Pool ``x``; keep it for :meth:`backward` (the gradient needs its values)."""
+        array = as_input(x)
+        out = lp_pool2d(array, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)
+        self.input = array
+        return out
+
+    def backward(self, grad_output: ArrayLike) -> np.ndarray:
+        """The gradient of the last forward's input, given the output's gradient."""
+        if self.input is None:
+            raise RuntimeError("LPPool2d.backward needs a forward call first")
+        return lp_pool2d_backward(grad_output, self.input, self.norm_type, self.kernel_size,
+                                  self.stride, self.ceil_mode)
+
+    def __repr__(self):
+        return (f"LPPool2d(norm_type={self.norm_type}, kernel_size={self.kernel_size}, "
+                f"stride={self.stride}, ceil_mode={self.ceil_mode})")
+
+
+class MaxUnpool2d:
+    """Max unpooling as a layer: ``forward(x, indices, output_size=None)``.
+
+    >>> pool, unpool = MaxPool2d(2), MaxUnpool2d(2)
+    >>> out = pool.forward([[1, 2], [4, 3]])
+    >>> unpool.forward(out, pool.indices)
+    array([[0, 0],
+           [4, 0]])
+    """
+
+    def __init__(self, kernel_size: IntOrPair, stride: IntOrPair | None = None,
+                 padding: IntOrPair = 0) -> None:
+        params = pooling_parameters(kernel_size, stride, 0, 1, False)
+        self.kernel_size, self.stride = params.kernel, params.stride
+        self.padding = pooling_parameters(kernel_size, stride, padding).padding
+
+    def forward(self, x: ArrayLike, indices: ArrayLike, output_size=None) -> np.ndarray:
+        """Write each value of ``x`` at its index in a zero output (see :func:`max_unpool2d`)."""
+        return max_unpool2d(x, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+    def __repr__(self):
+        return (f"MaxUnpool2d(kernel_size={self.kernel_size}, stride={self.stride}, "
+                f"padding={self.padding})")

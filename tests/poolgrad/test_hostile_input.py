@@ -17,7 +17,7 @@ import poolgrad
 import reference
 from poolgrad import exercises, wire
 from poolgrad.trace import MAX_TRACE_CELLS, MAX_TRACE_WINDOW_CELLS, trace
-from poolgrad.validation import geometry
+from poolgrad.geometry import geometry
 from poolgrad.windows import PhaseLayout, compact
 
 SIXTEEN = np.arange(16.0).reshape(4, 4)
@@ -76,6 +76,7 @@ def any_magnitude(draw):
     return (height, width), params
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(any_magnitude())
 def test_the_layout_is_sized_by_the_input_and_output_never_by_the_parameters(case):
@@ -93,6 +94,7 @@ def test_the_layout_is_sized_by_the_input_and_output_never_by_the_parameters(cas
     assert layout.cols <= 2 * (shape[1] + 2 * geo.padding[1] + 1)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(any_magnitude(), st.data())
 def test_huge_parameters_match_the_loop_reference(case, data):
@@ -117,6 +119,7 @@ def test_huge_parameters_match_the_loop_reference(case, data):
                 reference.avg_pool2d_backward(grad, shape, count_include_pad=cip, **avg))
 
 
+@pytest.mark.slow
 @pytest.mark.torch
 @settings(max_examples=150, deadline=None)
 @given(any_magnitude(), st.data())
@@ -245,6 +248,7 @@ SPECIAL_64 = [-0.0, 0.0, 1.0, -1.0, *_nans([0x7FF8000000000001, 0xFFF80000000000
                                              np.float64).tolist()]
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.integers(1, 6), st.integers(1, 6), st.integers(1, 3), st.integers(1, 3),
        st.integers(1, 2), st.booleans(), st.sampled_from([np.float64, np.float32]), st.data())
@@ -375,6 +379,7 @@ def trace_cases(draw):
 GRADIENTS = st.one_of(st.floats(-1e6, 1e6, allow_nan=False), st.sampled_from([0.1, 1e-17, 3.0]))
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(trace_cases(), st.data())
 def test_trace_identities_hold_exactly(case, data):

@@ -161,7 +161,7 @@ def pooling_cases(draw, values=None):
 
 def _valid(x, params):
     try:
-        poolgrad.validation.geometry(x.shape[-2:], params["kernel_size"], params["stride"],
+        poolgrad.geometry.geometry(x.shape[-2:], params["kernel_size"], params["stride"],
                                      params["padding"], params["dilation"],
                                      params["ceil_mode"])
     except ValueError:
@@ -169,6 +169,7 @@ def _valid(x, params):
     return True
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(pooling_cases(), st.sampled_from([np.float64, np.float32, np.int32]), st.data())
 def test_forward_indices_and_backward_match_the_loop_reference(case, dtype, data):
@@ -228,6 +229,7 @@ def test_backward_refuses_inconsistent_input(grad, indices, shape, error, messag
 
 # -- PyTorch ----------------------------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.torch
 @settings(max_examples=150, deadline=None)
 @given(pooling_cases(), st.sampled_from(["float32", "float64", "float16", "int32"]),

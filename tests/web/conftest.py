@@ -66,9 +66,9 @@ class Site:
         return [r for r in self.requests if r.host and r.host != self.origin_host]
 
 
-def serve(build_module, root):
+def serve(build_module, root, site_headers=True):
     requests = []
-    server = build_module.make_server(root, request_log=requests)
+    server = build_module.make_server(root, request_log=requests, site_headers=site_headers)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     return Site(server, requests)
@@ -82,6 +82,15 @@ def stop(running):
 @pytest.fixture(scope="session")
 def site(build_module, dist):
     running = serve(build_module, dist)
+    yield running
+    stop(running)
+
+
+@pytest.fixture
+def plain_host(build_module, dist):
+    """dist/ on a server that sends no headers of its own, as GitHub Pages does: no _headers
+    rules, so no Content-Security-Policy for the exercise worker."""
+    running = serve(build_module, dist, site_headers=False)
     yield running
     stop(running)
 

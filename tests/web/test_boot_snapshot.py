@@ -1,5 +1,5 @@
-"""How Python starts (web/python-runtime.js; build.py makes the NumPy snapshot, snapshot.js
-restores it): on a fast link from the NumPy snapshot; on a slow one, when the snapshot does
+"""How Python starts (web/runtime/python-runtime.js; build.py makes the NumPy snapshot,
+web/runtime/snapshot.js restores it): on a fast link from the NumPy snapshot; on a slow one, when the snapshot does
 not fit, without one or where the browser cannot unpack it, by the wheels' path (a normal
 start, then the NumPy subset unpacked); each in the same worker, each runtime file fetched
 once. A .wasm served as application/octet-stream still starts, and an error inside the
@@ -22,7 +22,6 @@ from exercise_solutions import FORWARD
 from lesson_fixture import FIXTURE
 from widget_driver import DEDICATED_WORKER, build_info
 
-pytestmark = pytest.mark.browser
 
 REFERENCE = f"#k=2&s=2&p=0&d=1&mode=max&grad=1&x={FIXTURE}&g=1,2;3,4"
 # File names, not paths: the build publishes them in content-hashed folders.
@@ -49,7 +48,6 @@ WORKER_SPY = """
   };
 })();
 """
-
 
 
 @pytest.fixture(autouse=True)

@@ -17,7 +17,6 @@ from lesson_fixture import FIXTURE
 from snippet_runner import as_array, assert_matches_trace, run_snippet
 from widget_driver import Widget, axe_violations, wait_settled
 
-pytestmark = pytest.mark.browser
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -52,7 +51,7 @@ def open_view(widget, hash_):
 
 
 def shown(value):
-    """A number as the grids show it (web/format.js formatNumber): up to 4 decimals,
+    """A number as the grids show it (web/widget/format.js formatNumber): up to 4 decimals,
     trailing zeros dropped, integers exactly, -0 as 0, the infinities as ∞ and -∞."""
     value = float(value)
     if math.isnan(value):

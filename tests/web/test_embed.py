@@ -11,7 +11,6 @@ from playwright.sync_api import expect
 from lesson_fixture import FIXTURE
 from widget_driver import Widget, page_of_its_own, wait_settled
 
-pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
 AVG_EXAMPLE = "12,10,9,6;11,8,13,5;2,14,15,0;4,3,7,1"

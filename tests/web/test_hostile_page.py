@@ -11,8 +11,6 @@ from playwright.sync_api import expect
 from poolgrad import wire
 from widget_driver import BOOT_TIMEOUT_MS
 
-pytestmark = pytest.mark.browser
-
 
 def test_back_while_editing_a_gradient_cell_of_a_refused_state_raises_nothing(widget):
     page = widget.page

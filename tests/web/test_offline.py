@@ -1,4 +1,4 @@
-"""Offline after one visit (web/sw.js, web/offline.js, build.py's publish step): the service
+"""Offline after one visit (web/sw.js, web/offline/offline.js, build.py's publish step): the service
 worker keeps the build's files every start uses and those of the path this browser's Python
 took (the NumPy snapshot on a fast link, the NumPy subset on a slow one), no other, answers a
 reload with the network off on either path, replaces a build with
@@ -19,7 +19,6 @@ from playwright.sync_api import expect
 from lesson_fixture import FIXTURE
 from widget_driver import BOOT_TIMEOUT_MS, build_info, context_of_its_own, wait_settled, watched_page
 
-pytestmark = pytest.mark.browser
 
 REFERENCE = f"#k=2&s=2&p=0&d=1&mode=max&grad=1&x={FIXTURE}&g=1,2;3,4"
 

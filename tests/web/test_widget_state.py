@@ -1,11 +1,9 @@
 """The URL hash as the widget's whole state, the controls that change it, and bad input."""
 
-import pytest
 from playwright.sync_api import expect
 
 from lesson_fixture import FIXTURE
 
-pytestmark = pytest.mark.browser
 
 LINK_EXAMPLE = f"#k=3&s=1&p=0&d=1&mode=max&grad=1&sel=0,1&x={FIXTURE}"
 
