@@ -20,7 +20,7 @@ from .fetch import pyodide_core, pyodide_wheels
 from .paths import DIST_MARKER
 from .pins import (NODE_MIN_MAJOR, NUMPY_SNAPSHOT_FILE, NUMPY_SUBSET_FILE, NUMPY_WHEEL, ON_DEMAND_FILES, PYODIDE_CORE_SHA256,
                    PYODIDE_LOCK, PYODIDE_SHIPPED, PYODIDE_VERSION, PYODIDE_WHEELS)
-from .shipped import SHIPPED_TRACES_FILE, TracesUnavailable, shipped_traces, traces_file
+from .shipped import FIRST_MINUTE_TRACES_FILE, SHIPPED_TRACES_FILE, TracesUnavailable, shipped_traces, traces_file
 from .snapshot import SnapshotUnavailable, pyodide_snapshot, snapshot_size
 from .subset import numpy_subset
 from .wheel import poolgrad_wheel
@@ -159,18 +159,20 @@ def assemble(dist: Path, quiet: bool = False) -> Path:
         say(f"  no start-up snapshot: {no_snapshot}; the site works, but Python starts seconds "
              f"slower on a fast link (install Node.js {NODE_MIN_MAJOR}+ and rebuild to get it)", quiet)
 
-    # 5. the traces of the views a learner lands on (optional: without them the first view
-    # waits for Python); the file is always there, so the page's fetch of it never fails
+    # 5. the traces of the views a learner lands on and of the first minute's views
+    # (optional: without them those views wait for Python); the files are always there, so
+    # the page's fetches of them never fail
     def ship_traces():
         try:
-            data, why = shipped_traces(cache, core, wheels, quiet).read_bytes(), None
+            files, why = [path.read_bytes() for path in shipped_traces(cache, core, wheels, quiet)], None
         except TracesUnavailable as e:
-            data, why = traces_file({}), str(e)
-        write_if_changed(dist / SHIPPED_TRACES_FILE, data)
-        keep.add(SHIPPED_TRACES_FILE)
-        return data, why
+            files, why = [traces_file({}), traces_file({})], str(e)
+        for name, data in zip((SHIPPED_TRACES_FILE, FIRST_MINUTE_TRACES_FILE), files):
+            write_if_changed(dist / name, data)
+            keep.add(name)
+        return files, why
 
-    traces, no_traces = step("first views' traces (poolgrad)", ship_traces)
+    (traces, minute_traces), no_traces = step("first views' traces (poolgrad)", ship_traces)
     traces_shipped = len(json.loads(traces)["traces"])
     if no_traces is not None:
         say(f"  no shipped traces: {no_traces}; the site works, but its first view waits for Python", quiet)
@@ -194,6 +196,10 @@ def assemble(dist: Path, quiet: bool = False) -> Path:
         "shipped_traces_bytes": len(traces),
         "shipped_traces_gzip_bytes": len(gzip.compress(traces, compresslevel=9, mtime=0)),
         "shipped_traces_note": no_traces,
+        "first_minute_traces_file": FIRST_MINUTE_TRACES_FILE,
+        "first_minute_traces": len(json.loads(minute_traces)["traces"]),
+        "first_minute_traces_bytes": len(minute_traces),
+        "first_minute_traces_gzip_bytes": len(gzip.compress(minute_traces, compresslevel=9, mtime=0)),
         "built": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
     }
     atomic_write_bytes(dist / "build-info.json", (json.dumps(info, indent=2) + "\n").encode())

@@ -62,10 +62,8 @@ NUMPY_SUBSET_FILE = "numpy-subset.zip"  # sitebuild/subset.py: what a start down
 ON_DEMAND_FILES = (NUMPY_SNAPSHOT_FILE, NUMPY_SUBSET_FILE, *(fname for fname, _ in PYODIDE_WHEELS.values()))
 # The core files the snapshots depend on (their cache key, with the wheels and the scripts).
 SNAPSHOT_INPUTS = ["pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip", PYODIDE_LOCK]
-SNAPSHOT_MAGIC = 1886286592  # the first uint32 (little-endian) of a Pyodide 0.27 snapshot
-NUMPY_SNAPSHOT_MAGIC = b"PGNS"  # web/runtime/snapshot.js: the NumPy snapshot's container
 NODE_MIN_MAJOR = 18  # Pyodide 0.27 runs under Node 18 or newer
 SNAPSHOT_TIMEOUT_S = 300
 
-# Inputs of poolgrad's wheel (besides everything under py/).
-WHEEL_INPUTS = ["pyproject.toml", "README.md", "setup.py", "setup.cfg", "MANIFEST.in", "LICENSE"]
+# Inputs of poolgrad's wheel (besides everything under py/, its description py/README.md too).
+WHEEL_INPUTS = ["pyproject.toml", "setup.py", "setup.cfg", "MANIFEST.in", "LICENSE"]

@@ -35,7 +35,7 @@ def test_the_snapshot_is_made_with_node_once_then_taken_from_the_cache(node, scr
     build_id = B.pyodide_build_id(first / info["pyodide"])
     manifest = B.check_numpy_snapshot(numpy_raw, build_id, [first / info["numpy_subset"], first / info["poolgrad_wheel"]])
     image = numpy_raw[manifest["image"]["offset"]:]
-    assert struct.unpack_from("<I", image)[0] == B.SNAPSHOT_MAGIC == 1886286592
+    assert struct.unpack_from("<I", image)[0] == B.snapshot_format()["SNAPSHOT_MAGIC"] == 1886286592
     assert build_id and image[16:48] == struct.pack("<8I", *(int(build_id[i:i + 8], 16) for i in range(0, 64, 8)))
     # Start-up state is frozen into the files: none of this machine's paths may be in them.
     for private in (str(tmp_path), str(REPO), str(B.cache_dir()), str(Path.home() / ".cache")):
@@ -92,8 +92,19 @@ def test_without_a_usable_node_the_build_succeeds_without_a_snapshot(scratch_cac
     assert not list(scratch_cache.glob(f"pyodide-{B.PYODIDE_VERSION}-snapshots/*/*"))
 
 
+def test_the_snapshots_magic_numbers_have_one_home_the_worker_and_the_build_read():
+    # Pyodide 0.27's header and the NumPy container's, as web/runtime/snapshot.js declares
+    # them; the worker's other modules import them from there instead of retyping them.
+    assert B.snapshot_format() == {"SNAPSHOT_MAGIC": 1886286592, "CONTAINER_MAGIC": "PGNS"}
+    runtime = B.WEB / "runtime"
+    for module in [*runtime.glob("*.js"), *(B.WEB / "exercise").glob("*.js"), *Path(B.snapshot.HERE).glob("*.mjs")]:
+        if module.name != "snapshot.js":
+            source = module.read_text()
+            assert "1886286592" not in source and '"PGNS"' not in source, module.name
+
+
 def test_check_snapshot_refuses_what_would_hang_or_mismatch():
-    header = struct.pack("<4I", B.SNAPSHOT_MAGIC, 64, 0, 0) + struct.pack("<8I", *range(8)) + bytes(16)
+    header = struct.pack("<4I", B.snapshot_format()["SNAPSHOT_MAGIC"], 64, 0, 0) + struct.pack("<8I", *range(8)) + bytes(16)
     good = header + bytes(32 * 65536)
     build_id = "".join(f"{w:08x}" for w in range(8))
     B.check_snapshot(good, build_id)
@@ -116,12 +127,12 @@ def _numpy_container(image, files, libs, table_slots=()):
         manifest["files"].append({"path": path, "offset": offset, "bytes": len(data)})
         offset += len(data)
     text = json.dumps(manifest).encode()
-    head = B.NUMPY_SNAPSHOT_MAGIC + struct.pack("<I", len(text)) + text
+    head = B.snapshot_format()["CONTAINER_MAGIC"].encode() + struct.pack("<I", len(text)) + text
     return head + bytes(4096 - len(head)) + image + b"".join(files.values())
 
 
 def test_check_numpy_snapshot_refuses_a_container_that_is_not_the_wheels(tmp_path):
-    header = struct.pack("<4I", B.SNAPSHOT_MAGIC, 64, 0, 0) + struct.pack("<8I", *range(8)) + bytes(16)
+    header = struct.pack("<4I", B.snapshot_format()["SNAPSHOT_MAGIC"], 64, 0, 0) + struct.pack("<8I", *range(8)) + bytes(16)
     image = header + bytes(32 * 65536)
     build_id = "".join(f"{w:08x}" for w in range(8))
     wheel = tmp_path / "pkg-1.0-py3-none-any.whl"

@@ -27,6 +27,20 @@ function offerUpdate(notice, waiting) {
   notice.append(text, " ", button);
 }
 
+// Over plain http from another machine (a classroom's LAN) the page is no secure context:
+// the browser offers no service worker, so the lesson cannot be saved. Say so where it
+// happens, and what to do instead (docs/classroom.md).
+function explainNoOfflineCopy() {
+  const note = document.getElementById("insecure-note");
+  note.textContent = "This lesson comes over plain http from another computer, so your browser will not "
+    + "save it for offline use: it needs that computer's server while you work. To keep it, open it "
+    + "from an https address, or run the offline copy (serve.py) on this computer.";
+  note.hidden = false;
+}
+
+// Said at once, before Python starts: it holds whatever happens next.
+if (!window.isSecureContext && location.protocol === "http:") explainNoOfflineCopy();
+
 // `used`: the on-demand files the page's Python started from (its startup report's files).
 export async function keepOffline(notice, used = []) {
   if (!("serviceWorker" in navigator)) return;

@@ -8,7 +8,8 @@
 //
 // Query parameters: embed=1 gives the compact view for an iframe (no header, compact
 // controls; when framed, the page posts {type: "poolgrad:size", height} to its parent
-// whenever its height changes); lesson=0 hides the lesson panels (#lesson, #player, #guide);
+// whenever its height changes); lesson=0 hides the lesson panels (#lesson, #player, #guide,
+// #exercise); code=0 hides the Code panel (#code) and the output-size formula;
 // worker=dedicated gives the page a Python of its own (startPython below); id=name, read by
 // guide.js, names the lesson the "Try it" progress belongs to.
 
@@ -16,10 +17,12 @@ const params = new URLSearchParams(location.search);
 const config = {
   embed: params.get("embed") === "1",
   lesson: params.get("lesson") !== "0",
+  code: params.get("code") !== "0",
 };
 const root = document.documentElement;
 if (config.embed) root.dataset.embed = "1";
 if (!config.lesson) root.dataset.lesson = "0";
+if (!config.code) root.dataset.code = "0";
 
 // The page is at the site's root; the workers' scripts are in a content-hashed folder below
 // it, so the page tells them where the root is (the worker's name).
@@ -80,6 +83,8 @@ const python = (params.get("worker") !== "dedicated" && startPython("shared")) |
 export const shippedTraces = fetch(new URL("../shipped-traces.json", import.meta.url))
   .then((response) => (response.ok ? response.json() : null))
   .catch(() => null);
+// The first minute's traces, which shipped.js fetches once the first view is drawn.
+export const FIRST_MINUTE_TRACES = new URL("../first-minute-traces.json", import.meta.url);
 const heard = [];
 const keep = (event) => {
   // An error event is cancelled now (the bridge reports it); otherwise the console would

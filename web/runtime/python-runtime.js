@@ -3,8 +3,9 @@
 // browser) share. bootPython(siteRoot, progress) starts it and resolves with run(request);
 // trace-service.js queues the widgets' requests in front of it. Every path is resolved against the
 // site's root (the worker's name, set by the page), so the site works under any sub-path;
-// build-info.json (written by build.py) names the Pyodide folder, the wheel and (when the
-// build could make them) Python's start-up snapshots, restored by snapshot.js.
+// build-info.json (written by build.py) names the Pyodide folder, the wheels, the NumPy
+// subset and (when the build could make it) Python's start-up snapshot, restored by
+// snapshot.js. docs/startup.md describes what a start downloads and why.
 
 import { AFTER_START, compileLibraries, readNumpySnapshot, restoreNumpySnapshot, takeTheIOSPath } from "./snapshot.js";
 
@@ -65,8 +66,8 @@ async function whileStarting(message, start) {
 }
 
 // How Python started, sent with "ready" (the browser tests read it). snapshot: "numpy"
-// (NumPy and micropip already imported), "plain" (CPython started) or "none" (a normal
-// start); rejected: each snapshot tried and not used, with the reason; platform: what
+// (NumPy and poolgrad already imported) or "none" (a normal start); rejected: the snapshot
+// when it was tried and not used, with the reason; platform: what
 // Pyodide's iOS check saw (snapshot.js) and what the engine says; trampolines: "js" when
 // Pyodide took its iOS path.
 // path: "snapshot" or "wheels", and why (chosen); wasm: "streamed", or how it was compiled
@@ -443,8 +444,8 @@ async function installTraceService(pyodide, wheelURL) {
   return runTrace;
 }
 
-// Starts Python with NumPy the way every worker of the site does (the NumPy snapshot, else
-// the plain one, else a normal start) and hands it to `install(pyodide, wheelURL)`, whose
+// Starts Python with NumPy the way every worker of the site does (the NumPy snapshot on a
+// fast link, else a normal start with the NumPy subset) and hands it to `install(pyodide, wheelURL)`, whose
 // result it resolves with; `reportProgress` gets each {type: "progress"} message. The
 // exercise worker (exercise-worker.js) starts its Python this way.
 export function startPythonWith(siteRoot, reportProgress, install) {
