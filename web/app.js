@@ -52,7 +52,9 @@ widget.on("change", writeHash);
 widget.on("trace", writeHash);
 writeHash();
 window.addEventListener("hashchange", readHash);
-traces.subscribe({ onReady: () => keepOffline(document.getElementById("update-notice")) });
+traces.subscribe({
+  onReady: (message) => keepOffline(document.getElementById("update-notice"), message?.startup?.files ?? []),
+});
 
 window.poolgradWidget = {
   trace: (request) => widget.request(request),

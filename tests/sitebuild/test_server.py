@@ -24,7 +24,7 @@ from built_site import FIXED_NAMES, build_info, http_get, published_files
     ("/icon.svg", "image/svg+xml"),
     ("/pyodide/python_stdlib.zip", "application/zip"),
     ("/wheels/poolgrad-0.1.0-py3-none-any.whl", "application/zip"),
-    ("/pyodide/snapshot.bin.gz", "application/gzip"),
+    ("/pyodide/numpy-snapshot.bin.gz", "application/gzip"),
     ("/", "text/html"),
     ("/index.html", "text/html"),
 ])

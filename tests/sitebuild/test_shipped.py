@@ -65,7 +65,7 @@ def test_the_shipped_traces_are_poolgrads_answers_for_the_front_ends_views(node,
     assert list(minute) == [key for key in minute_keys if key in minute]
     assert all("error" in answers[key] for key in set(minute_keys) - set(minute))
     # The service worker keeps it offline, like every other file of the site.
-    assert f'["{info["shipped_traces_file"]}","{hashlib.sha256(data).hexdigest()}",true]' in (
+    assert f'["{info["shipped_traces_file"]}","{hashlib.sha256(data).hexdigest()}",true,false]' in (
         first / "sw.js").read_text()
 
     # A second build takes it from the cache: neither Node nor Python runs.

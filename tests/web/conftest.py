@@ -7,6 +7,7 @@ work on these machines); without it the browser tests fail with a message saying
 install.
 """
 
+import contextlib
 import functools
 import http.server
 import threading
@@ -125,6 +126,15 @@ def serve_directory(build_module):
     yield start
     for running in started:
         stop(running)
+
+
+@pytest.fixture
+def slow_host(build_module):
+    """slow_host(root, mbit, rtt_ms=0): serve `root` as a static host does, through one paced
+    link (sitebuild.static_host), for one test; returns its HostServer (.url, .traffic)."""
+    with contextlib.ExitStack() as hosts:
+        yield lambda root, mbit, rtt_ms=0: hosts.enter_context(
+            build_module.static_host.hosting(root, build_module.static_host.LinkSpeed(mbit, rtt_ms)))
 
 
 @pytest.fixture

@@ -10,8 +10,9 @@
 //   onShipped(callback): callback() each time shipped() can answer more (the landing
 //     views' file, then the first minute's);
 //   shippedAvailable() -> whether shipped() holds the landing views' traces;
-//   subscribe({onProgress({step, steps, message}), onReady(), onFailure(text)}) -> unsubscribe:
-//     the boot's news, replayed at once to a late subscriber;
+//   subscribe({onProgress({step, steps, message}), onReady(message), onFailure(text)}) -> unsubscribe:
+//     the boot's news, replayed at once to a late subscriber (onReady's message is the
+//     runtime's ready message: its startup.files are the files the boot's path used);
 //   describe() -> which Python serves the page (a test hook).
 
 import { WorkerBridge } from "./bridge.js";
@@ -26,7 +27,7 @@ export function pageTraces() {
 
 function makePageTraces() {
   const listeners = new Set();
-  const news = { progress: [], ready: false, failure: null };
+  const news = { progress: [], ready: null, failure: null };
   const tell = (name, ...args) => {
     for (const listener of listeners) listener[name]?.(...args);
   };
@@ -35,9 +36,9 @@ function makePageTraces() {
       news.progress.push(progress);
       tell("onProgress", progress);
     },
-    onReady() {
-      news.ready = true;
-      tell("onReady");
+    onReady(message) {
+      news.ready = message ?? {};
+      tell("onReady", message);
     },
     onFailure(text) {
       news.failure = text;
@@ -57,7 +58,7 @@ function makePageTraces() {
     subscribe(listener) {
       listeners.add(listener);
       for (const progress of news.progress) listener.onProgress?.(progress);
-      if (news.ready) listener.onReady?.();
+      if (news.ready) listener.onReady?.(news.ready);
       if (news.failure) listener.onFailure?.(news.failure);
       return () => listeners.delete(listener);
     },
