@@ -104,7 +104,8 @@ def _public_callables():
     for name in poolgrad.__all__:
         obj = getattr(poolgrad, name)
         if inspect.isclass(obj):
-            yield from ((f"{name}.{m}", getattr(obj, m)) for m in ("__init__", "forward", "backward"))
+            yield from ((f"{name}.{m}", getattr(obj, m)) for m in ("__init__", "forward", "backward")
+                        if hasattr(obj, m))  # MaxUnpool2d has no backward, as in torch
         elif callable(obj):
             yield name, obj
     yield from ((f"exercises.{n}", getattr(poolgrad.exercises, n)) for n in ("max_pool2d", "max_pool2d_backward"))
