@@ -131,11 +131,20 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
             del self.headers["If-Modified-Since"]
         return super().send_head()
 
+    def send_response(self, code, message=None):
+        self._status = code
+        super().send_response(code, message)
+
     def end_headers(self):
         # Popped, so the next request on a kept-alive connection reads its own; a response
         # sent without send_head (an error for an unsupported method) reads them here.
         headers = self.__dict__.pop("_request_headers", None)
-        for name, value in self.site_headers() if headers is None else headers:
+        headers = self.site_headers() if headers is None else headers
+        if self.__dict__.pop("_status", 200) >= 400 and self.use_site_headers:
+            # An error is never cached: the rules' year-long "immutable" would replay a file
+            # missing for a moment (a deploy caught halfway) to every later try.
+            headers = [(n, v) for n, v in headers if n.lower() != "cache-control"] + [("Cache-Control", "no-store")]
+        for name, value in headers:
             self.send_header(name, value)
         super().end_headers()
 

@@ -104,8 +104,9 @@ def _public_callables():
     for name in poolgrad.__all__:
         obj = getattr(poolgrad, name)
         if inspect.isclass(obj):
+            # MaxUnpool2d, like torch's, has no backward.
             yield from ((f"{name}.{m}", getattr(obj, m)) for m in ("__init__", "forward", "backward")
-                        if hasattr(obj, m))  # MaxUnpool2d has no backward, as in torch
+                        if hasattr(obj, m))
         elif callable(obj):
             yield name, obj
     yield from ((f"exercises.{n}", getattr(poolgrad.exercises, n)) for n in ("max_pool2d", "max_pool2d_backward"))

@@ -12,7 +12,7 @@ Every answer is a JSON-safe dict with ``state`` (``"pass"``, ``"fail"`` or ``"er
 and a ``sentence`` for the learner; a ``fail`` (and an ``error`` raised while a case ran)
 also carries the ``case`` and, cell by cell, the ``mismatches``. Numbers the learner's
 code returned that strict JSON cannot write travel as ``"NaN"``, ``"Infinity"`` and
-``"-Infinity"``, as in :mod:`poolgrad.wire`.
+``"-Infinity"``, as :mod:`poolgrad.json_numbers` writes them.
 
 The expected answers are computed when this module is imported, before any learner code
 runs, and each call gets its own copy of the inputs: what a learner's function does to
@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from . import exercises
+from .json_numbers import number_name
 
 #: The names the page uses for the two exercises, and the function each one asks for.
 FUNCTION_NAMES = {"forward": "max_pool2d", "backward": "max_pool2d_backward"}
@@ -386,7 +387,7 @@ def _number(value):
     exact = isinstance(value, numbers.Integral) and abs(int(value)) <= MAX_EXACT_INT
     value = int(value) if exact else _as_float(value)
     if isinstance(value, float) and not math.isfinite(value):
-        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+        return number_name(value)
     return value
 
 

@@ -8,6 +8,8 @@ results are those of the functions.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from .adaptive_pool import (adaptive_avg_pool2d, adaptive_avg_pool2d_backward, adaptive_max_pool2d,
@@ -16,8 +18,8 @@ from .avg_pool import avg_pool2d, avg_pool2d_backward, divisor_override_of
 from .lp_pool import lp_pool2d, lp_pool2d_backward
 from .max_pool import max_pool2d, max_pool2d_backward
 from .unpool import max_unpool2d
-from .validation import (ArrayLike, IntOrPair, as_flag, as_input, as_norm_type, as_output_size,
-                         check_grad_shape, pooling_parameters)
+from .validation import (ArrayLike, IntOrPair, OutputSize, as_flag, as_input, as_norm_type,
+                         as_output_size, check_grad_shape, pooling_parameters)
 
 
 class _Layer:
@@ -147,22 +149,21 @@ class AdaptiveAvgPool2d(_Layer):
            [1., 1.]])
     """
 
-    def __init__(self, output_size) -> None:
+    def __init__(self, output_size: OutputSize) -> None:
         self.output_size = as_output_size(output_size)
-        self.input_shape = None
+        self.input_shape = self.output_shape = None
 
     def forward(self, x: ArrayLike) -> np.ndarray:
         """Pool ``x``; keep its shape for :meth:`backward`."""
         array = as_input(x)
         out = adaptive_avg_pool2d(array, self.output_size)
-        self.input_shape = array.shape
+        self.input_shape, self.output_shape = array.shape, out.shape
         return out
 
     def backward(self, grad_output: ArrayLike) -> np.ndarray:
-        """The gradient of the last forward's input, given the output's gradient."""
-        if self.input_shape is None:
-            raise RuntimeError("AdaptiveAvgPool2d.backward needs a forward call first")
-        return adaptive_avg_pool2d_backward(grad_output, self.input_shape)
+        """The gradient of the last forward's input, given the output's gradient (whose
+        shape must be the last output's: the windows follow it)."""
+        return adaptive_avg_pool2d_backward(self._checked_grad(grad_output), self.input_shape)
 
     def __repr__(self):
         return f"AdaptiveAvgPool2d(output_size={self.output_size})"
@@ -178,23 +179,22 @@ class AdaptiveMaxPool2d(_Layer):
     array([[0., 3., 0., 4., 0.]])
     """
 
-    def __init__(self, output_size) -> None:
+    def __init__(self, output_size: OutputSize) -> None:
         self.output_size = as_output_size(output_size)
         self.indices = None
-        self.input_shape = None
+        self.input_shape = self.output_shape = None
 
     def forward(self, x: ArrayLike) -> np.ndarray:
         """Pool ``x``; keep the indices and the input's shape for :meth:`backward`."""
         array = as_input(x)
         out, self.indices = adaptive_max_pool2d(array, self.output_size, return_indices=True)
-        self.input_shape = array.shape
+        self.input_shape, self.output_shape = array.shape, out.shape
         return out
 
     def backward(self, grad_output: ArrayLike) -> np.ndarray:
         """The gradient of the last forward's input, given the output's gradient."""
-        if self.indices is None:
-            raise RuntimeError("AdaptiveMaxPool2d.backward needs a forward call first")
-        return adaptive_max_pool2d_backward(grad_output, self.indices, self.input_shape)
+        return adaptive_max_pool2d_backward(self._checked_grad(grad_output), self.indices,
+                                            self.input_shape)
 
     def __repr__(self):
         return f"AdaptiveMaxPool2d(output_size={self.output_size})"
@@ -216,20 +216,18 @@ class LPPool2d(_Layer):
         self.norm_type = as_norm_type(norm_type)
         params = pooling_parameters(kernel_size, stride, 0, 1, ceil_mode)
         self.kernel_size, self.stride, self.ceil_mode = params.kernel, params.stride, params.ceil_mode
-        self.input = None
+        self.input = self.output_shape = None
 
     def forward(self, x: ArrayLike) -> np.ndarray:
         """Pool ``x``; keep it for :meth:`backward` (the gradient needs its values)."""
         array = as_input(x)
         out = lp_pool2d(array, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)
-        self.input = array
+        self.input, self.output_shape = array, out.shape
         return out
 
     def backward(self, grad_output: ArrayLike) -> np.ndarray:
         """The gradient of the last forward's input, given the output's gradient."""
-        if self.input is None:
-            raise RuntimeError("LPPool2d.backward needs a forward call first")
-        return lp_pool2d_backward(grad_output, self.input, self.norm_type, self.kernel_size,
+        return lp_pool2d_backward(self._checked_grad(grad_output), self.input, self.norm_type, self.kernel_size,
                                   self.stride, self.ceil_mode)
 
     def __repr__(self):
@@ -253,7 +251,8 @@ class MaxUnpool2d(_Layer):
         self.kernel_size, self.stride = params.kernel, params.stride
         self.padding = pooling_parameters(kernel_size, stride, padding).padding
 
-    def forward(self, x: ArrayLike, indices: ArrayLike, output_size=None) -> np.ndarray:
+    def forward(self, x: ArrayLike, indices: ArrayLike,
+                output_size: Sequence[int] | None = None) -> np.ndarray:
         """Write each value of ``x`` at its index in a zero output (see :func:`max_unpool2d`)."""
         return max_unpool2d(x, indices, self.kernel_size, self.stride, self.padding, output_size)
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import http.client
 import socket
 import threading
+import urllib.error
 import urllib.request
 
 import pytest
@@ -22,7 +24,7 @@ from built_site import FIXED_NAMES, build_info, http_get, published_files
     ("/icon.svg", "image/svg+xml"),
     ("/pyodide/python_stdlib.zip", "application/zip"),
     ("/wheels/poolgrad-0.1.0-py3-none-any.whl", "application/zip"),
-    ("/pyodide/snapshot.bin.gz", "application/gzip"),
+    ("/pyodide/numpy-snapshot.bin.gz", "application/gzip"),
     ("/", "text/html"),
     ("/index.html", "text/html"),
 ])
@@ -178,3 +180,38 @@ def test_serving_every_interface_prints_the_lan_address_and_what_plain_http_cann
         assert B.server.announce(local) == [f"open {B.server.server_url(local)}  (Ctrl-C to stop)"]
     finally:
         local.server_close()
+
+
+def test_an_error_is_never_cached_whatever_the_rules_say(site):
+    """Issue 19, 3: a 404 under a year-long "immutable" rule was cached as long, so a file
+    missing while a deploy was halfway through stayed missing for every later try."""
+    (site / "_headers").write_text("/wheels/*\n  Cache-Control: public, max-age=31536000, immutable\n  X-Kept: 1\n")
+    srv = B.make_server(site, request_log=[])
+    threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
+    base = B.server_url(srv)
+    try:
+        for rel, code in (("wheels/gone.whl", 404), ("pyodide/", 404), ("wheels/poolgrad-0.1.0-py3-none-any.whl", 200)):
+            request = urllib.request.Request(base + rel, method="POST" if rel == "pyodide/" else "GET")
+            try:
+                with urllib.request.urlopen(request, timeout=10) as r:
+                    got, headers = r.status, r.headers
+            except urllib.error.HTTPError as e:
+                got, headers = e.code, e.headers
+            assert got in (code, 501), rel
+            if got >= 400:
+                assert headers.get_all("Cache-Control") == ["no-store"], rel
+            else:
+                assert headers.get_all("Cache-Control") == ["public, max-age=31536000, immutable"], rel
+                assert headers.get("X-Kept") == "1"
+        # A kept-alive connection: the error's header does not leak into the next answer.
+        connection = http.client.HTTPConnection(*srv.server_address[:2], timeout=10)
+        for rel, cache_control in (("/wheels/gone.whl", "no-store"),
+                                   ("/wheels/poolgrad-0.1.0-py3-none-any.whl", "public, max-age=31536000, immutable")):
+            connection.request("GET", rel)
+            answer = connection.getresponse()
+            answer.read()
+            assert answer.getheader("Cache-Control") == cache_control, rel
+        connection.close()
+    finally:
+        srv.shutdown()
+        srv.server_close()

@@ -7,7 +7,6 @@ The poolgrad snippet is the torch-free twin of the PyTorch one: both are compare
 page's grids and with the page's own Python (its worker's trace), and the PyTorch run
 needs torch (installed by CI, `pip install torch`)."""
 
-import math
 import re
 import xml.etree.ElementTree as ElementTree
 
@@ -16,7 +15,7 @@ from playwright.sync_api import expect
 
 from lesson_fixture import FIXTURE
 from snippet_runner import as_array, assert_matches_trace, run_snippet
-from widget_driver import Widget, axe_violations, wait_settled
+from widget_driver import Widget, axe_violations, shown, wait_settled
 
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -49,20 +48,6 @@ def open_view(widget, hash_):
     widget.open(hash_)
     widget.page.evaluate("document.getElementById('code').open = true")
     return widget
-
-
-def shown(value):
-    """A number as the grids show it (web/widget/format.js formatNumber): up to 4 decimals,
-    trailing zeros dropped, integers exactly, -0 as 0, the infinities as ∞ and -∞."""
-    value = float(value)
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "∞" if value > 0 else "-∞"
-    if value == int(value):
-        return str(int(value))
-    text = f"{value:.4f}".rstrip("0").rstrip(".")
-    return "0" if text == "-0" else text
 
 
 def page_trace(page, published):
@@ -156,6 +141,26 @@ def test_copy_buttons_put_the_code_the_link_and_the_embed_code_on_the_clipboard(
     # The next paste is another widget: the panel now shows another name.
     expect(page.locator("#code-embed")).not_to_have_text(copied)
     assert f"poolgrad-{name}" not in page.locator("#code-embed").text_content()
+
+
+def test_a_refused_link_is_not_what_the_copy_buttons_copy(code_widget, site):
+    """Issue 19, 7: after a link the page refused, the view shown is the last valid one (the
+    embed code's title describes it): the link and the embed code are that view's."""
+    hash_ = f"#k=3&s=1&p=0&d=1&mode=max&grad=1&sel=0,1&x={FIXTURE}"
+    page = open_view(code_widget, hash_).page
+    code_widget.set_hash("#k=999999")
+    expect(page.locator("#status")).to_have_attribute("data-state", "error")
+    assert code_widget.hash() == "#k=999999"  # the address bar keeps the link to be fixed
+    message = page.locator("#code-message")
+    page.click("#copy-link")
+    expect(message).to_have_text("Copied the link.")
+    assert clipboard(page) == f"{site.url}index.html{hash_}" == page.locator("#code-link").text_content()
+    page.click("#copy-embed")
+    expect(message).to_have_text("Copied the embed code.")
+    embed = clipboard(page)
+    assert re.search(f'src="{re.escape(site.url)}index.html\\?embed=1&amp;id=[0-9a-f]+{re.escape(hash_.replace("&", "&amp;"))}"', embed)
+    assert 'title="poolgrad: max pooling, 3 × 3 window, stride 1, gradient routing"' in embed
+    assert "999999" not in embed
 
 
 def test_embed_code_keeps_lesson_0_and_opens_the_same_view(page, site):

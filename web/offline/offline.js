@@ -1,5 +1,7 @@
 // Offline after one visit: registers the service worker (sw.js at the site's root, which
-// keeps one whole build; see sw.js) and tells the learner when a newer build is ready.
+// keeps one build: the files every start uses and those of the path this browser's Python
+// took; see sw.js), names the files Python started from, and tells the learner when a
+// newer build is ready.
 // Registered once the page is ready, so saving the site for later never competes with
 // Python's first start; the files the page has just loaded are then taken from the
 // browser's HTTP cache.
@@ -39,7 +41,8 @@ function explainNoOfflineCopy() {
 // Said at once, before Python starts: it holds whatever happens next.
 if (!window.isSecureContext && location.protocol === "http:") explainNoOfflineCopy();
 
-export async function keepOffline(notice) {
+// `used`: the on-demand files the page's Python started from (its startup report's files).
+export async function keepOffline(notice, used = []) {
   if (!("serviceWorker" in navigator)) return;
   const wasControlled = Boolean(navigator.serviceWorker.controller);
   navigator.serviceWorker.addEventListener("controllerchange", () => {
@@ -61,6 +64,7 @@ export async function keepOffline(notice) {
     worker.addEventListener("statechange", check);
     check();
   };
+  navigator.serviceWorker.ready.then((ready) => ready.active?.postMessage({ type: "poolgrad:keep", urls: used }));
   if (registration.waiting) watch(registration.waiting);
   if (registration.installing) watch(registration.installing);
   registration.addEventListener("updatefound", () => watch(registration.installing));
