@@ -190,7 +190,7 @@ def report(speed: LinkSpeed, visits: dict) -> str:
     its visits."""
     labels = list(visits)
     bare = visits[labels[0]]
-    width = 14
+    width = 16
 
     def row(name, cells):
         return f"  {name:<40}" + "".join(f"{cell:>{width}}" for cell in cells)

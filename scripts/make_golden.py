@@ -8,17 +8,23 @@ torch 2.13 (CPU) installed:
 Cases: random small 2-D/3-D/4-D inputs with random valid parameters (kernel, stride,
 padding, dilation, ceil_mode, count_include_pad, non-square pairs), values drawn to
 produce ties (small integers), NaN and -inf, in float32, float64, float16 and int32
-(max only), plus hand-picked edge cases. Each case stores its input, PyTorch's output
-(and indices for max), an upstream gradient and PyTorch's gradient of the input.
+(max only), plus hand-picked edge cases and average poolings with a divisor_override.
+Each case stores its input, PyTorch's output (and indices for max), an upstream gradient
+and PyTorch's gradient of the input.
 
 The rest of the family (adaptive average and max pooling, LP pooling, max_unpool2d) is
 stored beside them under ``family/<n>/<name>``, described by ``family_cases``, drawn from
 its own seed, so the keys above keep their bytes when the family grows.
+
+The file is the same, byte for byte, on every run with the same torch: the draws come
+from fixed seeds and the archive's entries carry a fixed timestamp.
 """
 
 from __future__ import annotations
 
+import io
 import json
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +32,9 @@ import torch
 
 OUTPUT = Path(__file__).resolve().parent.parent / "tests" / "data" / "golden.npz"
 RANDOM_CASES = 320
+DIVISOR_CASES = 40
+#: Every zip entry's timestamp (zip's epoch), so that the archive depends on its data only.
+ENTRY_TIME = (1980, 1, 1, 0, 0, 0)
 FIXTURE = [[1, 2, 5, 6], [3, 4, 8, 7], [0, -1, -3, -2], [-4, 9, -6, -5]]
 
 
@@ -73,6 +82,7 @@ def random_case(rng):
         "dilation": [1, 1] if mode == "avg" else [int(v) for v in rng.integers(1, 4, 2)],
         "ceil_mode": bool(rng.random() < 0.4),
         "count_include_pad": bool(rng.random() < 0.6),
+        "divisor_override": None,
     }
     dtypes = ["float32", "float64", "float16"] + (["int32"] if mode == "max" else [])
     dtype = str(rng.choice(dtypes))
@@ -93,7 +103,7 @@ def random_case(rng):
 def edge_cases():
     nan, inf = np.nan, np.inf
     base = {"stride": None, "padding": [0, 0], "dilation": [1, 1], "ceil_mode": False,
-            "count_include_pad": True}
+            "count_include_pad": True, "divisor_override": None}
 
     def case(mode, x, kernel, dtype="float32", **changes):
         params = dict(base, mode=mode, kernel_size=list(kernel), **changes)
@@ -143,7 +153,22 @@ def edge_cases():
              dilation=[10**8, 10**8], ceil_mode=True),
         case("avg", np.arange(20.0).reshape(4, 5), (3, 3), stride=[10**9, 2], padding=[1, 1],
              ceil_mode=True, count_include_pad=False),
+        # divisor_override replaces every window's divisor, padding and ceil mode or not.
+        case("avg", [[12, 10, 9, 6], [11, 8, 13, 5], [2, 14, 15, 0], [4, 3, 7, 1]], (2, 2),
+             divisor_override=3),
+        case("avg", np.arange(25.0).reshape(5, 5), (3, 3), stride=[2, 2], padding=[1, 1],
+             ceil_mode=True, count_include_pad=False, divisor_override=2),
+        case("avg", np.arange(12.0).reshape(3, 4), (2, 2), stride=[1, 1], divisor_override=-5),
     ]
+
+
+def divisor_case(rng):
+    """A random average pooling whose divisor is overridden."""
+    while True:
+        params, x = random_case(rng)
+        if params["mode"] == "avg" and valid(x.shape, params):
+            params["divisor_override"] = int(rng.choice([-3, -1, 1, 2, 3, 5, 7, 1000]))
+            return params, x
 
 
 def run_torch(params, x):
@@ -161,11 +186,11 @@ def run_torch(params, x):
                 torch.from_numpy(grad), planes, k, s, p, params["dilation"],
                 params["ceil_mode"], indices)
     else:
-        args = (k, s, p, params["ceil_mode"], params["count_include_pad"])
+        args = (k, s, p, params["ceil_mode"], params["count_include_pad"],
+                params["divisor_override"])
         out = torch.ops.aten.avg_pool2d(planes, *args)
         grad = rng.standard_normal(out.shape).astype(x.dtype)
-        grad_input = torch.ops.aten.avg_pool2d_backward(torch.from_numpy(grad), planes,
-                                                        *args, None)
+        grad_input = torch.ops.aten.avg_pool2d_backward(torch.from_numpy(grad), planes, *args)
     out_shape = x.shape[:-2] + tuple(out.shape[-2:])
     arrays["out"] = out.numpy().reshape(out_shape)
     if x.dtype.kind == "f":
@@ -250,7 +275,18 @@ def run_family_torch(params, x):
     return arrays
 
 
-def main():
+def save(path, arrays):
+    """np.savez_compressed's format, with fixed entry timestamps (savez stamps the time)."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, array in arrays.items():
+            buffer = io.BytesIO()
+            np.lib.format.write_array(buffer, np.asanyarray(array), allow_pickle=False)
+            info = zipfile.ZipInfo(f"{name}.npy", date_time=ENTRY_TIME)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, buffer.getvalue())
+
+
+def main(output=OUTPUT):
     torch.set_num_threads(1)
     rng = np.random.default_rng(2024)
     cases = edge_cases()
@@ -258,6 +294,8 @@ def main():
         params, x = random_case(rng)
         if valid(x.shape, params):
             cases.append((params, x))
+    divisor_rng = np.random.default_rng(2026)
+    cases += [divisor_case(divisor_rng) for _ in range(DIVISOR_CASES)]
     stored, descriptions = {}, []
     for number, (params, x) in enumerate(cases):
         for name, array in run_torch(params, x).items():
@@ -279,10 +317,10 @@ def main():
         family.append((params, x))
     stored["family_cases"] = np.array(json.dumps([params for params, _ in family]))
     stored["torch_version"] = np.array(torch.__version__)
-    OUTPUT.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(OUTPUT, **stored)
-    print(f"{len(cases)} cases and {len(family)} of the family, {OUTPUT.stat().st_size} bytes "
-          f"in {OUTPUT.name}")
+    output.parent.mkdir(parents=True, exist_ok=True)
+    save(output, stored)
+    print(f"{len(cases)} cases and {len(family)} of the family, {output.stat().st_size} bytes "
+          f"in {output.name}")
 
 
 if __name__ == "__main__":

@@ -7,7 +7,8 @@ import urllib.request
 import sitebuild as B  # on the path through tests/conftest.py
 
 
-FIXED_NAMES = {"index.html", "embed-demo.html", "build-info.json", "sw.js", "_headers", ".nojekyll"}
+FIXED_NAMES = {"index.html", "embed-demo.html", "element-demo.html", "pool-grad.js", "build-info.json", "sw.js",
+               "_headers", ".nojekyll"}
 
 
 def build_info(dist):

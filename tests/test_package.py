@@ -70,7 +70,18 @@ def test_wheel_metadata_is_complete_and_matches_the_module(built):
     assert meta.get_all("Requires-Dist") and any(r.startswith("numpy") for r in meta.get_all("Requires-Dist"))
     assert "Typing :: Typed" in meta.get_all("Classifier")
     assert meta["Summary"].startswith("PyTorch-exact 2D max/average pooling")
-    assert "python build.py serve" in meta.get_payload()  # the README is the long description
+    description = meta.get_payload()
+    assert description == (REPO / "py" / "README.md").read_text(encoding="utf-8")
+    assert meta["Description-Content-Type"] == "text/markdown"
+
+
+def test_the_pypi_description_is_short_and_shows_nothing_pypi_cannot():
+    # PyPI renders the description alone: a relative image (docs/widget.png) would be a
+    # broken picture there, and the project configures no public address for absolute ones.
+    text = (REPO / "py" / "README.md").read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 45
+    assert "![" not in text and "<img" not in text
+    assert "max_pool2d(input=x, kernel_size=2" in text
 
 
 @pytest.mark.slow
@@ -79,7 +90,7 @@ def test_sdist_holds_sources_licence_and_type_marker(built):
     root = sdist.name[: -len(".tar.gz")]
     with tarfile.open(sdist) as tf:
         names = set(tf.getnames())
-    for required in ("LICENSE", "README.md", "pyproject.toml", "py/poolgrad/py.typed", "py/poolgrad/__init__.py"):
+    for required in ("LICENSE", "py/README.md", "pyproject.toml", "py/poolgrad/py.typed", "py/poolgrad/__init__.py"):
         assert f"{root}/{required}" in names
 
 
@@ -93,7 +104,9 @@ def _public_callables():
     for name in poolgrad.__all__:
         obj = getattr(poolgrad, name)
         if inspect.isclass(obj):
-            yield from ((f"{name}.{m}", getattr(obj, m)) for m in ("__init__", "forward", "backward"))
+            # MaxUnpool2d, like torch's, has no backward.
+            yield from ((f"{name}.{m}", getattr(obj, m)) for m in ("__init__", "forward", "backward")
+                        if hasattr(obj, m))
         elif callable(obj):
             yield name, obj
     yield from ((f"exercises.{n}", getattr(poolgrad.exercises, n)) for n in ("max_pool2d", "max_pool2d_backward"))

@@ -6,6 +6,7 @@ The benchmarks and scripts/screenshots.py take its timeouts: importing it needs 
 Playwright."""
 
 import json
+import math
 import re
 from contextlib import contextmanager
 from pathlib import Path
@@ -48,6 +49,23 @@ DEDICATED_WORKER = "delete window.SharedWorker;"
 def build_info(root):
     """A built site's build-info.json (`root` is its folder, e.g. dist/) as a dict."""
     return json.loads((root / "build-info.json").read_text(encoding="utf-8"))
+
+
+def shown(value):
+    """A number as the grids show it (web/widget/format.js formatNumber): up to 4 decimals,
+    trailing zeros dropped, integers exactly (-0 as -0), a value rounding to zero as 0, the
+    infinities as ∞ and -∞."""
+    value = float(value)
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "∞" if value > 0 else "-∞"
+    if value == 0 and math.copysign(1, value) < 0:
+        return "-0"
+    if value == int(value):
+        return str(int(value))
+    text = f"{value:.4f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
 
 
 def wait_settled(where, state="ready"):

@@ -8,6 +8,13 @@ describes one pooling of one plane.
 >>> import poolgrad
 >>> poolgrad.max_pool2d([[1, 2], [3, 4]], 2)
 array([[4]])
+>>> poolgrad.MaxPool2d(2, stride=1)([[1, 2, 0], [3, 4, 9]])
+array([[4, 9]])
+
+The names in ``__all__`` are the API (``dir(poolgrad)`` lists those). Two modules belong
+to the lesson and are documented: :mod:`poolgrad.exercises` (the exercises, solved) and
+:mod:`poolgrad.exercise_check` (checks an answer to them); :mod:`poolgrad.wire` is the web
+widget's entry. The other modules are how the API is built and may change.
 """
 
 # The one place the version is written: pyproject.toml reads it from here.
@@ -47,3 +54,8 @@ __all__ = [
     "output_size",
     "trace",
 ]
+
+
+def __dir__():
+    # The implementation modules are attributes too once imported; dir() shows the API.
+    return sorted(__all__)

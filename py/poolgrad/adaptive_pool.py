@@ -27,7 +27,7 @@ import numpy as np
 from .avg_pool import _float_dtypes
 from .geometry import adaptive_bounds, adaptive_covers, adaptive_output
 from .max_pool import max_pool2d_backward
-from .validation import ArrayLike, as_flag, as_input, input_shape_of
+from .validation import ArrayLike, OutputSize, as_flag, as_input, input_shape_of
 
 #: The vector width of PyTorch's CPU sum that global average pooling follows (AVX2).
 TORCH_VECTOR_BYTES = 32
@@ -77,7 +77,7 @@ def _planes(array):
     return array.reshape((-1,) + array.shape[-2:])
 
 
-def adaptive_avg_pool2d(x: ArrayLike, output_size) -> np.ndarray:
+def adaptive_avg_pool2d(x: ArrayLike, output_size: OutputSize) -> np.ndarray:
     """Average pooling onto a given output size: ``output_size`` is an int, an ``(h, w)``
     pair, or a pair with ``None`` keeping that side of ``x``.
 
@@ -105,7 +105,7 @@ def adaptive_avg_pool2d(x: ArrayLike, output_size) -> np.ndarray:
     planes = _planes(array).astype(work_dtype, copy=False)
     if out_hw == (1, 1):
         height, width = array.shape[-2:]
-        sums = _torch_sum(planes.reshape(planes.shape[0], -1))
+        sums = _torch_sum(planes.reshape(planes.shape[0], height * width))
         out = (sums / work_dtype.type(height * width)).astype(result_dtype, copy=False)
         return out.reshape(array.shape[:-2] + (1, 1))
     out = np.empty((planes.shape[0],) + out_hw, result_dtype)
@@ -167,7 +167,8 @@ def adaptive_avg_pool2d_backward(grad_output: ArrayLike, input_shape: Sequence[i
     return grad_input.reshape(shape)
 
 
-def adaptive_max_pool2d(x: ArrayLike, output_size, return_indices: bool = False):
+def adaptive_max_pool2d(x: ArrayLike, output_size: OutputSize, return_indices: bool = False
+                        ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """Max pooling onto a given output size (``output_size`` as in
     :func:`adaptive_avg_pool2d`), with the ties and NaN rules of ``max_pool2d``;
     ``indices`` are flat positions in each ``H x W`` plane, as PyTorch returns them.

@@ -84,6 +84,31 @@ def _forward_steps(array, p, kernel, stride, ceil_mode):
         return mean, plain, scaled, _power(scaled, 1.0 / p)
 
 
+def _mean_gradient(grad, mean, plain, scaled, p, kernel):
+    """Steps 4 back to 2: the gradient of the window means, as autograd chains it."""
+    dtype = mean.dtype.type
+    with np.errstate(all="ignore"):
+        q = 1.0 / p
+        grad_scaled = grad * (dtype(q) * _power(scaled, q - 1))
+        grad_scaled *= dtype(kernel[0] * kernel[1])
+        # relu passes nothing where its input is 0; abs and the product with sign
+        # multiply by sign(mean) twice.
+        if plain:
+            return np.where(mean > 0, grad_scaled, dtype(0))
+        sign = _sign(mean)
+        root = np.maximum(np.abs(mean), dtype(0))
+        return np.where(root <= 0, dtype(0), grad_scaled * sign) * sign
+
+
+def input_factor(array, p):
+    """Step 1 back: what each cell's share of the pooled gradient is multiplied by,
+    ``p * x ** (p - 1)`` (``sign(x)`` for ``p = ±inf``)."""
+    if abs(p) == np.inf:
+        return _sign(array)
+    with np.errstate(all="ignore"):
+        return np.multiply(_power(array, p - 1), array.dtype.type(p))
+
+
 def lp_pool2d(x: ArrayLike, norm_type: float, kernel_size: IntOrPair,
               stride: IntOrPair | None = None, ceil_mode: bool = False) -> np.ndarray:
     """Power-average pooling: each window's ``(sum of x**p) ** (1/p)``.
@@ -147,23 +172,13 @@ def lp_pool2d_backward(grad_output: ArrayLike, x: ArrayLike, norm_type: float,
                     f"grad_output has shape {grad.shape} but lp_pool2d's output has shape "
                     f"{out.shape}: they must match")
             routed = max_pool2d_backward(flip * grad, indices, array.shape)
-            return (flip * routed) * _sign(array)
+            return (flip * routed) * input_factor(array, p)
         mean, plain, scaled, out = _forward_steps(array, p, kernel, stride, ceil_mode)
         if grad.shape != out.shape:
             raise ValueError(
                 f"grad_output has shape {grad.shape} but lp_pool2d's output has shape "
                 f"{out.shape}: they must match")
-        q = 1.0 / p
-        grad_scaled = grad * (dtype(q) * _power(scaled, q - 1))
-        grad_scaled *= dtype(kernel[0] * kernel[1])
-        # relu passes nothing where its input is 0; abs and the product with sign
-        # multiply by sign(mean) twice.
-        if plain:
-            grad_mean = np.where(mean > 0, grad_scaled, dtype(0))
-        else:
-            sign = _sign(mean)
-            root = np.maximum(np.abs(mean), dtype(0))
-            grad_mean = np.where(root <= 0, dtype(0), grad_scaled * sign) * sign
+        grad_mean = _mean_gradient(grad, mean, plain, scaled, p, kernel)
         grad_powered = avg_pool2d_backward(grad_mean, array.shape, kernel, stride, 0, ceil_mode)
-        factor = np.multiply(_power(array, p - 1), dtype(p))
+        factor = input_factor(array, p)
         return np.multiply(grad_powered, factor, out=grad_powered)

@@ -11,10 +11,11 @@ them instead.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
-from .validation import MAX_ELEMENTS, ArrayLike, IntOrPair, _pair, as_input
+from .validation import MAX_ELEMENTS, ArrayLike, IntOrPair, _is_int, _pair, as_input
 
 
 def unpool_output_size(input_hw, kernel_size, stride=None, padding=0, output_size=None):
@@ -62,7 +63,10 @@ def unpool_output_size(input_hw, kernel_size, stride=None, padding=0, output_siz
             raise ValueError(
                 f"output_size must hold 2 sides (H, W) or 4 (N, C, H, W), got {len(items)}: "
                 f"{output_size!r}")
-        sides = tuple(_pair(item, "output_size")[0] for item in items)
+        for item in items:
+            if not _is_int(item):
+                raise TypeError(f"output_size must hold ints, got {item!r} in {output_size!r}")
+        sides = tuple(int(item) for item in items)
         for axis, name in enumerate(("height", "width")):
             low, high = default[axis] - strides[axis], default[axis] + strides[axis]
             if not low < sides[axis] < high:
@@ -77,7 +81,7 @@ def unpool_output_size(input_hw, kernel_size, stride=None, padding=0, output_siz
 
 def max_unpool2d(x: ArrayLike, indices: ArrayLike, kernel_size: IntOrPair,
                  stride: IntOrPair | None = None, padding: IntOrPair = 0,
-                 output_size=None) -> np.ndarray:
+                 output_size: Sequence[int] | None = None) -> np.ndarray:
     """The partial inverse of ``max_pool2d``: zeros, with each value of ``x`` written at
     its index (``indices`` as ``max_pool2d(..., return_indices=True)`` returns them).
 
@@ -126,10 +130,23 @@ def max_unpool2d(x: ArrayLike, indices: ArrayLike, kernel_size: IntOrPair,
     planes = math.prod(values.shape[:-2])
     if planes * cells > MAX_ELEMENTS:
         raise ValueError(f"the output would hold {planes * cells} elements: at most {MAX_ELEMENTS}")
+    return unpool_planes(values, chosen, (height, width))
+
+
+def unpool_planes(values, indices, output_hw):
+    """Zeros of ``values``' leading shape and ``output_hw``, each value written at its
+    (checked, in-range) flat index; the last of repeated indices stays.
+
+    >>> unpool_planes(np.array([[7, 9]]), np.array([[1, 1]]), (1, 3))
+    array([[0, 9, 0]])
+    """
+    cells = output_hw[0] * output_hw[1]
+    planes = math.prod(values.shape[:-2])
     out = np.zeros(planes * cells, values.dtype)
     offsets = (np.arange(planes, dtype=np.int64) * cells)[:, None]
-    targets = (chosen.reshape(planes, -1).astype(np.int64) + offsets).ravel()
+    targets = (indices.reshape(planes, values.shape[-2] * values.shape[-1]).astype(np.int64)
+               + offsets).ravel()
     # A flat assignment writes in order, so the last of repeated indices stays (as
     # PyTorch's loop over x does).
     out[targets] = values.reshape(-1)
-    return out.reshape(values.shape[:-2] + (height, width))
+    return out.reshape(values.shape[:-2] + tuple(output_hw))

@@ -24,6 +24,9 @@ import numpy.typing as npt
 IntOrPair = Union[int, Sequence[int]]
 #: Anything NumPy turns into an array: an array, nested lists, a number.
 ArrayLike = npt.ArrayLike
+#: An adaptive pooling's output size: one int, or an ``(h, w)`` pair whose entries may be
+#: None ("keep that side of the input").
+OutputSize = Union[int, Sequence[Union[int, None]]]
 
 #: Largest number of elements an input, output or gradient may have. Requests beyond
 #: this (say a 10**5 x 10**5 plane) are refused before anything is allocated.

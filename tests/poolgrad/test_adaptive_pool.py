@@ -145,3 +145,21 @@ def test_the_layers_remember_what_backward_needs():
     layer.forward([[1.0, 5.0, 2.0, 4.0, 3.0]])
     assert layer.indices.tolist() == [[1, 1, 3]]
     assert repr(poolgrad.AdaptiveAvgPool2d((None, 2))) == "AdaptiveAvgPool2d(output_size=(None, 2))"
+
+
+@pytest.mark.parametrize("output_size", [1, 2, (2, 3), 5])
+def test_an_empty_batch_pools_to_an_empty_batch(output_size):
+    x = np.zeros((0, 3, 5, 5), np.float32)
+    out = poolgrad.adaptive_avg_pool2d(x, output_size)
+    assert out.shape[:2] == (0, 3) and out.dtype == np.float32
+    assert poolgrad.adaptive_avg_pool2d_backward(out, x.shape).shape == x.shape
+    out, indices = poolgrad.adaptive_max_pool2d(x, output_size, return_indices=True)
+    assert poolgrad.adaptive_max_pool2d_backward(out, indices, x.shape).shape == x.shape
+
+
+def test_an_adaptive_layer_refuses_a_gradient_of_another_output_shape():
+    # The functions read the output size off the gradient; the layer knows it.
+    layer = poolgrad.AdaptiveAvgPool2d(2)
+    layer(np.ones((4, 4)))
+    with pytest.raises(ValueError, match="grad_output has shape"):
+        layer.backward(np.ones((3, 3)))

@@ -231,6 +231,34 @@ def test_run_check_speaks_json():
         "source must be the code as a string, got int")
 
 
+@pytest.mark.parametrize("exercise, source", [
+    ("forward", FORWARD["numpy"]), ("forward", FORWARD["off_by_one"]),
+    ("backward", BACKWARD["loops"]), ("backward", BACKWARD["last_max_wins"]),
+], ids=["forward-right", "forward-off-by-one", "backward-right", "backward-last-wins"])
+def test_a_function_is_checked_as_its_source_is(exercise, source):
+    # From Python a learner hands check() the function itself: the same verdict, case by
+    # case, as for the text that defines it.
+    namespace = {}
+    exec(source, namespace)
+    function = namespace[exercise_check.FUNCTION_NAMES[exercise]]
+    assert exercise_check.check(function, exercise) == exercise_check.check(source, exercise)
+
+
+def test_a_function_that_raises_is_reported_not_raised():
+    def broken(image, pool_size=2):
+        raise KeyError("oops")
+
+    answer = exercise_check.check(broken, "forward")
+    assert answer["state"] == "error"
+    assert answer["sentence"] == "Case 1 of 13 (the lesson's example): KeyError: 'oops'."
+
+
+def test_check_refuses_what_is_neither_a_function_nor_source():
+    with pytest.raises(TypeError, match="fn_or_source must be a function or its source as a string, got int"):
+        exercise_check.check(3, "forward")
+    assert exercise_check.check(exercises.max_pool2d, "forward")["state"] == "pass"
+
+
 def test_the_checkers_fixture_is_the_one_the_widget_starts_with(build_module):
     # The "fixture" case promises the learner the grids' own 4 x 4 input: the front end's
     # FIXTURE (web/widget/state.js, read under Node), which is also the lesson's.

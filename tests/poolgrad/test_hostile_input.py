@@ -180,9 +180,9 @@ def test_object_arrays_of_real_numbers_are_pooled_as_numbers():
 
 
 def test_object_arrays_are_refused_with_a_true_message():
-    with pytest.raises(ValueError, match="x holds integers outside the 64-bit range: convert"):
+    with pytest.raises(ValueError, match="input holds integers outside the 64-bit range: convert"):
         poolgrad.max_pool2d(np.array([[2**70, 1]], dtype=object), 1)
-    with pytest.raises(TypeError, match="x must hold numbers, got a value of type str"):
+    with pytest.raises(TypeError, match="input must hold numbers, got a value of type str"):
         poolgrad.max_pool2d(np.array([[1.5, "2"]], dtype=object), 1)
     with pytest.raises(ValueError, match=r"np.asarray\(grad_output, dtype=float\)"):
         poolgrad.max_pool2d_backward([[2**70]], [[0]], (1, 1))
@@ -204,7 +204,9 @@ def test_a_missing_channel_axis_is_named_as_such():
     ({"x": [[1, 2]], "kernel_size": [1, 2], "grad_output": "ones"},
      'grad_output: "ones" is not a number'),
     ({"x": ["1,2"], "kernel_size": 1}, 'x entry 0: "1,2" is not a number'),
-    ({"x": [[1]]}, "the request needs at least x and kernel_size"),
+    ({"x": [[1]]}, "mode='max' needs kernel_size"),
+    ({"kernel_size": 1}, "the request needs at least x"),
+    ({"x": [[1]], "mode": "lp", "kernel_size": 1, "norm_type": "two"}, 'norm_type: "two" is not a number'),
     ({"x": [[1]], "kernel_size": 1, "bogus": 1}, 'unknown setting "bogus"'),
     ({"x": [[1]], "kernel_size": 1, "count_include_pad": "garbage"},
      "count_include_pad must be True or False"),

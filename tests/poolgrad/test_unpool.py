@@ -77,3 +77,10 @@ def test_the_layer_forwards_indices_and_size():
     out = pool.forward(x)
     assert unpool.forward(out, pool.indices, output_size=(5, 5))[4, 3] == 0
     assert unpool.forward(out, pool.indices, output_size=(5, 5))[3, 3] == 18
+
+
+def test_size_entries_must_be_ints_and_an_empty_batch_unpools():
+    with pytest.raises(TypeError, match="output_size must hold ints, got 4.5"):
+        poolgrad.max_unpool2d(np.ones((2, 2)), np.zeros((2, 2), int), 2, output_size=(4.5, 4))
+    out, indices = poolgrad.max_pool2d(np.zeros((0, 3, 5, 5)), 2, return_indices=True)
+    assert poolgrad.max_unpool2d(out, indices, 2).shape == (0, 3, 4, 4)

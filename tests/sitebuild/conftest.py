@@ -63,7 +63,7 @@ def site(tmp_path):
         "pyodide/pyodide.asm.wasm": b"\0asm\1\0\0\0",
         "pyodide/pyodide.mjs": b"export {};",
         "pyodide/python_stdlib.zip": b"PK\5\6" + b"\0" * 18,
-        "pyodide/snapshot.bin.gz": gzip.compress(b"snapshot", mtime=0),
+        "pyodide/numpy-snapshot.bin.gz": gzip.compress(b"snapshot", mtime=0),
         "wheels/poolgrad-0.1.0-py3-none-any.whl": b"PK\5\6" + b"\0" * 18,
     }
     for rel, data in files.items():

@@ -61,7 +61,8 @@ def test_built_lock_lists_exactly_the_shipped_wheels(dist):
     lock = json.loads((pdir / "pyodide-lock.json").read_text())
     assert lock["info"]["version"] == B.PYODIDE_VERSION
     listed = {e["file_name"] for e in lock["packages"].values()}
-    shipped = {p.name for p in pdir.iterdir() if p.suffix in (".whl", ".tar", ".zip") and p.name != "python_stdlib.zip"}
+    shipped = {p.name for p in pdir.iterdir() if p.suffix in (".whl", ".tar", ".zip")
+               and p.name not in ("python_stdlib.zip", B.pins.NUMPY_SUBSET_FILE)}
     assert listed == shipped
     for entry in lock["packages"].values():
         assert B.sha256_of(pdir / entry["file_name"]) == entry["sha256"]
@@ -70,7 +71,17 @@ def test_built_lock_lists_exactly_the_shipped_wheels(dist):
 def test_built_site_matches_its_pins_and_build_info(dist, node):
     info = build_info(dist)
     assert re.fullmatch(r"pyodide/[0-9a-f]{12}/", info["pyodide"])
-    assert info["packages"] == ["numpy", "micropip"]
+    assert info["numpy_wheel"] == f"{info['pyodide']}{B.PYODIDE_WHEELS['numpy'][0]}"
+    B.verify_file(dist / info["numpy_wheel"], B.PYODIDE_WHEELS["numpy"][1])
+    # The NumPy subset: derived from the pinned wheel, its own sha256 recorded.
+    assert info["derived"] == [{"file": info["numpy_subset"], "sha256": B.sha256_of(dist / info["numpy_subset"])}]
+    with zipfile.ZipFile(dist / info["numpy_wheel"]) as wheel, zipfile.ZipFile(dist / info["numpy_subset"]) as subset:
+        kept = subset.namelist()
+        assert kept == [n for n in wheel.namelist() if not n.endswith("/") and not B.subset.left_out(n)]
+        assert all(subset.read(n) == wheel.read(n) for n in kept)
+    assert "numpy/_core/_multiarray_umath.cpython-312-wasm32-emscripten.so" in kept
+    assert not any(n.startswith(("numpy/fft/", "numpy/f2py/")) or "/tests/" in n for n in kept)
+    assert B.subset.subset_bytes(dist / info["numpy_wheel"]) == (dist / info["numpy_subset"]).read_bytes()
     assert re.fullmatch(r"wheels/[0-9a-f]{12}/poolgrad-[^/]+-py3-none-any\.whl", info["poolgrad_wheel"])
     assert (dist / info["poolgrad_wheel"]).is_file()
     with zipfile.ZipFile(dist / info["poolgrad_wheel"]) as zf:
@@ -80,22 +91,20 @@ def test_built_site_matches_its_pins_and_build_info(dist, node):
         B.verify_file(pdir / name, B.PYODIDE_CORE_SHA256[name])
     # What the site does not load is not shipped: the classic-script loader, source maps.
     assert not [p.name for p in dist.rglob("*") if p.suffix == ".map" or p.name == "pyodide.js"]
-    # Node is here (the `node` fixture), so the build made both snapshots.
+    # Node is here (the `node` fixture), so the build made the snapshot, with the NumPy
+    # subset and poolgrad installed inside it.
     build_id = B.pyodide_build_id(pdir)
-    assert info["snapshot"] == f"{info['pyodide']}{B.SNAPSHOT_FILE}"
-    raw = gzip.decompress((dist / info["snapshot"]).read_bytes())
-    assert len(raw) == info["snapshot_bytes"]
-    B.check_snapshot(raw, build_id)
     assert info["numpy_snapshot"] == f"{info['pyodide']}{B.NUMPY_SNAPSHOT_FILE}"
     raw = gzip.decompress((dist / info["numpy_snapshot"]).read_bytes())
     assert len(raw) == info["numpy_snapshot_bytes"]
-    wheels = [pdir / fname for fname, _ in B.PYODIDE_WHEELS.values()]
-    manifest = B.check_numpy_snapshot(raw, build_id, wheels)
+    manifest = B.check_numpy_snapshot(raw, build_id, [dist / info["numpy_subset"], dist / info["poolgrad_wheel"]])
     # What `import numpy` loads: its core (first, at the runtime's first free table slot)
     # and the libraries that core imports; numpy.random's are left for later.
     loaded = [lib["name"].split("/site-packages/")[1] for lib in manifest["libs"]]
     assert loaded[0] == "numpy/_core/_multiarray_umath.cpython-312-wasm32-emscripten.so"
     assert not any(name.startswith("numpy/random/") for name in loaded)
+    assert not any("micropip" in entry["path"] for entry in manifest["files"])
+    assert not any("micropip" in entry["path"] for entry in manifest["files"])
     assert len({lib["handle"] for lib in manifest["libs"]}) == len(loaded)
     for before, after in zip(manifest["libs"], manifest["libs"][1:]):
         assert before["table_base"] + before["table_size"] <= after["table_base"]
@@ -164,7 +173,7 @@ def test_every_file_but_the_fixed_names_is_under_its_groups_content_hash(dist):
 
 def test_entry_pages_and_build_info_name_files_that_exist(dist):
     info = build_info(dist)
-    for key in ("poolgrad_wheel", "snapshot"):
+    for key in ("poolgrad_wheel", "numpy_snapshot", "numpy_wheel", "numpy_subset"):
         assert (dist / info[key]).is_file(), key
     assert (dist / info["pyodide"] / "pyodide.mjs").is_file()
     for page in ("index.html", "embed-demo.html"):
@@ -193,9 +202,12 @@ def test_the_service_worker_keeps_exactly_the_published_site(dist):
     build = _service_worker_build(dist)
     info = build_info(dist)
     assert build["id"] == info["build_id"] and re.fullmatch(r"[0-9a-f]{16}", build["id"])
-    kept = {path: (sha, hashed) for path, sha, hashed in build["files"]}
+    kept = {path: (sha, hashed, on_demand) for path, sha, hashed, on_demand in build["files"]}
     assert sorted(kept) == sorted(rel for rel in published_files(dist) if rel not in {"sw.js", "_headers", ".nojekyll"})
-    for path, (sha, hashed) in kept.items():
+    # The files only one way of starting Python uses are saved once a browser used them.
+    assert {path.rpartition("/")[2] for path, (_, _, on_demand) in kept.items() if on_demand} == {
+        B.NUMPY_SNAPSHOT_FILE, B.pins.NUMPY_SUBSET_FILE, *(fname for fname, _ in B.PYODIDE_WHEELS.values())}
+    for path, (sha, hashed, _) in kept.items():
         assert hashed == (path not in FIXED_NAMES)
         # build-info.json carries the build id instead (its "built" time changes every build).
         assert sha == (None if path == "build-info.json" else B.sha256_of(dist / path))

@@ -84,7 +84,7 @@ def test_the_pages_workflow_is_valid_yaml_that_builds_with_build_py_and_deploys_
     workflow = yaml.safe_load((REPO / ".github" / "workflows" / "pages.yml").read_text())
     triggers = workflow.get("on", workflow.get(True))  # YAML 1.1 reads a bare `on` as true
     assert "push" in triggers and "workflow_dispatch" in triggers
-    assert workflow["permissions"] == {"contents": "read", "pages": "write", "id-token": "write"}
+    assert workflow["permissions"] == {"contents": "read"}
     steps = [step for job in workflow["jobs"].values() for step in job["steps"]]
     uses = [step["uses"].split("@")[0] for step in steps if "uses" in step]
     for action in ("actions/checkout", "actions/configure-pages", "actions/upload-pages-artifact", "actions/deploy-pages"):
@@ -96,6 +96,61 @@ def test_the_pages_workflow_is_valid_yaml_that_builds_with_build_py_and_deploys_
     deploy_job = next(job for job in workflow["jobs"].values()
                       if any(s.get("uses", "").startswith("actions/deploy-pages") for s in job["steps"]))
     assert deploy_job["environment"]["name"] == "github-pages" and deploy_job["needs"]
+    # Write permissions for the job that deploys, and for no other.
+    assert deploy_job["permissions"] == {"pages": "write", "id-token": "write"}
+    for job in workflow["jobs"].values():
+        if job is not deploy_job:
+            assert not any(v == "write" for v in job.get("permissions", {}).values())
+            assert not any("deploy-pages" in s.get("uses", "") or "configure-pages" in s.get("uses", "")
+                           for s in job["steps"])
+
+
+def _needs(job):
+    needs = job.get("needs", [])
+    return [needs] if isinstance(needs, str) else needs
+
+
+def test_the_pages_workflow_runs_the_fast_tests_before_it_builds_and_deploys():
+    import yaml
+
+    jobs = yaml.safe_load((REPO / ".github" / "workflows" / "pages.yml").read_text())["jobs"]
+    runs = {name: "\n".join(s.get("run", "") for s in job["steps"]) for name, job in jobs.items()}
+    testing = [name for name, run in runs.items() if "python -m pytest" in run and "node --test" in run]
+    assert testing, runs
+    building = next(name for name, run in runs.items() if re.search(r"^python build\.py\s*$", run, re.M))
+
+    def upstream(name):
+        seen = set(_needs(jobs[name]))
+        for need in list(seen):
+            seen |= upstream(need)
+        return seen
+
+    assert set(testing) & upstream(building)
+    # Fast: nothing that starts a browser (those need the built site and its browsers).
+    for name in testing:
+        assert "tests/web" not in runs[name] and "tests/engines" not in runs[name]
+        assert "build.py test" not in runs[name]
+
+
+def test_the_pages_cache_key_hashes_everything_the_cached_snapshots_depend_on():
+    import fnmatch
+
+    import yaml
+
+    jobs = yaml.safe_load((REPO / ".github" / "workflows" / "pages.yml").read_text())["jobs"]
+    cache = next(s for job in jobs.values() for s in job["steps"] if s.get("uses", "").startswith("actions/cache"))
+    assert cache["with"]["path"] == "~/.cache/poolgrad"
+    patterns = re.findall(r"'([^']+)'", re.search(r"hashFiles\(([^)]*)\)", cache["with"]["key"]).group(1))
+    # What pyodide_snapshot() keys the cached snapshots by: the pins (the core, the lock,
+    # the wheels, the versions), the scripts it runs, and the module that makes them.
+    inputs = [REPO / "sitebuild" / "pins.py", REPO / "sitebuild" / "snapshot.py",
+              B.snapshot.SNAPSHOT_SCRIPT, B.snapshot.SNAPSHOT_RESTORE]
+    for path in inputs:
+        relative = path.relative_to(REPO).as_posix()
+        assert path.is_file(), relative
+        assert any(fnmatch.fnmatch(relative, pattern.replace("**/", "*")) or fnmatch.fnmatch(relative, pattern)
+                   for pattern in patterns), (relative, patterns)
+    assert "build.py" not in patterns  # 24 lines that never change: it keyed nothing
 
 
 def test_build_py_examples_run():

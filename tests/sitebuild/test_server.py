@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import http.client
+import socket
 import threading
+import urllib.error
 import urllib.request
 
 import pytest
@@ -21,7 +24,7 @@ from built_site import FIXED_NAMES, build_info, http_get, published_files
     ("/icon.svg", "image/svg+xml"),
     ("/pyodide/python_stdlib.zip", "application/zip"),
     ("/wheels/poolgrad-0.1.0-py3-none-any.whl", "application/zip"),
-    ("/pyodide/snapshot.bin.gz", "application/gzip"),
+    ("/pyodide/numpy-snapshot.bin.gz", "application/gzip"),
     ("/", "text/html"),
     ("/index.html", "text/html"),
 ])
@@ -118,3 +121,97 @@ def test_headers_rules_follow_the_hosts_format():
     assert B.headers_for(combined, "/app/x/y.js?v=1") == [("X-A", "1, 2"), ("Cache-Control", "immutable")]
     assert B.headers_for(combined, "/index.html") == [("X-A", "1")]
     assert B.headers_for([("/", [("Cache-Control", "no-cache")])], "/index.html") == []
+
+
+class _FakeSockets:
+    """socket's names lan_address uses, recording what it does with its socket."""
+
+    AF_INET, SOCK_DGRAM = socket.AF_INET, socket.SOCK_DGRAM
+
+    def __init__(self, address):
+        self.address, self.calls = address, []
+
+    def socket(self, family, kind):
+        self.calls.append(("socket", family, kind))
+        return self
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def connect(self, where):
+        self.calls.append(("connect", where))
+
+    def getsockname(self):
+        if isinstance(self.address, Exception):
+            raise self.address
+        return (self.address, 40000)
+
+    def __getattr__(self, name):  # send, sendto, ...: lan_address must never call them
+        raise AssertionError(f"lan_address called {name}")
+
+
+def test_the_lan_address_is_found_without_sending_anything():
+    fake = _FakeSockets("192.168.1.23")
+    assert B.server.lan_address(fake) == "192.168.1.23"
+    assert fake.calls == [("socket", socket.AF_INET, socket.SOCK_DGRAM), ("connect", ("192.0.2.1", 9))]
+    assert B.server.lan_address(_FakeSockets("127.0.0.1")) is None
+    assert B.server.lan_address(_FakeSockets(OSError("Network is unreachable"))) is None
+
+
+def test_serving_every_interface_prints_the_lan_address_and_what_plain_http_cannot(site, monkeypatch):
+    srv = B.make_server(site, "0.0.0.0", 0, request_log=[])
+    try:
+        port = srv.server_address[1]
+        monkeypatch.setattr(B.server, "lan_address", lambda: "192.168.1.23")
+        lines = B.server.announce(srv)
+        assert lines[0] == f"open http://127.0.0.1:{port}/  (Ctrl-C to stop)"
+        assert lines[1] == f"on the same network, students open: http://192.168.1.23:{port}/"
+        assert "not a secure context" in lines[2] and "service worker" in lines[2]
+        assert not any("0.0.0.0" in line for line in lines)
+        monkeypatch.setattr(B.server, "lan_address", lambda: None)
+        assert "no network address found" in B.server.announce(srv)[1]
+    finally:
+        srv.server_close()
+    local = B.make_server(site, request_log=[])
+    try:
+        assert B.server.announce(local) == [f"open {B.server.server_url(local)}  (Ctrl-C to stop)"]
+    finally:
+        local.server_close()
+
+
+def test_an_error_is_never_cached_whatever_the_rules_say(site):
+    """Issue 19, 3: a 404 under a year-long "immutable" rule was cached as long, so a file
+    missing while a deploy was halfway through stayed missing for every later try."""
+    (site / "_headers").write_text("/wheels/*\n  Cache-Control: public, max-age=31536000, immutable\n  X-Kept: 1\n")
+    srv = B.make_server(site, request_log=[])
+    threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
+    base = B.server_url(srv)
+    try:
+        for rel, code in (("wheels/gone.whl", 404), ("pyodide/", 404), ("wheels/poolgrad-0.1.0-py3-none-any.whl", 200)):
+            request = urllib.request.Request(base + rel, method="POST" if rel == "pyodide/" else "GET")
+            try:
+                with urllib.request.urlopen(request, timeout=10) as r:
+                    got, headers = r.status, r.headers
+            except urllib.error.HTTPError as e:
+                got, headers = e.code, e.headers
+            assert got in (code, 501), rel
+            if got >= 400:
+                assert headers.get_all("Cache-Control") == ["no-store"], rel
+            else:
+                assert headers.get_all("Cache-Control") == ["public, max-age=31536000, immutable"], rel
+                assert headers.get("X-Kept") == "1"
+        # A kept-alive connection: the error's header does not leak into the next answer.
+        connection = http.client.HTTPConnection(*srv.server_address[:2], timeout=10)
+        for rel, cache_control in (("/wheels/gone.whl", "no-store"),
+                                   ("/wheels/poolgrad-0.1.0-py3-none-any.whl", "public, max-age=31536000, immutable")):
+            connection.request("GET", rel)
+            answer = connection.getresponse()
+            answer.read()
+            assert answer.getheader("Cache-Control") == cache_control, rel
+        connection.close()
+    finally:
+        srv.shutdown()
+        srv.server_close()

@@ -40,7 +40,8 @@ def test_the_shipped_traces_are_poolgrads_answers_for_the_front_ends_views(node,
     info, data, traces = _shipped(first)
     assert re.fullmatch(r"app/[0-9a-f]{12}/shipped-traces\.json", info["shipped_traces_file"])
     # The keys are the front end's own (web/lesson/first-views.js through Node), default view first.
-    assert list(traces) == B.shipped.first_view_keys()
+    landing_keys, minute_keys = B.shipped.view_keys()
+    assert list(traces) == landing_keys
     assert json.loads(next(iter(traces))) == {
         "x": [[1, 2, 5, 6], [3, 4, 8, 7], [0, -1, -3, -2], [-4, 9, -6, -5]], "kernel_size": [2, 2],
         "stride": [2, 2], "padding": [0, 0], "dilation": [1, 1], "ceil_mode": False, "count_include_pad": True,
@@ -52,8 +53,19 @@ def test_the_shipped_traces_are_poolgrads_answers_for_the_front_ends_views(node,
     assert info["shipped_traces_note"] is None
     for key, trace in traces.items():
         assert json.loads(run_trace(key)) == {"trace": trace}
+    # The first minute's views: every one poolgrad answers, in the front end's order; the
+    # ones it refuses (a window larger than the input, too much padding) are left out.
+    minute_data = (first / info["first_minute_traces_file"]).read_bytes()
+    minute = json.loads(minute_data)["traces"]
+    assert info["first_minute_traces"] == len(minute) == 89
+    assert info["first_minute_traces_bytes"] == len(minute_data)
+    assert info["first_minute_traces_gzip_bytes"] == len(gzip.compress(minute_data, compresslevel=9, mtime=0))
+    answers = {key: json.loads(run_trace(key)) for key in minute_keys}
+    assert minute == {key: answer["trace"] for key, answer in answers.items() if "trace" in answer}
+    assert list(minute) == [key for key in minute_keys if key in minute]
+    assert all("error" in answers[key] for key in set(minute_keys) - set(minute))
     # The service worker keeps it offline, like every other file of the site.
-    assert f'["{info["shipped_traces_file"]}","{hashlib.sha256(data).hexdigest()}",true]' in (
+    assert f'["{info["shipped_traces_file"]}","{hashlib.sha256(data).hexdigest()}",true,false]' in (
         first / "sw.js").read_text()
 
     # A second build takes it from the cache: neither Node nor Python runs.
@@ -72,6 +84,8 @@ def test_without_numpy_the_same_traces_come_from_pyodide_in_node(node, traces_ca
     assert said == ["  shipped traces computed under Pyodide in Node: NumPy is not installed for fake-python "
                     "(pip install numpy, or pip install -e .[test], and rebuild)"]
     assert _shipped(site)[1] == _shipped(dist)[1]
+    minute = build_info(dist)["first_minute_traces_file"]
+    assert (site / minute).read_bytes() == (dist / minute).read_bytes()
 
 
 def _failing_script(tmp_path, name):

@@ -59,7 +59,7 @@ def test_back_while_editing_a_cell_the_previous_state_lacks_raises_nothing(widge
     ("1e-7", "0", "1e-7"),
     ("Infinity", "∞", "Infinity"),
     ("-Infinity", "-∞", "-Infinity"),
-    ("-0", "0", "-0"),
+    ("-0", "-0", "-0"),
     ("123456789.5", "123456789.5", "123456789.5"),
 ])
 def test_opening_and_closing_an_editor_changes_nothing(booted, hash_value, shown, editor_text):

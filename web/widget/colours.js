@@ -2,6 +2,8 @@
 // grids it is compared with, and a text colour that keeps WCAG contrast on it, in the
 // light or the dark scheme. Pure functions; render.js paints what they return.
 
+import { decodeNumber } from "./format.js";
+
 // WCAG relative luminance of an HSL colour (h in degrees, s and l in percent).
 function luminance(hue, saturation, lightness) {
   const s = saturation / 100;

@@ -20,13 +20,15 @@ export function decodeNumber(value) {
   throw new TypeError(`not a number from trace(): ${String(value).slice(0, 40)}`);
 }
 
-// Up to 4 decimals, trailing zeros dropped, integers exact, "-0" shown as "0".
+// Up to 4 decimals, trailing zeros dropped, integers exact; a value that is -0 shows as
+// "-0" (the input may hold it, and max pooling passes it on), one that merely rounds to
+// zero (-0.00004) as "0".
 export function formatNumber(value) {
   const number = decodeNumber(value);
   if (Number.isNaN(number)) return "NaN";
   if (number === Infinity) return "∞";
   if (number === -Infinity) return "-∞";
-  if (Number.isInteger(number)) return Object.is(number, -0) ? "0" : String(number);
+  if (Number.isInteger(number)) return Object.is(number, -0) ? "-0" : String(number);
   const rounded = number.toFixed(4).replace(/\.?0+$/, "");
   return rounded === "-0" ? "0" : rounded;
 }

@@ -40,8 +40,19 @@ function element(tag, attributes = {}, text) {
 }
 
 // Built cells by grid and "row,col", and each cell's accessible name without selection
-// roles, so a selection change updates a few cells in place instead of rebuilding.
-const cellsByGrid = new Map();
+// roles, so a selection change updates a few cells in place instead of rebuilding. Each
+// widget of a page has its own (drawnIn, keyed by its regions); renderView and
+// renderSelection point cellsByGrid and markedCells at the widget they draw.
+const drawnIn = new WeakMap();
+let cellsByGrid = new Map();
+let markedCells = [];
+function drawing(regions) {
+  if (!drawnIn.has(regions)) drawnIn.set(regions, { cellsByGrid: new Map(), markedCells: [] });
+  const drawn = drawnIn.get(regions);
+  cellsByGrid = drawn.cellsByGrid;
+  markedCells = drawn.markedCells;
+  return drawn;
+}
 const baseLabels = new WeakMap();
 const cellKey = (row, col) => `${row},${col}`;
 const range = (start, count) => Array.from({ length: count }, (_, i) => start + i);
@@ -170,7 +181,7 @@ function editorFor(view, name, row, col) {
     class: "cell-editor",
     type: "text",
     inputmode: "decimal",
-    // app.js starts the draft at the value's exact spelling, not its 4-decimal display.
+    // grid-input.js starts the draft at the value's exact spelling, not its 4-decimal display.
     value: view.editing.draft,
     "aria-label": `New value for ${GRID_TITLES[name].toLowerCase()} row ${row}, col ${col}`,
     "data-editor": name,
@@ -366,6 +377,7 @@ function placeholder(text) {
 // trace belongs to an earlier state, so its windows are not drawn on the current input;
 // `view.scheme` ("light" or "dark") picks the heat map's palette.
 export function renderView(regions, state, trace, view) {
+  drawing(regions);
   cellsByGrid.clear();
   const shown = (region) => region.querySelector(":scope > table.grid");
   show(regions.inputGrid, inputGrid(state, view.staleInput ? null : trace, view, shown(regions.inputGrid)));
@@ -390,7 +402,6 @@ export function renderView(regions, state, trace, view) {
 }
 
 const SELECTION_ATTRIBUTES = ["data-in-window", "data-argmax", "data-for-selected", "data-from-selected"];
-let markedCells = [];
 
 function mark(cell, attribute, role) {
   if (!cell) return;
@@ -401,12 +412,13 @@ function mark(cell, attribute, role) {
 
 // The selection's marks, applied in place on the built grids: this is all a tap costs.
 export function renderSelection(regions, state, trace, view) {
+  const drawn = drawing(regions);
   for (const cell of markedCells) {
     for (const attribute of SELECTION_ATTRIBUTES) cell.removeAttribute(attribute);
     if (cell.getAttribute("aria-selected") === "true") cell.setAttribute("aria-selected", "false");
     cell.setAttribute("aria-label", baseLabels.get(cell));
   }
-  markedCells = [];
+  markedCells = drawn.markedCells = [];
   regions.explanation.textContent = explanationText(state, trace);
   const overlay = selectionOverlay(trace, state.sel);
   if (!overlay) return;
