@@ -125,7 +125,7 @@ def test_warm_build_into_a_fresh_directory_is_complete_and_prunes_strays(dist, t
     assert {e["file_name"] for e in lock["packages"].values()} == {f for f, _ in B.PYODIDE_WHEELS.values()}
     [app] = site.glob("app/*/")
     for rel in (p.relative_to(B.WEB) for p in B.WEB.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-        if rel.suffix == ".html":  # entries keep their name; their links are rewritten
+        if rel.suffix == ".html" or rel.name == B.assembly.ELEMENT_LOADER:  # entries: their name kept, links rewritten
             assert (site / rel).is_file()
         elif rel.name == "sw.js":  # at the root, after the build's description
             assert (site / rel).read_text().endswith((B.WEB / rel).read_text())

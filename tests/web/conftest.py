@@ -256,10 +256,11 @@ def shared_page(browser):
 def booted(shared_page, site):
     """The widget on the module's shared page: ``open`` changes the hash of the booted page
     instead of loading it again (Python starts once per module). Each test still fails on
-    its own page errors, and leaves no emulated media behind."""
+    its own page errors, and leaves no emulated media and no hover behind."""
     shared_page.problems.clear()
     yield Widget(shared_page, site, reuse=True)
-    shared_page.emulate_media(reduced_motion="no-preference")
+    shared_page.emulate_media(color_scheme="no-preference", reduced_motion="no-preference")
+    shared_page.mouse.move(0, 0)
     assert shared_page.problems == [], shared_page.problems
 
 

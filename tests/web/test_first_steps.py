@@ -63,9 +63,9 @@ def test_phone_first_screen_shows_both_grids_with_the_settings_folded(phone):
     assert player_top > tops(page)[1]
 
 
-def test_wide_screens_show_the_settings_with_no_toggle(widget):
-    page = widget.page
-    widget.open()
+def test_wide_screens_show_the_settings_with_no_toggle(booted):
+    page = booted.page
+    booted.open()
     expect(page.locator("#controls-toggle")).to_be_hidden()
     expect(page.locator("#kernel")).to_be_visible()
     # The player stays above the grids where there is room.
@@ -73,65 +73,65 @@ def test_wide_screens_show_the_settings_with_no_toggle(widget):
     assert player_top < page.locator("#stage").evaluate("node => node.getBoundingClientRect().top")
 
 
-def test_the_first_output_is_selected_until_the_learner_picks_one(widget):
-    page = widget.page
-    widget.open()
+def test_the_first_output_is_selected_until_the_learner_picks_one(booted):
+    page = booted.page
+    booted.open()
     # Selected, explained and marked, but not written into the link: nobody picked it.
-    expect(widget.cell("output", 0, 0)).to_have_attribute("aria-selected", "true")
-    assert sorted(widget.marked("data-in-window")) == [[0, 0], [0, 1], [1, 0], [1, 1]]
-    assert widget.marked("data-argmax") == [[1, 1]]
+    expect(booted.cell("output", 0, 0)).to_have_attribute("aria-selected", "true")
+    assert sorted(booted.marked("data-in-window")) == [[0, 0], [0, 1], [1, 0], [1, 1]]
+    assert booted.marked("data-argmax") == [[1, 1]]
     expect(page.locator("#explanation")).to_contain_text("Output (0,0) = 4")
-    assert widget.hash() == DEFAULT_HASH
+    assert booted.hash() == DEFAULT_HASH
     # It follows the output as parameters change, still unwritten.
     page.fill("#kernel", "3")
     page.fill("#stride", "1")
-    widget.wait_settled()
-    expect(widget.cell("output", 0, 0)).to_have_attribute("aria-selected", "true")
-    assert widget.marked("data-argmax") == [[1, 2]]
-    assert "sel=" not in widget.hash()
+    booted.wait_settled()
+    expect(booted.cell("output", 0, 0)).to_have_attribute("aria-selected", "true")
+    assert booted.marked("data-argmax") == [[1, 2]]
+    assert "sel=" not in booted.hash()
     # The learner's pick is theirs: written, and kept by a reload, even output (0,0).
-    widget.cell("output", 0, 0).click()
-    assert "&sel=0,0&" in widget.hash()
-    widget.cell("output", 1, 1).click()
-    assert "&sel=1,1&" in widget.hash()
+    booted.cell("output", 0, 0).click()
+    assert "&sel=0,0&" in booted.hash()
+    booted.cell("output", 1, 1).click()
+    assert "&sel=1,1&" in booted.hash()
     page.reload()
-    widget.wait_settled()
-    expect(widget.cell("output", 1, 1)).to_have_attribute("aria-selected", "true")
-    assert "&sel=1,1&" in widget.hash()
+    booted.wait_settled()
+    expect(booted.cell("output", 1, 1)).to_have_attribute("aria-selected", "true")
+    assert "&sel=1,1&" in booted.hash()
     # Escape clears it; the link then has no sel, so it opens with the first output selected.
-    widget.cell("output", 1, 1).press("Escape")
+    booted.cell("output", 1, 1).press("Escape")
     assert page.locator('[data-grid="output"][aria-selected="true"]').count() == 0
-    assert "sel=" not in widget.hash()
-    widget.open(f"#k=2&s=2&p=0&d=1&mode=avg&grad=1&x={FIXTURE}")
-    expect(widget.cell("output", 0, 0)).to_have_attribute("aria-selected", "true")
-    assert sorted(widget.marked("data-from-selected", grid="grad-input")) == [[0, 0], [0, 1], [1, 0], [1, 1]]
+    assert "sel=" not in booted.hash()
+    booted.open(f"#k=2&s=2&p=0&d=1&mode=avg&grad=1&x={FIXTURE}")
+    expect(booted.cell("output", 0, 0)).to_have_attribute("aria-selected", "true")
+    assert sorted(booted.marked("data-from-selected", grid="grad-input")) == [[0, 0], [0, 1], [1, 0], [1, 1]]
 
 
-def test_choosing_a_preset_loads_it_with_no_load_button(widget):
-    page = widget.page
-    widget.open()
+def test_choosing_a_preset_loads_it_with_no_load_button(booted):
+    page = booted.page
+    booted.open()
     assert page.locator("#preset-apply").count() == 0
     page.select_option("#preset", "distinct")
-    widget.wait_settled()
-    assert widget.values("output") == [["6", "8"], ["14", "16"]]
+    booted.wait_settled()
+    assert booted.values("output") == [["6", "8"], ["14", "16"]]
     # A keyboard's arrow on the closed list loads the next preset at once (Chromium fires
     # "change" on each step; tests/engines checks Firefox and the WebKits).
     page.focus("#preset")
     page.keyboard.press("ArrowDown")
     expect(page.locator("#preset")).to_have_value("ties")
-    widget.wait_settled()
-    assert widget.values("input")[0] == ["3", "3", "1", "2"]
+    booted.wait_settled()
+    assert booted.values("input")[0] == ["3", "3", "1", "2"]
     # Choosing "random" while it shows fires no change: a button deals new numbers then.
     reroll = page.locator("#preset-reroll")
     expect(reroll).to_be_hidden()
     page.select_option("#preset", "random")
-    widget.wait_settled()
+    booted.wait_settled()
     expect(reroll).to_be_visible()
-    dealt = [widget.values("input")]
+    dealt = [booted.values("input")]
     for _ in range(3):  # four deals of 16 values in -9..9 all alike: a negligible chance
         reroll.click()
-        widget.wait_settled()
-        dealt.append(widget.values("input"))
+        booted.wait_settled()
+        dealt.append(booted.values("input"))
         expect(page.locator("#preset")).to_have_value("random")
     assert len({str(values) for values in dealt}) > 1, dealt
     assert all(-9 <= int(v) <= 9 for values in dealt for row in values for v in row)
@@ -139,17 +139,17 @@ def test_choosing_a_preset_loads_it_with_no_load_button(widget):
     expect(reroll).to_be_hidden()
 
 
-def test_pair_fields_take_a_phone_keyboards_separators(widget):
-    page = widget.page
-    widget.open()
+def test_pair_fields_take_a_phone_keyboards_separators(booted):
+    page = booted.page
+    booted.open()
     for field in ("#kernel", "#stride", "#padding", "#dilation"):
         # A text keyboard: every phone's has a space, and a comma a tap away.
         assert page.locator(field).get_attribute("inputmode") == "text", field
     page.fill("#kernel", "3 2")
     page.fill("#stride", "1x1")
-    widget.wait_settled()
-    assert widget.hash().startswith("#k=3,2&s=1&")
-    assert widget.values("output") == [["4", "8", "8"], ["9", "9", "8"]]
+    booted.wait_settled()
+    assert booted.hash().startswith("#k=3,2&s=1&")
+    assert booted.values("output") == [["4", "8", "8"], ["9", "9", "8"]]
     page.locator("#stride").blur()
     expect(page.locator("#stride")).to_have_value("1")
     page.fill("#kernel", "3;2")
@@ -159,8 +159,8 @@ def test_pair_fields_take_a_phone_keyboards_separators(widget):
     expect(page.locator("#status")).to_have_attribute("data-state", "error")
     expect(page.locator("#status-text")).to_have_text('kernel (k) must be a whole number or a pair like 3,2 (or 3 2, 3x2); got "3.2"')
     page.fill("#kernel", "3×2")
-    widget.wait_settled()
-    assert widget.hash().startswith("#k=3,2&")
+    booted.wait_settled()
+    assert booted.hash().startswith("#k=3,2&")
 
 
 def guide_done(page):
@@ -297,39 +297,39 @@ def reads_on(ring, gap, background):
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_every_mark_stands_out_in_both_schemes(widget, scheme):
+def test_every_mark_stands_out_in_both_schemes(booted, scheme):
     """Window, argmax, shared ×n, padding, selection, gradient and step-through marks, and
     the heat map's text, keep WCAG contrast (3:1 for a mark, 4.5:1 for text) in both."""
-    page = widget.page
+    page = booted.page
     page.emulate_media(color_scheme=scheme)
-    widget.open(f"#k=3&s=1&p=1&d=1&mode=max&grad=1&sel=1,1&x={FIXTURE}")
+    booted.open(f"#k=3&s=1&p=1&d=1&mode=max&grad=1&sel=1,1&x={FIXTURE}")
     assert page.evaluate("matchMedia('(prefers-color-scheme: dark)').matches") == (scheme == "dark")
     looks = lambda locator: locator.evaluate(LOOKS)  # noqa: E731
     page_background = page.evaluate("getComputedStyle(document.documentElement).backgroundColor")
-    panel = looks(widget.cell("input", 0, 0))["panel"]
+    panel = looks(booted.cell("input", 0, 0))["panel"]
     dark = contrast(panel, "rgb(0, 0, 0)") < 1.5 and contrast(page_background, "rgb(0, 0, 0)") < 1.5
     assert dark == (scheme == "dark"), (panel, page_background)
 
     # Output (1,1)'s window: rows 0-2, cols 0-2 of the input, its maximum 8 at (1,2).
-    assert widget.marked("data-argmax") == [[1, 2]]
-    for row, col in widget.marked("data-in-window"):
+    assert booted.marked("data-argmax") == [[1, 2]]
+    for row, col in booted.marked("data-in-window"):
         if [row, col] == [1, 2] or row < 0 or col < 0:
             continue
-        cell = looks(widget.cell("input", row, col))
+        cell = looks(booted.cell("input", row, col))
         assert reads_on(*cell["shadows"][:2], cell["background"]), ("window", row, col, cell)
-    argmax = looks(widget.cell("input", 1, 2))
+    argmax = looks(booted.cell("input", 1, 2))
     ring, gap = argmax["shadows"][:2]
     assert reads_on(ring, gap, argmax["background"]), ("argmax", argmax)
     assert argmax["after"]["content"] == '"max"' and contrast(argmax["after"]["color"], argmax["after"]["background"]) >= 4.5
-    for row, col in widget.marked("aria-selected", grid="output"):
-        selected = looks(widget.cell("output", row, col))
+    for row, col in booted.marked("aria-selected", grid="output"):
+        selected = looks(booted.cell("output", row, col))
         assert reads_on(*selected["shadows"][:2], selected["background"]), ("selected", selected)
         assert contrast(selected["shadows"][2], selected["panel"]) >= 3, "the selected output's outer ring on its panel"
         assert selected["after"]["content"] == '"●"' and contrast(selected["after"]["color"], selected["after"]["background"]) >= 4.5
-    received = looks(widget.cell("grad-input", 1, 2))  # receives the selected output's gradient
+    received = looks(booted.cell("grad-input", 1, 2))  # receives the selected output's gradient
     assert reads_on(*received["shadows"][:2], received["background"]), ("gradient", received)
     assert received["after"]["content"] == '"×7"' and contrast(received["after"]["color"], received["after"]["background"]) >= 4.5
-    pad = looks(widget.cell("input", -1, 0))
+    pad = looks(booted.cell("input", -1, 0))
     assert pad["border"] == "dashed" and "repeating-linear-gradient" in pad["image"]
     for stripe in pad["image"].replace("rgb", "|rgb").split("|")[1:]:
         assert contrast(pad["color"], stripe) >= 4.5, ("padding text", pad)
@@ -349,21 +349,21 @@ def test_every_mark_stands_out_in_both_schemes(widget, scheme):
     assert current["before"]["content"] == '"now"' and contrast(current["before"]["color"], current["before"]["background"]) >= 4.5
     page.click("#player-reset")
     # The hover preview: a dotted outline, in the dark scheme 3:1 on every output shade.
-    widget.cell("output", 3, 3).hover()
-    preview = looks(widget.cell("output", 3, 3))
-    assert preview["outline"] and preview["outline"] != looks(widget.cell("output", 1, 1))["shadows"][0]
+    booted.cell("output", 3, 3).hover()
+    preview = looks(booted.cell("output", 3, 3))
+    assert preview["outline"] and preview["outline"] != looks(booted.cell("output", 1, 1))["shadows"][0]
     if scheme == "dark":
         shades = page.locator('[data-grid="output"]').evaluate_all("cells => cells.map((c) => getComputedStyle(c).backgroundColor)")
         assert all(contrast(preview["outline"], shade) >= 3 for shade in shades), ("preview", preview["outline"], shades)
 
 
-def test_the_page_follows_a_scheme_switch_and_the_browser_bar_has_both(widget):
-    page = widget.page
+def test_the_page_follows_a_scheme_switch_and_the_browser_bar_has_both(booted):
+    page = booted.page
     page.emulate_media(color_scheme="light", reduced_motion="reduce")  # no colour transition
-    widget.open()
+    booted.open()
     metas = page.locator('meta[name="theme-color"]').evaluate_all("metas => metas.map((m) => [m.media, m.content])")
     assert metas == [["(prefers-color-scheme: light)", "#1d4ed8"], ["(prefers-color-scheme: dark)", "#111318"]]
-    first = widget.cell("output", 0, 0)
+    first = booted.cell("output", 0, 0)
     light = first.evaluate("cell => getComputedStyle(cell).backgroundColor")
     # Switched while the page is open: the page and the heat map (inline colours) follow.
     page.emulate_media(color_scheme="dark")
@@ -371,4 +371,4 @@ def test_the_page_follows_a_scheme_switch_and_the_browser_bar_has_both(widget):
     expect(first).not_to_have_css("background-color", light)
     dark = first.evaluate("cell => getComputedStyle(cell).backgroundColor")
     assert contrast(dark, "rgb(0, 0, 0)") < contrast(light, "rgb(0, 0, 0)") / 2, (light, dark)
-    assert widget.values("output") == [["4", "8"], ["9", "-2"]]
+    assert booted.values("output") == [["4", "8"], ["9", "-2"]]
