@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import assembly, paths
+from . import assembly, paths, widget_bundle
 from .common import BuildError, cache_dir
 from .devenv import ENGINE_NAMES, ensure_chromium, ensure_engines, ensure_node, install_test_deps
 from .offline_bundle import bundle
@@ -126,6 +126,7 @@ def argument_parser() -> argparse.ArgumentParser:
              "WPE WebKit), build, run the node tests of tests/js/, then pytest with the other arguments")
     bench_cmd = commands.add_parser("bench", help="run the benchmarks of benchmarks/ (other arguments go to them)")
     bench_cmd.add_argument("--engine", choices=BENCH_ENGINES, help="only the browser benchmark, in this engine")
+    commands.add_parser("widget-bundle", help="write py/poolgrad/widget.js, the notebook widget's front end, from web/")
     bundle_cmd = commands.add_parser("bundle", help=f"zip dist/ with serve.py for offline demos: {BUNDLE_NAME}.zip")
     bundle_cmd.add_argument("path", nargs="?", help="where to write the zip (a folder when it ends with /)")
     return ap
@@ -151,6 +152,9 @@ def main(argv: list[str] | None = None) -> int:
             return run_tests(rest)
         if command == "bench":
             return run_bench(args.engine, rest)
+        if command == "widget-bundle":
+            widget_bundle.write_bundle()
+            return 0
         out = None
         if args.path:
             out = Path(args.path).resolve()

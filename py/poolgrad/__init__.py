@@ -31,3 +31,18 @@ __all__ = [
     "output_size",
     "trace",
 ]
+
+#: What poolgrad.widget provides, loaded on first use: it needs anywidget, an optional
+#: dependency (pip install "poolgrad[widget]"), which `import poolgrad` never imports.
+_WIDGET_NAMES = ("Widget", "check")
+
+
+def __getattr__(name):
+    if name in _WIDGET_NAMES:
+        from . import widget
+        return getattr(widget, name)
+    raise AttributeError(f"module 'poolgrad' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted([*globals(), *_WIDGET_NAMES])

@@ -150,9 +150,10 @@ class _Verdict(Exception):
         self.mismatches = list(mismatches)
 
 
-def check(source: str, exercise: str) -> dict:
+def check(source, exercise: str) -> dict:
     """Run the learner's ``source`` for ``exercise`` (``"forward"`` or ``"backward"``) on
-    every case; the answer says what happened, as JSON-safe data.
+    every case; the answer says what happened, as JSON-safe data. ``source`` is the code
+    as a string (the page's editor) or the function itself (a notebook's).
 
     >>> good = "from poolgrad.exercises import max_pool2d"
     >>> check(good, "forward")["state"], check(good, "forward")["sentence"]
@@ -184,11 +185,11 @@ def check(source: str, exercise: str) -> dict:
     """
     if exercise not in FUNCTION_NAMES:
         raise ValueError(f"exercise must be one of {', '.join(FUNCTION_NAMES)}; got {exercise!r}")
-    if not isinstance(source, str):
-        raise TypeError(f"source must be the code as a string, got {type(source).__name__}")
+    if not (isinstance(source, str) or callable(source)):
+        raise TypeError(f"source must be the code as a string or the function, got {type(source).__name__}")
     name = FUNCTION_NAMES[exercise]
     try:
-        function = _load(source, name)
+        function = source if callable(source) else _load(source, name)
     except _LoadError as refused:
         return {"state": "error", "exercise": exercise, "sentence": str(refused), "line": refused.line}
     cases = CASES[exercise]

@@ -225,4 +225,4 @@ def test_run_check_speaks_json():
     assert json.loads(exercise_check.run_check("[1]"))["sentence"] == (
         "the request must be a JSON object with exercise and source")
     assert json.loads(exercise_check.run_check('{"exercise": "forward", "source": 3}'))["sentence"] == (
-        "source must be the code as a string, got int")
+        "source must be the code as a string or the function, got int")
