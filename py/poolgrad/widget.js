@@ -1444,7 +1444,12 @@ function render({ model, el }) {
   const field = (name) => el.querySelector(`[data-field="${name}"]`);
   const errorLine = el.querySelector(".notebook-error");
   const scheme = () => (document.body.dataset.jpThemeLight === "false" || matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light");
-  const view = () => ({ staleInput: false, traceError: null, stepMarks: null, scheme: scheme(), mismatches: mismatchMarks(model.get("mismatches")), editing: null });
+  // The grids' roving focus (render.js keeps each grid's focused cell here).
+  const focus = {};
+  const view = () => ({
+    focus, editing: null, inspected: null, staleInput: false, traceError: null, stepMarks: null,
+    scheme: scheme(), mismatches: mismatchMarks(model.get("mismatches")),
+  });
 
   const showError = (text) => {
     errorLine.textContent = text;
@@ -1501,6 +1506,7 @@ function render({ model, el }) {
     const cell = target.closest?.('[data-grid="output"][data-row]');
     if (!cell) return;
     const selection = [Number(cell.dataset.row), Number(cell.dataset.col)];
+    focus.output = selection;
     model.set("selection", selection);
     model.save_changes();
     renderSelection(regions, { ...stateOf(model), sel: selection, selImplicit: false }, model.get("trace"), view());
