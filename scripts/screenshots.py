@@ -1,4 +1,4 @@
-"""Retakes the README's screenshots (docs/*.png) from the built site in headless Chromium.
+"""Retakes the documentation's screenshots (docs/*.png) from the built site in headless Chromium.
 
 Run it with `python scripts/screenshots.py [NAME ...]` after `python build.py test` has
 installed Playwright and Chromium once. It builds dist/ (quick when nothing changed),

@@ -193,7 +193,7 @@ def assemble(dist: Path, quiet: bool = False) -> Path:
     atomic_write_bytes(dist / "build-info.json", (json.dumps(info, indent=2) + "\n").encode())
     keep.add("build-info.json")
     for rel in keep:
-        if rel.startswith(("pyodide/", "wheels/")) and (paths.WEB / rel).is_file():
+        if rel.startswith(tuple(f"{group}/" for group in VENDORED_GROUPS)) and (paths.WEB / rel).is_file():
             say(f"  warning: web/{rel} is shadowed by a vendored file", quiet)
     _prune(dist, keep)
     return dist
@@ -204,8 +204,9 @@ def assemble(dist: Path, quiet: bool = False) -> Path:
 # The published layout: every file that can change between builds lives in a folder named
 # after the content hash of its group, so a host may cache it for a year:
 #
-#   app/<hash>/      the front end's files (modules, styles, icons, the web app manifest):
-#                    one folder, so the modules' relative imports keep working
+#   app/<hash>/      the front end's files (modules, styles, icons, the web app manifest),
+#                    web/'s folders kept inside it: one tree, so the modules' relative imports
+#                    (../runtime/bridge.js) keep working
 #   pyodide/<hash>/  Pyodide, its wheels, its lock file and Python's start-up snapshot
 #   wheels/<hash>/   poolgrad's wheel
 #
@@ -215,7 +216,8 @@ def assemble(dist: Path, quiet: bool = False) -> Path:
 
 SERVICE_WORKER = "sw.js"
 BUILD_INFO = "build-info.json"
-FRONT_END_GROUP = "app"  # the folder of the files web/ puts at the site's root
+FRONT_END_GROUP = "app"  # the folder of the files web/ puts in the site
+VENDORED_GROUPS = ("pyodide", "wheels")  # folders hashed on their own; the rest is the front end
 IMMUTABLE = "public, max-age=31536000, immutable"
 REVALIDATE = "no-cache"
 MANIFEST = "manifest.webmanifest"
@@ -299,7 +301,8 @@ def published_names(files: dict) -> dict:
     """Map each file's plain path to its published one. ``files`` maps plain path -> sha256.
 
     Every file but an entry (``_is_entry``) moves into ``<group>/<hash>/``: the group is its
-    top folder (``app`` for files at the root) and the hash covers the group's names and
+    top folder if that is a vendored one (``VENDORED_GROUPS``), else ``app``, the front end,
+    whose folders keep their places inside it; the hash covers the group's names and
     contents, so a change anywhere in a group renames that group. The front end's hash also
     covers the other groups' hashes (``group_digest``): its shared worker (one Python for
     every widget of the site, keyed by its script's URL) must not be reused by a build
@@ -311,11 +314,15 @@ def published_names(files: dict) -> dict:
     >>> other = published_names({"app.js": "b", "pyodide/x.wasm": "d"})
     >>> other["app.js"] != names["app.js"] and other["pyodide/x.wasm"] != names["pyodide/x.wasm"]
     True
+    >>> tree = published_names({"app.js": "b", "widget/state.js": "e"})
+    >>> tree["widget/state.js"] == tree["app.js"].replace("app.js", "widget/state.js")
+    True
     """
     groups: dict = {}
     for rel in files:
         if not _is_entry(rel):
-            group, _, inner = rel.partition("/") if "/" in rel else (FRONT_END_GROUP, "", rel)
+            top, _, rest = rel.partition("/")
+            group, inner = (top, rest) if rest and top in VENDORED_GROUPS else (FRONT_END_GROUP, rel)
             groups.setdefault(group, []).append((inner, rel))
     names = {rel: rel for rel in files if _is_entry(rel)}
     digests = {group: group_digest([(inner, files[rel]) for inner, rel in members])

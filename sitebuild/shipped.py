@@ -3,12 +3,12 @@
 before Python has started in the browser.
 
 The views and the key each trace is filed under come from the front end
-(web/first-views.js, through scripts/shipped_views.mjs under Node): each key is the page's
-own request text (web/state.js requestKey), handed as it is to ``poolgrad.wire.run_trace``,
+(web/lesson/first-views.js, through sitebuild/shipped_views.mjs under Node): each key is the page's
+own request text (web/widget/state.js requestKey), handed as it is to ``poolgrad.wire.run_trace``,
 the function the worker calls. poolgrad runs natively, in a subprocess of a Python that
 has NumPy (this one, with the repository's py/ first on its path); when this Python has no
 NumPy, the same sources run under the vendored Pyodide in Node
-(scripts/pyodide_traces.mjs). The result is cached by the sha256 of its inputs; without
+(sitebuild/pyodide_traces.mjs). The result is cached by the sha256 of its inputs; without
 Node the site ships no traces and says why.
 """
 
@@ -27,8 +27,9 @@ from .pins import PYODIDE_WHEELS
 from .snapshot import SnapshotUnavailable, node_for_snapshot
 
 SHIPPED_TRACES_FILE = "shipped-traces.json"  # at the site's root, beside app.js
-VIEWS_SCRIPT = ROOT / "scripts" / "shipped_views.mjs"
-PYODIDE_SCRIPT = ROOT / "scripts" / "pyodide_traces.mjs"
+HERE = Path(__file__).resolve().parent  # the Node helpers sit beside the code that runs them
+VIEWS_SCRIPT = HERE / "shipped_views.mjs"
+PYODIDE_SCRIPT = HERE / "pyodide_traces.mjs"
 PACKAGE = ROOT / "py" / "poolgrad"
 TIMEOUT_S = 120
 
@@ -67,7 +68,7 @@ def _json_from(command: list[str], what: str, *, stdin: str | None = None, env: 
 
 def first_view_keys() -> list[str]:
     """The request keys of the landing views, as the front end spells them (Node runs
-    scripts/shipped_views.mjs). Raises TracesUnavailable."""
+    sitebuild/shipped_views.mjs). Raises TracesUnavailable."""
     try:
         node = node_for_snapshot()
     except SnapshotUnavailable as why:
@@ -154,7 +155,7 @@ def traces_file(traces: dict) -> bytes:
 
 def _inputs_digest() -> str:
     h = hashlib.sha256(NATIVE_PROGRAM.encode())
-    files = [VIEWS_SCRIPT, PYODIDE_SCRIPT, *sorted(WEB.glob("*.js")), *sorted(PACKAGE.rglob("*.py"))]
+    files = [VIEWS_SCRIPT, PYODIDE_SCRIPT, *sorted(WEB.rglob("*.js")), *sorted(PACKAGE.rglob("*.py"))]
     for path in files:
         if path.is_file() and "__pycache__" not in path.parts:
             name = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else path.name

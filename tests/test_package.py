@@ -17,7 +17,7 @@ import poolgrad
 import poolgrad.wire
 
 REPO = Path(__file__).resolve().parents[1]
-MODULES = {"__init__", "avg_pool", "exercises", "layers", "max_pool", "trace", "validation", "windows"}
+MODULES = {"__init__", "avg_pool", "exercises", "geometry", "layers", "max_pool", "trace", "validation", "windows"}
 
 
 def _local_backend_is_new_enough() -> bool:

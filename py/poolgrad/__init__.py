@@ -17,7 +17,7 @@ from .avg_pool import avg_pool2d, avg_pool2d_backward
 from .layers import AvgPool2d, MaxPool2d
 from .max_pool import max_pool2d, max_pool2d_backward
 from .trace import trace
-from .validation import output_size
+from .geometry import output_size
 
 __all__ = [
     "__version__",

@@ -17,7 +17,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .validation import ArrayLike, IntOrPair, as_flag, as_input, check_grad_shape, geometry, input_shape_of
+from .geometry import geometry, window_starts
+from .validation import ArrayLike, IntOrPair, as_flag, as_input, check_grad_shape, input_shape_of
 from .windows import PhaseLayout, compact
 
 
@@ -27,7 +28,7 @@ def divisors(geo, count_include_pad=True):
     Returns an ``(OH, OW)`` int64 array: per axis, the window's extent clipped to the
     padded input (or, without ``count_include_pad``, to the input itself), multiplied.
 
-    >>> from poolgrad.validation import geometry
+    >>> from poolgrad.geometry import geometry
     >>> divisors(geometry((4, 4), 2, stride=1, padding=1))
     array([[4, 4, 4, 4, 4],
            [4, 4, 4, 4, 4],
@@ -52,7 +53,7 @@ def divisors(geo, count_include_pad=True):
     extents = []
     for size, count, kernel, stride, pad in zip(geo.input, geo.output, geo.kernel,
                                                 geo.stride, geo.padding):
-        starts = np.arange(count, dtype=np.int64) * stride - pad
+        starts = window_starts(count, stride, pad)
         ends = np.minimum(starts + kernel, size + pad)
         if not include:
             starts, ends = np.maximum(starts, 0), np.minimum(ends, size)

@@ -1,7 +1,7 @@
 """Checks a learner's answer to one of the lesson's exercises against :mod:`poolgrad.exercises`.
 
 The page's exercise panel sends the learner's source and the exercise's name; its worker
-(web/exercise-worker.js) hands them to :func:`run_check` as JSON and shows the answer.
+(web/exercise/exercise-worker.js) hands them to :func:`run_check` as JSON and shows the answer.
 :func:`check` compiles the source, takes the function the exercise asks for and calls it
 on the lesson's examples and on cases made to break one rule each (ties, negatives,
 sizes that do not divide, overlapping windows, integer dtypes, rounding). It stops at the

@@ -18,7 +18,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from .validation import MAX_ELEMENTS, ArrayLike, IntOrPair, as_input, geometry, input_shape_of
+from .geometry import geometry, window_starts
+from .validation import MAX_ELEMENTS, ArrayLike, IntOrPair, as_input, input_shape_of
 from .windows import PhaseLayout, compact
 
 #: Bytes of gradient one backward block scatters into (it stays in the cache).
@@ -103,7 +104,7 @@ def _first_inside(geo):
     lines = []
     for count, stride, pad, dilation in zip(geo.output, geo.stride, geo.padding,
                                            geo.dilation):
-        starts = np.arange(count) * stride - pad
+        starts = window_starts(count, stride, pad)
         # Step over the padding in whole dilation steps.
         lines.append(np.where(starts < 0, starts + (-starts + dilation - 1) // dilation
                               * dilation, starts))
@@ -115,8 +116,8 @@ def _corners(geo):
     """Flat index each window's top-left corner would have (negative in the padding)."""
     (out_h, out_w), (sh, sw), (ph, pw) = geo.output, geo.stride, geo.padding
     width = geo.input[1]
-    return ((np.arange(out_h) * sh - ph)[:, None] * width
-            + (np.arange(out_w) * sw - pw)[None, :])
+    return (window_starts(out_h, sh, ph)[:, None] * width
+            + window_starts(out_w, sw, pw)[None, :])
 
 
 def _pool_planes(planes, geo):

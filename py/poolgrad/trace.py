@@ -17,7 +17,8 @@ import numpy as np
 
 from .avg_pool import avg_pool2d, avg_pool2d_backward, divisors
 from .max_pool import max_pool2d, max_pool2d_backward
-from .validation import ArrayLike, IntOrPair, as_flag, as_input, axis_formula, geometry, sampled_lines
+from .geometry import axis_formula, geometry, sampled_lines
+from .validation import ArrayLike, IntOrPair, as_flag, as_input
 
 MODES = ("max", "avg")
 

@@ -42,7 +42,7 @@ def compact(geo):
     average pooling's sums (padding adds 0) are unchanged; what a window divides by
     still comes from ``geo`` itself.
 
-    >>> from poolgrad.validation import geometry
+    >>> from poolgrad.geometry import geometry
     >>> small = compact(geometry((4, 4), 2, stride=10**9, dilation=10**9, ceil_mode=True))
     >>> small.kernel, small.stride, small.dilation, small.output
     ((1, 1), (1, 1), (1, 1), (1, 1))
@@ -67,7 +67,7 @@ class PhaseLayout:
     ``p * plane + i * cols + j`` of a buffer shaped like one phase, which
     :meth:`outputs` reads back.
 
-    >>> from poolgrad.validation import geometry
+    >>> from poolgrad.geometry import geometry
     >>> layout = PhaseLayout(geometry((4, 4), 2), np.float64, fill=0.0, planes=1)
     >>> planes = np.arange(16.0).reshape(1, 4, 4)
     >>> flat = layout.load(planes)

@@ -1,6 +1,6 @@
 """The Python side of the widget's worker protocol: one JSON request in, one JSON answer out.
 
-The page's worker (web/worker.js) imports :func:`run_trace` and hands it every request
+The page's worker (web/runtime/worker.js) imports :func:`run_trace` and hands it every request
 as a JSON string: the keyword arguments of :func:`poolgrad.trace`. Strict JSON has no
 NaN, infinities or negative zero among its numbers, so inside ``x`` and ``grad_output``
 they travel as the strings ``"NaN"``, ``"Infinity"``, ``"-Infinity"`` and ``"-0"``.

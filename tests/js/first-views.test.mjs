@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { firstViewKeys, firstViewStates } from "../../web/first-views.js";
-import { GUIDE_STEPS } from "../../web/guide.js";
-import { PRESETS } from "../../web/presets.js";
-import { defaultState, FIXTURE, requestKey, traceRequest } from "../../web/state.js";
+import { firstViewKeys, firstViewStates } from "../../web/lesson/first-views.js";
+import { GUIDE_STEPS } from "../../web/lesson/guide.js";
+import { PRESETS } from "../../web/widget/presets.js";
+import { defaultState, FIXTURE, requestKey, traceRequest } from "../../web/widget/state.js";
 import { recorded } from "./traces.mjs";
 
 const leadsTo = (id) => {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { cellName, decodeNumber, describeSpan, encodeNumber, formatNumber, formatSum } from "../../web/format.js";
+import { cellName, decodeNumber, describeSpan, encodeNumber, formatNumber, formatSum } from "../../web/widget/format.js";
 
 test("cells show up to 4 decimals, trailing zeros dropped, integers exactly", () => {
   const shown = [3, -2, 0.25, 10.25, 1 / 3, -0.00004, 123456789, 2.5e-5, 0.1 + 0.2].map(formatNumber);

@@ -3,8 +3,8 @@ import { test } from "node:test";
 
 import {
   embedCode, poolgradSnippet, pythonMatrix, pythonNumber, pythonPair, torchSnippet, viewTitle,
-} from "../../web/snippets.js";
-import { parseHash } from "../../web/state.js";
+} from "../../web/takeaway/snippets.js";
+import { parseHash } from "../../web/widget/state.js";
 
 const FIXTURE = "1,2,5,6;3,4,8,7;0,-1,-3,-2;-4,9,-6,-5";
 

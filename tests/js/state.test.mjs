@@ -4,7 +4,7 @@ import { test } from "node:test";
 import {
   defaultState, FIXTURE, HASH_PROPERTIES, hashFor, InputError, MATRIX_SPELLINGS, parseCellValue, parseHash, parseMatrix, parsePair,
   requestKey, serialiseState, traceRequest,
-} from "../../web/state.js";
+} from "../../web/widget/state.js";
 import { recorded } from "./traces.mjs";
 
 const FIXTURE_TEXT = "1,2,5,6;3,4,8,7;0,-1,-3,-2;-4,9,-6,-5";

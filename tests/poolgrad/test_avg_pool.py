@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 import poolgrad
 import reference
 from poolgrad.avg_pool import divisors
-from poolgrad.validation import geometry
+from poolgrad.geometry import geometry
 
 EXAMPLE = [[12, 10, 9, 6], [11, 8, 13, 5], [2, 14, 15, 0], [4, 3, 7, 1]]
 

@@ -17,7 +17,7 @@ import poolgrad
 import reference
 from poolgrad import exercises, wire
 from poolgrad.trace import MAX_TRACE_CELLS, MAX_TRACE_WINDOW_CELLS, trace
-from poolgrad.validation import geometry
+from poolgrad.geometry import geometry
 from poolgrad.windows import PhaseLayout, compact
 
 SIXTEEN = np.arange(16.0).reshape(4, 4)

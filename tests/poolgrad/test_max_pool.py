@@ -161,7 +161,7 @@ def pooling_cases(draw, values=None):
 
 def _valid(x, params):
     try:
-        poolgrad.validation.geometry(x.shape[-2:], params["kernel_size"], params["stride"],
+        poolgrad.geometry.geometry(x.shape[-2:], params["kernel_size"], params["stride"],
                                      params["padding"], params["dilation"],
                                      params["ceil_mode"])
     except ValueError:

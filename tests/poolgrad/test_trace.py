@@ -150,7 +150,7 @@ def cases(draw):
 def test_trace_agrees_with_the_pooling_functions(case, data):
     x, params = case
     try:
-        geo = poolgrad.validation.geometry(x.shape, params["kernel_size"], params["stride"],
+        geo = poolgrad.geometry.geometry(x.shape, params["kernel_size"], params["stride"],
                                            params["padding"], params["dilation"],
                                            params["ceil_mode"])
     except ValueError:

@@ -1,4 +1,4 @@
-"""Python's start-up snapshots (build.py makes them, web/worker.js and web/snapshot.js
+"""Python's start-up snapshots (build.py makes them, web/runtime/worker.js and web/runtime/snapshot.js
 restore them): the built site boots to ready and draws the reference trace from the NumPy
 snapshot, from the plain one when the NumPy one does not fit, with a normal start when
 neither fits or the browser cannot unpack them, and without any; each in the same worker,

@@ -52,7 +52,7 @@ def open_view(widget, hash_):
 
 
 def shown(value):
-    """A number as the grids show it (web/format.js formatNumber): up to 4 decimals,
+    """A number as the grids show it (web/widget/format.js formatNumber): up to 4 decimals,
     trailing zeros dropped, integers exactly, -0 as 0, the infinities as ∞ and -∞."""
     value = float(value)
     if math.isnan(value):

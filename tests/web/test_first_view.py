@@ -1,5 +1,5 @@
 """The first view answers before Python is up: the build ships poolgrad's traces of the
-views a learner lands on (web/first-views.js, shipped-traces.json), the page draws and
+views a learner lands on (web/lesson/first-views.js, shipped-traces.json), the page draws and
 answers them while Python starts, says so in #status, and hands over to Python once it is
 ready. The shipped traces are honest: Python in the browser recomputes every one of them
 and must give exactly the same JSON."""
@@ -53,14 +53,14 @@ def test_every_shipped_trace_is_what_python_computes(widget, dist):
     page = widget.page
     keys = page.evaluate(f"""async () => {{
       const load = {PAGE_MODULE};
-      const {{ firstViewKeys }} = await load("first-views.js");
-      const {{ defaultState, requestKey }} = await load("state.js");
+      const {{ firstViewKeys }} = await load("./lesson/first-views.js");
+      const {{ defaultState, requestKey }} = await load("./widget/state.js");
       return {{ keys: firstViewKeys(), defaultKey: requestKey(defaultState()) }};
     }}""")
     assert keys["keys"] == list(traces)
     assert keys["defaultKey"] == list(traces)[0]
     differ = page.evaluate(f"""async () => {{
-      const {{ shippedTraces }} = await ({PAGE_MODULE})("early.js");
+      const {{ shippedTraces }} = await ({PAGE_MODULE})("./runtime/early.js");
       const file = await shippedTraces;
       const differ = [];
       for (const [key, trace] of Object.entries(file.traces)) {{

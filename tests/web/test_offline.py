@@ -1,4 +1,4 @@
-"""Offline after one visit (web/sw.js, web/offline.js, build.py's publish step): the service
+"""Offline after one visit (web/sw.js, web/offline/offline.js, build.py's publish step): the service
 worker keeps the whole build, answers a reload with the network off, replaces a build with
 the next one as a whole, is scoped to the folder the site is hosted in (also inside an
 iframe), and makes the site installable; a page opened from disk says how to serve it.

@@ -1,7 +1,7 @@
 """One Python per page: the widgets of a lesson page (same-origin iframes) share one Python
 through the site's shared worker, and each falls back to a dedicated worker of its own
 where the browser has no module SharedWorker or the shared one cannot serve it
-(web/bridge.js, web/trace-service.js).
+(web/runtime/bridge.js, web/runtime/trace-service.js).
 
 The host page is written by the test (a lesson page with three widgets, each showing
 another of the lesson's reference views) and served on the site's origin by a route.

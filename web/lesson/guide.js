@@ -10,9 +10,9 @@
 // Each step's leadsTo(state) makes the change its task asks for: the views the steps lead
 // to are among those the site precomputes (first-views.js).
 
-import { presetChange, switchMode } from "./controls.js";
-import { readStored, writeStored } from "./format.js";
-import { selectedOutput, tiedCells } from "./trace-view.js";
+import { presetChange, switchMode } from "../widget/controls.js";
+import { readStored, writeStored } from "../widget/format.js";
+import { selectedOutput, tiedCells } from "../widget/trace-view.js";
 
 const STORAGE_PREFIX = "poolgrad-guide-v2";
 const same = (pair, first, second) => pair[0] === first && pair[1] === second;

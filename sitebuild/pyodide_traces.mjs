@@ -3,7 +3,7 @@
 // each request key read from stdin (a JSON list) with poolgrad.wire.run_trace, the
 // function the page's worker calls. Prints the answers as one JSON list.
 //
-//   node scripts/pyodide_traces.mjs PYODIDE_DIR PACKAGE_DIR NUMPY_WHEEL < keys.json
+//   node sitebuild/pyodide_traces.mjs PYODIDE_DIR PACKAGE_DIR NUMPY_WHEEL < keys.json
 
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
@@ -19,7 +19,7 @@ const indexURL = resolve(dir) + "/";
 const { loadPyodide } = await import(pathToFileURL(indexURL + "pyodide.mjs").href);
 const pyodide = await loadPyodide({ indexURL, stdout: () => {}, stderr: (line) => console.error(line) });
 
-// NumPy unpacked from its pinned wheel (as scripts/pyodide_snapshot.mjs does: Python's own
+// NumPy unpacked from its pinned wheel (as sitebuild/pyodide_snapshot.mjs does: Python's own
 // dlopen then loads its libraries), poolgrad copied file by file from the repository.
 pyodide.FS.writeFile(`/tmp/${basename(wheel)}`, readFileSync(wheel));
 const copy = (from, to) => {

@@ -4,10 +4,10 @@
 // page's layout, theme or step-through position. Plain shapes and text, no script, no
 // external fonts or images: the file opens anywhere, offline.
 
-import { cellName, escapeXml, formatNumber, sizeText } from "./format.js";
-import { explanationText } from "./render.js";
+import { cellName, escapeXml, formatNumber, sizeText } from "../widget/format.js";
+import { explanationText } from "../widget/render.js";
 import { viewTitle } from "./snippets.js";
-import { gradientReceivers, selectedOutput, sharedCells, windowSamples } from "./trace-view.js";
+import { gradientReceivers, selectedOutput, sharedCells, windowSamples } from "../widget/trace-view.js";
 
 const INK = "#1d1d1f";
 const MUTED = "#5a5f6b";

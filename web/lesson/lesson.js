@@ -3,8 +3,8 @@
 // current trace, so the text and the grids never disagree; without a trace (booting, or
 // an invalid setup) the blocks say the same things without numbers.
 
-import { cellName, formatNumber, formatSum, listCells, pairText, sizeText } from "./format.js";
-import { gradientReceivers, selectedOutput, sharedCells, termFrom, tiedCells, windowCells, windowText } from "./trace-view.js";
+import { cellName, formatNumber, formatSum, listCells, pairText, sizeText } from "../widget/format.js";
+import { gradientReceivers, selectedOutput, sharedCells, termFrom, tiedCells, windowCells, windowText } from "../widget/trace-view.js";
 
 
 function keeps(trace, selected) {

@@ -1,7 +1,7 @@
 // Build-time helper for build.py: boots the vendored Pyodide core under Node and writes
-// Python's two start-up snapshots (web/snapshot.js describes both and restores them):
+// Python's two start-up snapshots (web/runtime/snapshot.js describes both and restores them):
 //
-//   node scripts/pyodide_snapshot.mjs PYODIDE_DIR OUT_DIR WHEEL...
+//   node sitebuild/pyodide_snapshot.mjs PYODIDE_DIR OUT_DIR WHEEL...
 //
 // OUT_DIR/snapshot.bin: the plain snapshot (CPython started, nothing imported).
 // OUT_DIR/numpy-snapshot.bin: the NumPy snapshot. The WHEELs (NumPy's, micropip's,
@@ -33,7 +33,7 @@ if (major < 18) {
 }
 
 const here = new URL(".", import.meta.url);
-const restore = await import(new URL("../web/snapshot.js", here).href);
+const restore = await import(new URL("../web/runtime/snapshot.js", here).href);
 const started = performance.now();
 const ms = {};
 const indexURL = resolve(dir) + "/";
@@ -136,7 +136,7 @@ function pathTo(target) {
 const image = pyodide.makeMemorySnapshot({ serializer: pathTo });
 ms.numpy = Math.round(performance.now() - started);
 
-// The container (web/snapshot.js, readNumpySnapshot).
+// The container (web/runtime/snapshot.js, readNumpySnapshot).
 const fileBytes = files.map((path) => pyodide.FS.readFile(path));
 const manifest = {
   format: 1,

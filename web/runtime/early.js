@@ -77,7 +77,7 @@ const python = (params.get("worker") !== "dedicated" && startPython("shared")) |
 
 // The precomputed traces of the views a learner lands on (shipped.js), fetched beside the
 // worker's downloads: null when the file cannot be read (the views then wait for Python).
-export const shippedTraces = fetch(new URL("./shipped-traces.json", import.meta.url))
+export const shippedTraces = fetch(new URL("../shipped-traces.json", import.meta.url))
   .then((response) => (response.ok ? response.json() : null))
   .catch(() => null);
 const heard = [];

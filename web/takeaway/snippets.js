@@ -7,7 +7,7 @@
 // where JavaScript's spelling is not Python's. Both snippets build float64 arrays, the
 // dtype the widget's gradients are computed in; an integer input pools to the same values.
 
-import { escapeXml, pairText, sizeText } from "./format.js";
+import { escapeXml, pairText, sizeText } from "../widget/format.js";
 
 // One float64 as a Python literal that evaluates to exactly that float.
 export function pythonNumber(value) {

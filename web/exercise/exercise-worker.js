@@ -18,7 +18,7 @@
 // failure} when the checker itself broke. It sends no start-up progress: the panel shows
 // one "Starting Python" line until the first answer.
 
-import { startPythonWith } from "./python-runtime.js";
+import { startPythonWith } from "../runtime/python-runtime.js";
 
 // Kept before lockDown removes postMessage: learner code cannot post to the page at all.
 const post = self.postMessage.bind(self);

@@ -10,8 +10,8 @@
 // that worker is terminated and a fresh one starts, while the widget's own worker, which
 // draws the grids, never runs learner code.
 
-import { decodeNumber, formatNumber, isSentNumber, readStored, sizeText, writeStored } from "./format.js";
-import { MAX_SIDE, defaultState } from "./state.js";
+import { decodeNumber, formatNumber, isSentNumber, readStored, sizeText, writeStored } from "../widget/format.js";
+import { MAX_SIDE, defaultState } from "../widget/state.js";
 
 const RUN_TIMEOUT_MS = 5000;
 const BOOT_TIMEOUT_MS = 120000;

@@ -8,10 +8,10 @@
 // The build reads this list through scripts/shipped_views.mjs, so the views, and the
 // request key each is filed under (state.js requestKey), come from the front end alone.
 
-import { presetChange, switchMode } from "./controls.js";
+import { presetChange, switchMode } from "../widget/controls.js";
 import { GUIDE_STEPS } from "./guide.js";
-import { PRESETS } from "./presets.js";
-import { defaultState, requestKey } from "./state.js";
+import { PRESETS } from "../widget/presets.js";
+import { defaultState, requestKey } from "../widget/state.js";
 
 const MODES = ["max", "avg"];
 

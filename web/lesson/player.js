@@ -8,8 +8,8 @@
 // attributes data-pending, data-partial and data-step, never the selection's), and the
 // Player asks for a render whenever its position changes.
 
-import { cellName, decodeNumber, formatNumber } from "./format.js";
-import { gradientReceivers, termFrom, windowSamples, windowText } from "./trace-view.js";
+import { cellName, decodeNumber, formatNumber } from "../widget/format.js";
+import { gradientReceivers, termFrom, windowSamples, windowText } from "../widget/trace-view.js";
 
 // One step per output in row-major order, forward; then the same order backward.
 export function playerSteps(trace, withGradient) {
