@@ -6,10 +6,10 @@
 // The page's rules for a change (switchMode: average has no dilation, a change resets the
 // custom gradient) are controls.js's own.
 
-import { switchMode } from "./controls.js";
-import { decodeNumber, formatNumber } from "./format.js";
-import { renderSelection, renderView } from "./render.js";
-import { InputError, defaultState, parsePair } from "./state.js";
+import { switchMode } from "./widget/controls.js";
+import { decodeNumber, formatNumber } from "./widget/format.js";
+import { renderSelection, renderView } from "./widget/render.js";
+import { InputError, defaultState, parsePair } from "./widget/state.js";
 
 const PAIRS = { kernel: ["k", "kernel_size"], stride: ["s", "stride"], padding: ["p", "padding"], dilation: ["d", "dilation"] };
 

@@ -1,8 +1,8 @@
 // poolgrad's notebook widget: web/notebook.js and the modules it imports,
 // bundled by `python build.py widget-bundle` (sitebuild/widget_bundle.py). Do not edit.
 
-// web/format.js
-const $format = (() => {
+// web/widget/format.js
+const $widget_format = (() => {
 // Number display shared by every grid and sentence; then XML escaping (the picture, the
 // embed code) and the page's storage (the learner's code and progress).
 // trace() sends non-finite floats as the strings "NaN", "Infinity", "-Infinity"
@@ -103,9 +103,9 @@ function writeStored(key, text) {
 return Object.freeze({ isSentNumber, decodeNumber, formatNumber, cellName, pairText, sizeText, listCells, formatSum, encodeNumber, describeSpan, escapeXml, readStored, writeStored });
 })();
 
-// web/trace-view.js
-const $trace_view = (() => {
-const { describeSpan } = $format;
+// web/widget/trace-view.js
+const $widget_trace_view = (() => {
+const { describeSpan } = $widget_format;
 // Facts read off a trace, in one place: which output is selected, which input cells a
 // window covers, who receives an output's gradient, which cells tie for a maximum, what
 // one output sends to one cell. render.js, lesson.js, player.js and guide.js all ask here
@@ -171,10 +171,10 @@ function sharedCells(trace) {
 return Object.freeze({ selectedOutput, outputInRange, windowSamples, windowText, windowCells, gradientReceivers, tiedCells, termFrom, sharedCells });
 })();
 
-// web/state.js
-const $state = (() => {
-const { encodeNumber, pairText } = $format;
-const { outputInRange } = $trace_view;
+// web/widget/state.js
+const $widget_state = (() => {
+const { encodeNumber, pairText } = $widget_format;
+const { outputInRange } = $widget_trace_view;
 // The widget's whole state, its one serialisation (the URL hash), and every parse of the
 // learner's text into it. One table, HASH_PROPERTIES, drives both directions: parseHash
 // reads each property by its kind, serialiseState writes them in table order, leaving out
@@ -493,9 +493,9 @@ function requestKey(state) {
 return Object.freeze({ MAX_SIDE, FIXTURE, InputError, quote, MATRIX_SPELLINGS, parseMatrix, parseCellValue, HASH_PROPERTIES, defaultState, parsePair, parseHash, serialiseState, gridsKey, hashFor, traceRequest, requestKey });
 })();
 
-// web/presets.js
-const $presets = (() => {
-const { FIXTURE } = $state;
+// web/widget/presets.js
+const $widget_presets = (() => {
+const { FIXTURE } = $widget_state;
 // Input presets offered by #preset. Their keys are the option values of the DOM contract.
 
 
@@ -541,11 +541,11 @@ const PRESETS = {
 return Object.freeze({ PRESETS });
 })();
 
-// web/controls.js
-const $controls = (() => {
-const { pairText } = $format;
-const { PRESETS } = $presets;
-const { InputError, MATRIX_SPELLINGS, MAX_SIDE, parseMatrix, parsePair, quote } = $state;
+// web/widget/controls.js
+const $widget_controls = (() => {
+const { pairText } = $widget_format;
+const { PRESETS } = $widget_presets;
+const { InputError, MATRIX_SPELLINGS, MAX_SIDE, parseMatrix, parsePair, quote } = $widget_state;
 // The parameter panel: reads the form controls into state changes and writes the state
 // back into them. Controls stay usable while Python boots; their changes queue.
 
@@ -764,10 +764,10 @@ function bindControls(controls, { getState, change, reportControlError, gradient
 return Object.freeze({ controlElements, fillPresetOptions, syncControls, switchMode, presetChange, bindControls });
 })();
 
-// web/render.js
-const $render = (() => {
-const { cellName, decodeNumber, formatNumber, formatSum, listCells, sizeText } = $format;
-const { gradientReceivers, selectedOutput, sharedCells, termFrom, windowCells, windowText } = $trace_view;
+// web/widget/render.js
+const $widget_render = (() => {
+const { cellName, decodeNumber, formatNumber, formatSum, listCells, sizeText } = $widget_format;
+const { gradientReceivers, selectedOutput, sharedCells, termFrom, windowCells, windowText } = $widget_trace_view;
 // Rendering: (state, trace, view) -> the DOM of every region. No event handling, no
 // worker calls. Not pure: to redraw cheaply it keeps, at module level, what the last
 // render built — each grid table's shape and cells (builtGrids), the cells by grid and
@@ -1356,10 +1356,10 @@ return Object.freeze({ heatColours, withStepMark, withMismatch, explanationText,
 })();
 
 // web/notebook.js
-const { switchMode } = $controls;
-const { decodeNumber, formatNumber } = $format;
-const { renderSelection, renderView } = $render;
-const { InputError, defaultState, parsePair } = $state;
+const { switchMode } = $widget_controls;
+const { decodeNumber, formatNumber } = $widget_format;
+const { renderSelection, renderView } = $widget_render;
+const { InputError, defaultState, parsePair } = $widget_state;
 // The notebook host: anywidget's render({ model, el }) for poolgrad.Widget (py/poolgrad/
 // widget.py). The kernel's own poolgrad computes every view and syncs it as the `trace`
 // trait, so this host never asks a worker: it maps the traits to the page's state, draws
