@@ -29,8 +29,12 @@ from notebook_driver import JupyterPage  # noqa: E402
 START_TIMEOUT_S = 90
 
 # anywidget's state is saved with the notebook (for the static HTML export) only when the
-# widget manager's saveState setting is on.
-SETTINGS = {"@jupyter-widgets/jupyterlab-manager/plugin.jupyterlab-settings": {"saveState": True}}
+# widget manager's saveState setting is on; every cell stays in the page (JupyterLab's
+# windowing would take a cell out of view out of the DOM, and the tests read earlier cells).
+SETTINGS = {
+    "@jupyter-widgets/jupyterlab-manager/plugin.jupyterlab-settings": {"saveState": True},
+    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
+}
 
 
 class JupyterServer:
