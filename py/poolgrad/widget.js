@@ -1525,9 +1525,10 @@ function render({ model, el }) {
   const redraw = () => draw();
   const onError = () => showError(model.get("error"));
   const onSelection = () => renderSelection(regions, stateOf(model), model.get("trace"), view());
-  model.on("change:trace", redraw);
-  model.on("change:gradient", redraw);
-  model.on("change:mismatches", redraw);
+  // A trait may arrive after the trace it goes with (a batch of settings from a cell): each
+  // redraws, so the fields never show a setting older than the grids.
+  const REDRAWN = ["trace", "gradient", "mismatches", "kernel_size", "stride", "padding", "dilation", "mode"];
+  for (const key of REDRAWN) model.on(`change:${key}`, redraw);
   model.on("change:selection", onSelection);
   model.on("change:error", onError);
   // JupyterLab and Notebook 7 switch themes by this attribute of the body: redraw in its scheme.
@@ -1536,9 +1537,7 @@ function render({ model, el }) {
   draw();
   return () => {
     theme.disconnect();
-    model.off("change:trace", redraw);
-    model.off("change:gradient", redraw);
-    model.off("change:mismatches", redraw);
+    for (const key of REDRAWN) model.off(`change:${key}`, redraw);
     model.off("change:selection", onSelection);
     model.off("change:error", onError);
   };

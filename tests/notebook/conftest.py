@@ -120,13 +120,15 @@ def browser(build_module):
 
 @pytest.fixture
 def open_notebook(jupyter, browser):
-    """open_notebook(cells, app="lab" | "notebook7", scheme="light") -> a JupyterPage on a
-    new notebook holding `cells` (code sources), its kernel ready."""
+    """open_notebook(cells, app="lab" | "notebook7", scheme="light", kinds=None) -> a
+    JupyterPage on a new notebook holding `cells` (sources; code cells unless `kinds` gives
+    each cell's type), its kernel ready."""
     contexts = []
 
-    def open_(cells, app="lab", scheme="light"):
+    def open_(cells, app="lab", scheme="light", kinds=None):
         name = f"t{secrets.token_hex(4)}.ipynb"
-        (jupyter.root / name).write_text(json.dumps(_notebook(cells)), encoding="utf-8")
+        notebook = _notebook(cells, kinds or ["code"] * len(cells))
+        (jupyter.root / name).write_text(json.dumps(notebook), encoding="utf-8")
         context = browser.new_context(viewport={"width": 1280, "height": 1000}, color_scheme=scheme)
         contexts.append(context)
         page = JupyterPage(context.new_page(), jupyter, name)
@@ -138,10 +140,13 @@ def open_notebook(jupyter, browser):
         context.close()
 
 
-def _notebook(cells):
+def _notebook(cells, kinds):
+    def cell(i, source, kind):
+        made = {"cell_type": kind, "id": f"c{i}", "metadata": {}, "source": source}
+        return {**made, "outputs": [], "execution_count": None} if kind == "code" else made
+
     return {
         "nbformat": 4, "nbformat_minor": 5,
         "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
-        "cells": [{"cell_type": "code", "id": f"c{i}", "metadata": {}, "source": source, "outputs": [],
-                   "execution_count": None} for i, source in enumerate(cells)],
+        "cells": [cell(i, source, kind) for i, (source, kind) in enumerate(zip(cells, kinds))],
     }

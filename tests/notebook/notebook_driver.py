@@ -70,7 +70,7 @@ class JupyterPage:
     def widget(self, index):
         """The widget's element in cell `index`'s output, once drawn."""
         found = self.page.locator(f".jp-Cell >> nth={index}").locator(".poolgrad-notebook")
-        expect(found.locator('[data-grid="output"]').first).to_be_visible(timeout=KERNEL_TIMEOUT_MS)
+        expect(found.locator('[data-grid="output"]').first).to_be_attached(timeout=KERNEL_TIMEOUT_MS)
         return found
 
     def grid(self, index, name):
