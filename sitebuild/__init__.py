@@ -7,10 +7,12 @@ One module per concern:
     common          the error type, printing, the download cache, verified file writes
     fetch           npm pack / pip download, verified and cached
     wheel           poolgrad's own wheel
-    snapshot        Python's start-up snapshots (made under Node)
+    subset          the NumPy a start downloads (the wheel less what nothing imports)
+    snapshot        Python's start-up snapshot (made under Node)
     shipped         the traces of the views a learner lands on (made by poolgrad natively)
     assembly        the site: assemble (a list of steps), publish, build
     server          the static server (copied whole into the offline bundle as serve.py)
+    static_host     a static host behind one paced link, for bench --link
     offline_bundle  the offline demo's zip
     devenv          what the tests need: the [test] extra, Chromium, Node, the other browsers
     commands        python build.py's one argument parser and its commands
@@ -22,7 +24,7 @@ Importing the package does no work.
 """
 
 from . import (assembly, commands, common, devenv, fetch, offline_bundle, paths, pins, server,
-               shipped, snapshot, wheel)
+               shipped, snapshot, static_host, subset, wheel)
 from .assembly import build, make_lock, staging_dir
 from .commands import main
 from .common import BuildError, cache_dir, sha256_of, verify_file
@@ -30,12 +32,12 @@ from .devenv import (CHROMIUM_ARGS, ENGINE_PARTS, GECKODRIVER_SHA256, apt_instal
                      ensure_engines, find_chromium, find_engine_parts, find_geckodriver)
 from .offline_bundle import bundle
 from .paths import DIST, DIST_MARKER, WEB
-from .pins import (CARRIER_WHEEL_SHA256, NODE_MIN_MAJOR, NUMPY_SNAPSHOT_FILE, NUMPY_SNAPSHOT_MAGIC,
+from .pins import (CARRIER_WHEEL_SHA256, NODE_MIN_MAJOR, NUMPY_SNAPSHOT_FILE,
                    PYODIDE_CORE_SHA256, PYODIDE_LOCK_SHA256, PYODIDE_SHIPPED, PYODIDE_TARBALL,
-                   PYODIDE_TARBALL_SHA256, PYODIDE_VERSION, PYODIDE_WHEELS, SNAPSHOT_FILE, SNAPSHOT_MAGIC)
+                   PYODIDE_TARBALL_SHA256, PYODIDE_VERSION, PYODIDE_WHEELS)
 from .server import MIME_TYPES, headers_for, make_server, read_header_rules, server_url, serving
 from .snapshot import (SnapshotUnavailable, check_numpy_snapshot, check_snapshot, make_snapshot,
-                       node_for_snapshot, pyodide_build_id)
+                       node_for_snapshot, pyodide_build_id, snapshot_format)
 
 __all__ = [
     "apt_install",
@@ -70,7 +72,6 @@ __all__ = [
     "node_for_snapshot",
     "NODE_MIN_MAJOR",
     "NUMPY_SNAPSHOT_FILE",
-    "NUMPY_SNAPSHOT_MAGIC",
     "offline_bundle",
     "paths",
     "pins",
@@ -89,9 +90,10 @@ __all__ = [
     "sha256_of",
     "shipped",
     "snapshot",
-    "SNAPSHOT_FILE",
-    "SNAPSHOT_MAGIC",
+    "snapshot_format",
     "SnapshotUnavailable",
+    "static_host",
+    "subset",
     "staging_dir",
     "verify_file",
     "WEB",

@@ -18,10 +18,11 @@ from .common import (BuildError, atomic_write_bytes, cache_dir, copy_file, copy_
                      verify_file, write_if_changed)
 from .fetch import pyodide_core, pyodide_wheels
 from .paths import DIST_MARKER
-from .pins import (LOAD_PACKAGES, NODE_MIN_MAJOR, NUMPY_SNAPSHOT_FILE, PYODIDE_CORE_SHA256, PYODIDE_LOCK,
-                   PYODIDE_SHIPPED, PYODIDE_VERSION, PYODIDE_WHEELS, SNAPSHOT_FILE)
-from .shipped import SHIPPED_TRACES_FILE, TracesUnavailable, shipped_traces, traces_file
+from .pins import (NODE_MIN_MAJOR, NUMPY_SNAPSHOT_FILE, NUMPY_SUBSET_FILE, NUMPY_WHEEL, ON_DEMAND_FILES, PYODIDE_CORE_SHA256,
+                   PYODIDE_LOCK, PYODIDE_SHIPPED, PYODIDE_VERSION, PYODIDE_WHEELS)
+from .shipped import FIRST_MINUTE_TRACES_FILE, SHIPPED_TRACES_FILE, TracesUnavailable, shipped_traces, traces_file
 from .snapshot import SnapshotUnavailable, pyodide_snapshot, snapshot_size
+from .subset import numpy_subset
 from .wheel import poolgrad_wheel
 
 # ------------------------------------------------------------------------ the lock
@@ -128,6 +129,11 @@ def assemble(dist: Path, quiet: bool = False) -> Path:
 
     step("vendor into dist/pyodide/", vendor)
 
+    # 2b. the NumPy a start downloads: the official wheel less what nothing here imports
+    numpy_zip = step("numpy subset (from the wheel)",
+                     lambda: numpy_subset(wheels / NUMPY_WHEEL, dist / "pyodide" / NUMPY_SUBSET_FILE))
+    keep.add(f"pyodide/{NUMPY_SUBSET_FILE}")
+
     # 3. poolgrad's own wheel
     wheel = step("poolgrad wheel", lambda: poolgrad_wheel(cache, quiet))
 
@@ -138,34 +144,35 @@ def assemble(dist: Path, quiet: bool = False) -> Path:
 
     step("copy wheel into dist/wheels/", ship_wheel)
 
-    # 4. Python's start-up snapshots (optional: without Node, Python starts seconds slower)
-    def ship_snapshots():
+    # 4. Python's start-up snapshot (optional: without Node, Python starts seconds slower on a fast link)
+    def ship_snapshot():
         try:
-            made = pyodide_snapshot(cache, core, wheels)
+            made = pyodide_snapshot(cache, core, numpy_zip, wheel)
         except SnapshotUnavailable as why:
             return why
-        for name in (SNAPSHOT_FILE, NUMPY_SNAPSHOT_FILE):
-            keep.add(f"pyodide/{name}")
-            copy_if_changed(made / name, dist / "pyodide" / name)
+        keep.add(f"pyodide/{NUMPY_SNAPSHOT_FILE}")
+        copy_if_changed(made / NUMPY_SNAPSHOT_FILE, dist / "pyodide" / NUMPY_SNAPSHOT_FILE)
         return None
 
-    no_snapshot = step("python start-up snapshots (node)", ship_snapshots)
+    no_snapshot = step("python start-up snapshot (node)", ship_snapshot)
     if no_snapshot is not None:
-        say(f"  no start-up snapshots: {no_snapshot}; the site works, but Python starts several seconds "
-             f"slower in the browser (install Node.js {NODE_MIN_MAJOR}+ and rebuild to get them)", quiet)
+        say(f"  no start-up snapshot: {no_snapshot}; the site works, but Python starts seconds "
+             f"slower on a fast link (install Node.js {NODE_MIN_MAJOR}+ and rebuild to get it)", quiet)
 
-    # 5. the traces of the views a learner lands on (optional: without them the first view
-    # waits for Python); the file is always there, so the page's fetch of it never fails
+    # 5. the traces of the views a learner lands on and of the first minute's views
+    # (optional: without them those views wait for Python); the files are always there, so
+    # the page's fetches of them never fail
     def ship_traces():
         try:
-            data, why = shipped_traces(cache, core, wheels, quiet).read_bytes(), None
+            files, why = [path.read_bytes() for path in shipped_traces(cache, core, wheels, quiet)], None
         except TracesUnavailable as e:
-            data, why = traces_file({}), str(e)
-        write_if_changed(dist / SHIPPED_TRACES_FILE, data)
-        keep.add(SHIPPED_TRACES_FILE)
-        return data, why
+            files, why = [traces_file({}), traces_file({})], str(e)
+        for name, data in zip((SHIPPED_TRACES_FILE, FIRST_MINUTE_TRACES_FILE), files):
+            write_if_changed(dist / name, data)
+            keep.add(name)
+        return files, why
 
-    traces, no_traces = step("first views' traces (poolgrad)", ship_traces)
+    (traces, minute_traces), no_traces = step("first views' traces (poolgrad)", ship_traces)
     traces_shipped = len(json.loads(traces)["traces"])
     if no_traces is not None:
         say(f"  no shipped traces: {no_traces}; the site works, but its first view waits for Python", quiet)
@@ -177,9 +184,10 @@ def assemble(dist: Path, quiet: bool = False) -> Path:
         "pyodide_version": PYODIDE_VERSION,
         "poolgrad_wheel": f"wheels/{wheel.name}",
         "poolgrad_version": version,
-        "packages": list(LOAD_PACKAGES),
-        "snapshot": None if no_snapshot is not None else f"pyodide/{SNAPSHOT_FILE}",
-        "snapshot_bytes": None if no_snapshot is not None else snapshot_size(dist / "pyodide" / SNAPSHOT_FILE),
+        "numpy_wheel": f"pyodide/{NUMPY_WHEEL}",
+        "numpy_subset": f"pyodide/{NUMPY_SUBSET_FILE}",
+        # Files derived at build time from the pinned ones, by their own sha256.
+        "derived": [{"file": f"pyodide/{NUMPY_SUBSET_FILE}", "sha256": sha256_of(numpy_zip)}],
         "numpy_snapshot": None if no_snapshot is not None else f"pyodide/{NUMPY_SNAPSHOT_FILE}",
         "numpy_snapshot_bytes": (None if no_snapshot is not None
                                  else snapshot_size(dist / "pyodide" / NUMPY_SNAPSHOT_FILE)),
@@ -188,6 +196,12 @@ def assemble(dist: Path, quiet: bool = False) -> Path:
         "shipped_traces_bytes": len(traces),
         "shipped_traces_gzip_bytes": len(gzip.compress(traces, compresslevel=9, mtime=0)),
         "shipped_traces_note": no_traces,
+        # pool-grad.js (a fixed name) imports the element's module from its published path.
+        "element": ELEMENT_MODULE,
+        "first_minute_traces_file": FIRST_MINUTE_TRACES_FILE,
+        "first_minute_traces": len(json.loads(minute_traces)["traces"]),
+        "first_minute_traces_bytes": len(minute_traces),
+        "first_minute_traces_gzip_bytes": len(gzip.compress(minute_traces, compresslevel=9, mtime=0)),
         "built": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
     }
     atomic_write_bytes(dist / "build-info.json", (json.dumps(info, indent=2) + "\n").encode())
@@ -210,12 +224,14 @@ def assemble(dist: Path, quiet: bool = False) -> Path:
 #   pyodide/<hash>/  Pyodide, its wheels, its lock file and Python's start-up snapshot
 #   wheels/<hash>/   poolgrad's wheel
 #
-# Only the entry pages (index.html, embed-demo.html), build-info.json and the service worker
-# sw.js keep fixed names, and they must be revalidated on every visit. build-info.json names
+# Only the entry pages (index.html, embed-demo.html, element-demo.html), build-info.json, the
+# service worker sw.js and the element's loader pool-grad.js keep fixed names, and they must be revalidated on every visit. build-info.json names
 # the published paths, so the worker follows a rename without knowing the layout.
 
 SERVICE_WORKER = "sw.js"
 BUILD_INFO = "build-info.json"
+ELEMENT_LOADER = "pool-grad.js"  # <script type="module" src=".../pool-grad.js">: a fixed name
+ELEMENT_MODULE = "element.js"  # what it loads, content-hashed with the front end
 FRONT_END_GROUP = "app"  # the folder of the files web/ puts in the site
 VENDORED_GROUPS = ("pyodide", "wheels")  # folders hashed on their own; the rest is the front end
 IMMUTABLE = "public, max-age=31536000, immutable"
@@ -293,8 +309,9 @@ def web_app_manifest(root_from_here: str) -> bytes:
 
 
 def _is_entry(rel: str) -> bool:
-    """Files that keep their name: the root's pages, build-info.json and the service worker."""
-    return "/" not in rel and (rel.endswith(".html") or rel in (BUILD_INFO, SERVICE_WORKER))
+    """Files that keep their name: the root's pages, build-info.json, the service worker and
+    the element's loader (pages elsewhere name it)."""
+    return "/" not in rel and (rel.endswith(".html") or rel in (BUILD_INFO, SERVICE_WORKER, ELEMENT_LOADER))
 
 
 def published_names(files: dict) -> dict:
@@ -437,10 +454,11 @@ def headers_file(published: list) -> str:
 def service_worker(template: str, build_id: str, files: list) -> bytes:
     """web/sw.js with the build's description prepended: its id and, for each file to keep
     offline, [published path, sha256 (None: build-info.json, checked by its build_id), whether
-    the path is content-hashed].
+    the path is content-hashed, whether only one way of starting Python uses it (saved once
+    this browser used it)].
 
-    >>> service_worker("// template", "0123", [["index.html", "ab", False]]).decode().splitlines()[1:]
-    ['const BUILD = {"id":"0123","files":[["index.html","ab",false]]};', '', '// template']
+    >>> service_worker("// template", "0123", [["index.html", "ab", False, False]]).decode().splitlines()[1:]
+    ['const BUILD = {"id":"0123","files":[["index.html","ab",false,false]]};', '', '// template']
     """
     description = json.dumps({"id": build_id, "files": files}, separators=(",", ":"))
     return (f"// Written by poolgrad's build.py: the build this service worker keeps offline.\n"
@@ -490,7 +508,9 @@ def publish(stage: Path, dist: Path) -> dict:
     contents[BUILD_INFO] = (json.dumps(info, indent=2) + "\n").encode()
     # build-info.json is checked by its build_id instead: its "built" time changes on every
     # build, and an unchanged site must not look like a new version to its learners.
-    kept = [[rel, None if rel == BUILD_INFO else digest(contents[rel]), "/" in rel] for rel in sorted(contents)]
+    on_demand = {names[f"pyodide/{name}"] for name in ON_DEMAND_FILES if f"pyodide/{name}" in names}
+    kept = [[rel, None if rel == BUILD_INFO else digest(contents[rel]), "/" in rel, rel in on_demand]
+            for rel in sorted(contents)]
     contents[SERVICE_WORKER] = service_worker(template.read_text(encoding="utf-8"), build_id, kept)
     contents["_headers"] = headers_file(list(contents)).encode()
     contents[".nojekyll"] = b""

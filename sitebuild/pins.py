@@ -47,20 +47,23 @@ PYODIDE_WHEELS = {
         "fbf6a5ace596eb8e28fe0089ecfc0bca2eb3930563e9ca06acb98ea5302b99f7",
     ),
 }
-# What the worker loads with pyodide.loadPackage before installing poolgrad's wheel.
-LOAD_PACKAGES = ["numpy", "micropip"]
+# The wheel the bare page's loadPyodide({packages: ["numpy"]}) loads and the worker's wheels
+# path unpacks.
+NUMPY_WHEEL = PYODIDE_WHEELS["numpy"][0]
 
 # Python's start-up snapshots: memory images of the initialised interpreter that the
 # worker restores (web/runtime/snapshot.js; `_loadSnapshot`, a private option of Pyodide 0.27).
 
-SNAPSHOT_FILE = "snapshot.bin.gz"  # in dist/pyodide/: CPython started, nothing imported
-NUMPY_SNAPSHOT_FILE = "numpy-snapshot.bin.gz"  # in dist/pyodide/: NumPy and micropip imported
+NUMPY_SNAPSHOT_FILE = "numpy-snapshot.bin.gz"  # in dist/pyodide/: NumPy and poolgrad imported
+NUMPY_SUBSET_FILE = "numpy-subset.zip"  # sitebuild/subset.py: what a start downloads of NumPy
+# The files of dist/pyodide/ that only one way of starting uses (python-runtime.js picks
+# the snapshot or the subset; the full wheel is fetched on demand): the service worker
+# saves one only once this browser used it.
+ON_DEMAND_FILES = (NUMPY_SNAPSHOT_FILE, NUMPY_SUBSET_FILE, *(fname for fname, _ in PYODIDE_WHEELS.values()))
 # The core files the snapshots depend on (their cache key, with the wheels and the scripts).
 SNAPSHOT_INPUTS = ["pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip", PYODIDE_LOCK]
-SNAPSHOT_MAGIC = 1886286592  # the first uint32 (little-endian) of a Pyodide 0.27 snapshot
-NUMPY_SNAPSHOT_MAGIC = b"PGNS"  # web/runtime/snapshot.js: the NumPy snapshot's container
 NODE_MIN_MAJOR = 18  # Pyodide 0.27 runs under Node 18 or newer
 SNAPSHOT_TIMEOUT_S = 300
 
-# Inputs of poolgrad's wheel (besides everything under py/).
-WHEEL_INPUTS = ["pyproject.toml", "README.md", "setup.py", "setup.cfg", "MANIFEST.in", "LICENSE"]
+# Inputs of poolgrad's wheel (besides everything under py/, its description py/README.md too).
+WHEEL_INPUTS = ["pyproject.toml", "setup.py", "setup.cfg", "MANIFEST.in", "LICENSE"]

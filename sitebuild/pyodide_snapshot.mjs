@@ -1,16 +1,15 @@
 // Build-time helper for build.py: boots the vendored Pyodide core under Node and writes
-// Python's two start-up snapshots (web/runtime/snapshot.js describes both and restores them):
+// Python's start-up snapshot (web/runtime/snapshot.js describes it and restores it):
 //
 //   node sitebuild/pyodide_snapshot.mjs PYODIDE_DIR OUT_DIR WHEEL...
 //
-// OUT_DIR/snapshot.bin: the plain snapshot (CPython started, nothing imported).
-// OUT_DIR/numpy-snapshot.bin: the NumPy snapshot. The WHEELs (NumPy's, micropip's,
-// packaging's) are unpacked into site-packages with Python's zipfile (not loadPackage:
+// OUT_DIR/numpy-snapshot.bin: the NumPy snapshot. The WHEELs (NumPy's and poolgrad's) are
+// unpacked into site-packages with Python's zipfile (not loadPackage:
 // then Python's own dlopen loads NumPy's libraries, so each gets a handle that records
-// where it lives), NumPy and micropip are imported, and each loaded library is recorded
-// (name, handle, memory base, table base) in the order of its table base.
+// where it lives), NumPy and poolgrad's wire are imported, and each loaded library is
+// recorded (name, handle, memory base, table base) in the order of its table base.
 // The NumPy snapshot is then restored in a fresh runtime, the way the worker does it, and
-// used (NumPy, a library loaded after the restore, micropip): a snapshot that does not
+// used (NumPy, a library loaded after the restore, a trace): a snapshot that does not
 // restore fails the build here, not in a browser.
 //
 // Prints one line of JSON on success; exits non-zero with a message otherwise.
@@ -54,34 +53,27 @@ function fail(message) {
   process.exit(1);
 }
 
-// The plain snapshot.
-let pyodide = await loadPyodide({ ...options, _makeSnapshot: true });
-const plain = pyodide.makeMemorySnapshot();
-writeFileSync(`${outDir}/snapshot.bin`, plain);
-ms.plain = Math.round(performance.now() - started);
-
-// The NumPy snapshot.
-pyodide = await loadPyodide({ ...options, _makeSnapshot: true });
+const pyodide = await loadPyodide({ ...options, _makeSnapshot: true });
 const module = pyodide._module;
 if (module._PyEM_CountArgsPtr !== 0) fail("Pyodide did not take the iOS path (JavaScript trampolines)");
 const tableBefore = module.wasmTable.length;
-for (const wheel of wheels) pyodide.FS.writeFile(`/tmp/${basename(wheel)}`, readFileSync(wheel));
+pyodide.FS.mkdirTree("/tmp/wheels");
+for (const wheel of wheels) pyodide.FS.writeFile(`/tmp/wheels/${basename(wheel)}`, readFileSync(wheel));
 const listed = pyodide.runPython(`
 import glob, os, sys, zipfile
 site_packages = next(p for p in sys.path if p.endswith("site-packages"))
 files = []
-for wheel in sorted(glob.glob("/tmp/*.whl")):
+for wheel in sorted(glob.glob("/tmp/wheels/*")):
     with zipfile.ZipFile(wheel) as archive:
         archive.extractall(site_packages)
         files += [f"{site_packages}/{name}" for name in archive.namelist() if not name.endswith("/")]
     os.remove(wheel)
 import importlib
 importlib.invalidate_caches()
-# What poolgrad and the worker's glue import, NumPy first among them, and micropip, which
-# installs poolgrad's wheel (tarfile: it imports that when it installs one).
-import functools, itertools, json, math, numbers, random, typing
+# What the worker imports: NumPy, and poolgrad's wire with everything it imports.
 import numpy
-import micropip, tarfile
+from poolgrad.wire import run_trace
+del run_trace
 import gc
 gc.collect()
 files
@@ -133,6 +125,31 @@ function pathTo(target) {
   }
   fail(`Python holds a JavaScript object that is not part of Pyodide's API: ${String(target).slice(0, 80)}`);
 }
+// The allocator's free space still holds what freed objects left there: zeroed, the image
+// compresses better. Every free block is taken (largest first) and zeroed, then given
+// back; the memory may not grow meanwhile, so malloc fails once the free space is used up.
+function zeroFreeMemory() {
+  const grow = WebAssembly.Memory.prototype.grow;
+  WebAssembly.Memory.prototype.grow = () => { throw new RangeError("the memory does not grow while it is zeroed"); };
+  const taken = [];
+  let zeroed = 0;
+  try {
+    for (let size = 1 << 24; size >= 16; size >>= 1) {
+      for (let block = module._emscripten_builtin_malloc(size); block; block = module._emscripten_builtin_malloc(size)) {
+        module.HEAPU8.fill(0, block, block + size);
+        taken.push(block);
+        zeroed += size;
+      }
+    }
+  } finally {
+    WebAssembly.Memory.prototype.grow = grow;
+    for (const block of taken) module._emscripten_builtin_free(block);
+  }
+  return zeroed;
+}
+const heapBefore = module.HEAPU8.length;
+const zeroed = zeroFreeMemory();
+if (module.HEAPU8.length !== heapBefore) fail("the memory grew while its free space was zeroed");
 const image = pyodide.makeMemorySnapshot({ serializer: pathTo });
 ms.numpy = Math.round(performance.now() - started);
 
@@ -175,14 +192,19 @@ const snapshot = restore.readNumpySnapshot(container);
 const restored = await restore.restoreNumpySnapshot(loadPyodide, options, snapshot, await restore.compileLibraries(snapshot));
 restored.runPython(restore.AFTER_START);
 const checked = restored.runPython(`
-import sys
-import numpy, micropip
+import json, sys
+import numpy
+from poolgrad.wire import run_trace
+answer = json.loads(run_trace(json.dumps({"x": [[1, 2], [3, 4]], "kernel_size": [2, 2], "stride": [2, 2]})))
+assert "error" not in answer, answer
 x = numpy.arange(16.0).reshape(4, 4)
 windows = numpy.lib.stride_tricks.sliding_window_view(x, (2, 2))[::2, ::2]
 assert windows.max(axis=(-1, -2)).tolist() == [[5.0, 7.0], [13.0, 15.0]], windows
 import numpy.random  # libraries loaded after the restore come from the file system
 assert numpy.random.default_rng(7).integers(0, 1000, 3).tolist() == numpy.random.default_rng(7).integers(0, 1000, 3).tolist()
-numpy.__version__, micropip.__version__
+import poolgrad.exercise_check  # the exercise checker: everything it imports is in the subset
+import poolgrad
+numpy.__version__, poolgrad.__version__
 `).toJs();
 writeFileSync(`${outDir}/numpy-snapshot.bin`, container);
 ms.total = Math.round(performance.now() - started);
@@ -190,10 +212,10 @@ platform.undo();
 
 console.log(JSON.stringify({
   version: pyodide.version,
-  plain_bytes: plain.length,
   numpy_bytes: container.length,
   libs: libs.length,
+  zeroed_bytes: zeroed,
   numpy: checked[0],
-  micropip: checked[1],
+  poolgrad: checked[1],
   ms,
 }));

@@ -1,5 +1,6 @@
-"""Python's start-up snapshots, made under Node by sitebuild/pyodide_snapshot.mjs, checked and
-cached by the sha256 of their inputs; without Node the site is built without them."""
+"""Python's start-up snapshot (NumPy imported), made under Node by
+sitebuild/pyodide_snapshot.mjs, checked and cached by the sha256 of its inputs; without Node
+the site is built without it."""
 
 from __future__ import annotations
 
@@ -16,10 +17,10 @@ import zipfile
 from pathlib import Path
 
 from .common import atomic_write_bytes, last_output_line, sha256_of
+from . import paths
 from .paths import ROOT, WEB
-from .pins import (NODE_MIN_MAJOR, NUMPY_SNAPSHOT_FILE, NUMPY_SNAPSHOT_MAGIC, PYODIDE_CORE_SHA256, PYODIDE_LOCK,
-                   PYODIDE_LOCK_SHA256, PYODIDE_VERSION, PYODIDE_WHEELS, SNAPSHOT_FILE, SNAPSHOT_INPUTS,
-                   SNAPSHOT_MAGIC, SNAPSHOT_TIMEOUT_S)
+from .pins import (NODE_MIN_MAJOR, NUMPY_SNAPSHOT_FILE, PYODIDE_CORE_SHA256, PYODIDE_LOCK, PYODIDE_LOCK_SHA256,
+                   PYODIDE_VERSION, SNAPSHOT_INPUTS, SNAPSHOT_TIMEOUT_S)
 
 HERE = Path(__file__).resolve().parent  # the Node helpers sit beside the code that runs them
 SNAPSHOT_SCRIPT = HERE / "pyodide_snapshot.mjs"
@@ -39,13 +40,27 @@ def pyodide_build_id(core: Path) -> str | None:
     return m.group(1) if m else None
 
 
+def snapshot_format() -> dict:
+    """The snapshots' magic numbers, read from their one home, the worker's side of the
+    format (web/runtime/snapshot.js, its ``export const NAME = <JSON>;`` lines).
+
+    >>> snapshot_format()
+    {'SNAPSHOT_MAGIC': 1886286592, 'CONTAINER_MAGIC': 'PGNS'}
+    """
+    source = (paths.WEB / "runtime" / "snapshot.js").read_text(encoding="utf-8")
+    found = dict(re.findall(r"^export const (SNAPSHOT_MAGIC|CONTAINER_MAGIC) = (.+);$", source, re.M))
+    if len(found) != 2:
+        raise SnapshotUnavailable("web/runtime/snapshot.js no longer declares SNAPSHOT_MAGIC and CONTAINER_MAGIC")
+    return {name: json.loads(found[name]) for name in ("SNAPSHOT_MAGIC", "CONTAINER_MAGIC")}
+
+
 def check_snapshot(data: bytes, build_id: str | None) -> None:
     """Raise SnapshotUnavailable unless ``data`` is a Pyodide 0.27 memory snapshot (header
     magic, a heap of whole 64 KiB wasm pages after the header) made by ``build_id``."""
     if len(data) < 1 << 20:
         raise SnapshotUnavailable(f"the snapshot has only {len(data)} bytes")
     magic, heap_offset = struct.unpack_from("<2I", data)
-    if magic != SNAPSHOT_MAGIC:
+    if magic != snapshot_format()["SNAPSHOT_MAGIC"]:
         raise SnapshotUnavailable(f"the snapshot starts with {data[:4].hex()}, not Pyodide's magic number")
     if heap_offset >= len(data) or (len(data) - heap_offset) % 65536:
         raise SnapshotUnavailable("the snapshot's heap is not a whole number of wasm pages")
@@ -56,8 +71,9 @@ def check_snapshot(data: bytes, build_id: str | None) -> None:
 
 def read_numpy_snapshot(data: bytes) -> dict:
     """The manifest of a NumPy snapshot container (web/runtime/snapshot.js describes the layout)."""
-    if data[:4] != NUMPY_SNAPSHOT_MAGIC:
-        raise SnapshotUnavailable(f"the NumPy snapshot starts with {data[:4].hex()}, not {NUMPY_SNAPSHOT_MAGIC!r}")
+    magic = snapshot_format()["CONTAINER_MAGIC"].encode()
+    if data[:4] != magic:
+        raise SnapshotUnavailable(f"the NumPy snapshot starts with {data[:4].hex()}, not {magic!r}")
     (length,) = struct.unpack_from("<I", data, 4)
     try:
         return json.loads(data[8:8 + length])
@@ -121,21 +137,19 @@ def node_for_snapshot() -> str:
     return node
 
 
-def _snapshot_wheels(wheels: Path) -> list[Path]:
-    return [wheels / fname for fname, _ in PYODIDE_WHEELS.values()]
-
-
-def make_snapshot(core: Path, wheels: Path, out: Path) -> None:
-    """Run sitebuild/pyodide_snapshot.mjs with Node against the Pyodide core in ``core`` and
-    the wheels in ``wheels``, and write both checked, gzipped snapshots into the folder
-    ``out``. Raises SnapshotUnavailable."""
+def make_snapshot(core: Path, numpy: Path, poolgrad: Path, out: Path) -> None:
+    """Run sitebuild/pyodide_snapshot.mjs with Node against the Pyodide core in ``core``, the
+    NumPy zip ``numpy`` (the subset) and poolgrad's wheel ``poolgrad`` (both installed inside
+    the snapshot, so a start from it unpacks nothing), and write the checked, gzipped NumPy
+    snapshot into the folder ``out``. Raises SnapshotUnavailable."""
+    installed = [Path(numpy), Path(poolgrad)]
     node = node_for_snapshot()
     for script in (SNAPSHOT_SCRIPT, SNAPSHOT_RESTORE):
         if not script.is_file():
             raise SnapshotUnavailable(f"{script.relative_to(ROOT).as_posix()} is missing")
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=out, prefix=".make-") as tmp:
-        command = [node, str(SNAPSHOT_SCRIPT), str(core), tmp, *map(str, _snapshot_wheels(wheels))]
+        command = [node, str(SNAPSHOT_SCRIPT), str(core), tmp, *map(str, installed)]
         try:
             proc = subprocess.run(command, cwd=tmp, capture_output=True, text=True, timeout=SNAPSHOT_TIMEOUT_S)
         except subprocess.TimeoutExpired:
@@ -145,33 +159,28 @@ def make_snapshot(core: Path, wheels: Path, out: Path) -> None:
         if proc.returncode != 0:
             raise SnapshotUnavailable(
                 f"{SNAPSHOT_SCRIPT.name} failed (exit {proc.returncode}): {last_output_line(proc)}")
-        build_id = pyodide_build_id(core)
-        made = {}
-        for raw_name, name in (("snapshot.bin", SNAPSHOT_FILE), ("numpy-snapshot.bin", NUMPY_SNAPSHOT_FILE)):
-            raw = Path(tmp) / raw_name
-            made[name] = raw.read_bytes() if raw.is_file() else b""
-        check_snapshot(made[SNAPSHOT_FILE], build_id)
-        check_numpy_snapshot(made[NUMPY_SNAPSHOT_FILE], build_id, _snapshot_wheels(wheels))
-        for name, data in made.items():
-            atomic_write_bytes(out / name, gzip.compress(data, compresslevel=6, mtime=0))
+        raw = Path(tmp) / "numpy-snapshot.bin"
+        data = raw.read_bytes() if raw.is_file() else b""
+        check_numpy_snapshot(data, pyodide_build_id(core), installed)
+        atomic_write_bytes(out / NUMPY_SNAPSHOT_FILE, gzip.compress(data, compresslevel=9, mtime=0))
 
 
-def pyodide_snapshot(cache: Path, core: Path, wheels: Path) -> Path:
-    """The folder holding both gzipped start-up snapshots for the verified core in ``core``
-    and wheels in ``wheels``: made once with Node, then taken from the cache (keyed by the
+def pyodide_snapshot(cache: Path, core: Path, numpy: Path, poolgrad: Path) -> Path:
+    """The folder holding the gzipped NumPy snapshot for the verified core in ``core``
+    with ``numpy`` and ``poolgrad`` installed (make_snapshot): made once with Node, then taken from the cache (keyed by the
     sha256 of their inputs), so a warm build needs neither Node nor any time. Raises
     SnapshotUnavailable."""
     h = hashlib.sha256()
     pins = dict(PYODIDE_CORE_SHA256, **{PYODIDE_LOCK: PYODIDE_LOCK_SHA256})
     for name in SNAPSHOT_INPUTS:  # verified against these pins by pyodide_core()
         h.update(f"{name}\0{pins[name]}\n".encode())
-    for fname, sha in PYODIDE_WHEELS.values():  # verified by pyodide_wheels()
-        h.update(f"{fname}\0{sha}\n".encode())
+    for installed in (numpy, poolgrad):
+        h.update(f"{Path(installed).name}\0{sha256_of(installed)}\n".encode())
     for script in (SNAPSHOT_SCRIPT, SNAPSHOT_RESTORE):
         if not script.is_file():
             raise SnapshotUnavailable(f"{script.relative_to(ROOT).as_posix()} is missing")
         h.update(f"{script.name}\0{sha256_of(script)}\n".encode())
     cached = cache / f"pyodide-{PYODIDE_VERSION}-snapshots" / h.hexdigest()[:24]
-    if not all((cached / name).is_file() for name in (SNAPSHOT_FILE, NUMPY_SNAPSHOT_FILE)):
-        make_snapshot(core, wheels, cached)
+    if not (cached / NUMPY_SNAPSHOT_FILE).is_file():
+        make_snapshot(core, numpy, poolgrad, cached)
     return cached

@@ -7,7 +7,7 @@ ships as package data. The bundler is ours and small, because our modules keep t
 small subset of the module syntax, which it checks and refuses to go beyond:
 
 - imports: `import { a, b as c } from "./x.js";`, `import * as x from "./x.js";`;
-- exports: `export function|async function|class|const|let name`.
+- exports: `export function|async function|class|const|let name`, `export { a, b };`.
 
 Each imported module becomes a function scope returning its exports, in dependency
 order (so two modules' private names never meet); the entry stays at the top level,
@@ -33,14 +33,15 @@ CSS_OUTPUT = OUTPUT.with_name("widget.css")
 SCOPE = ".poolgrad-notebook"
 #: style.css's dark set, which the notebook host applies when the notebook's theme is dark
 #: (web/notebook.js sets data-scheme) rather than when the system's is.
-_DARK_SET = re.compile(r"@media \(prefers-color-scheme: dark\) \{\s*:root \{(?P<set>[^{}]*)\}\s*\}")
+_DARK_SET = re.compile(r"@media \(prefers-color-scheme: dark\) \{\s*:root(?:, :host)? \{(?P<set>[^{}]*)\}\s*\}")
 
 _IMPORT = re.compile(r'^import\s+(?:\{(?P<names>[^}]*)\}|\*\s+as\s+(?P<star>\w+))\s+from\s+"(?P<path>\.[^"]+)";[ \t]*\n?',
                      re.MULTILINE)
+_EXPORT_LIST = re.compile(r"^export\s*\{(?P<names>[\w\s,]*)\};?[ \t]*\n?", re.MULTILINE)
 _EXPORT = re.compile(r"^export\s+(?=(?:async\s+)?(?:function\*?|class|const|let)\s+(\w+))", re.MULTILINE)
 _UNSUPPORTED = [
     (re.compile(r"^export\s+(?!(?:async\s+)?(?:function\*?|class|const|let)\s)", re.MULTILINE),
-     "an export other than `export function|class|const|let name`"),
+     "an export other than `export function|class|const|let name` or `export { names }`"),
     (re.compile(r'^import\s+["\']', re.MULTILINE), "a side-effect import"),
     (re.compile(r'^import\s+(?!\{|\*)\w+\s*(?:,|from)', re.MULTILINE), "a default import"),
     (re.compile(r"\bimport\s*\("), "a dynamic import()"),
@@ -76,10 +77,13 @@ def _parse(path: Path, entry: bool):
         binding = m.group("star") or _bindings(m.group("names"), where)
         imports.append((binding, target))
     body = _IMPORT.sub("", source)
+    # `export { a, b };` (a re-export of imported names): its names join the exports.
+    listed = [name.strip() for m in _EXPORT_LIST.finditer(body) for name in m.group("names").split(",") if name.strip()]
+    body = _EXPORT_LIST.sub("", body)
     for pattern, what in _UNSUPPORTED[1 if entry else 0:]:
         if pattern.search(body):
             raise BuildError(f"widget bundle: {where} uses {what}, which the bundler does not handle")
-    return body, imports, _EXPORT.findall(body)
+    return body, imports, _EXPORT.findall(body) + listed
 
 
 def bundle(entry: Path | None = None) -> str:
@@ -125,7 +129,7 @@ def stylesheet() -> str:
     if found != 1:
         raise BuildError("widget bundle: style.css no longer has one `@media (prefers-color-scheme: dark) "
                          "{ :root { ... } }` set for the notebook's dark theme")
-    css = re.sub(r"^:root\b", ":scope", css, flags=re.MULTILINE)
+    css = re.sub(r"^:root(?:, :host)?(?= \{)", ":scope", css, flags=re.MULTILINE)
     return (f"/* web/style.css inside {SCOPE}, by `python build.py widget-bundle`. Do not edit. */\n"
             f"@scope ({SCOPE}) {{\n{css}}}\n")
 

@@ -4,12 +4,11 @@
 // with the page's render.js, and sends the learner's changes back as traits. Bundled into
 // one module by sitebuild/widget_bundle.py (anywidget cannot resolve relative imports).
 // The page's rules for a change (switchMode: average has no dilation, a change resets the
-// custom gradient) are controls.js's own.
+// custom gradient) are state.js's own.
 
-import { switchMode } from "./widget/controls.js";
 import { decodeNumber, formatNumber } from "./widget/format.js";
 import { renderSelection, renderView } from "./widget/render.js";
-import { InputError, defaultState, parsePair } from "./widget/state.js";
+import { InputError, defaultState, parsePair, switchMode } from "./widget/state.js";
 
 const PAIRS = { kernel: ["k", "kernel_size"], stride: ["s", "stride"], padding: ["p", "padding"], dilation: ["d", "dilation"] };
 

@@ -12,7 +12,7 @@ Every answer is a JSON-safe dict with ``state`` (``"pass"``, ``"fail"`` or ``"er
 and a ``sentence`` for the learner; a ``fail`` (and an ``error`` raised while a case ran)
 also carries the ``case`` and, cell by cell, the ``mismatches``. Numbers the learner's
 code returned that strict JSON cannot write travel as ``"NaN"``, ``"Infinity"`` and
-``"-Infinity"``, as in :mod:`poolgrad.wire`.
+``"-Infinity"``, as :mod:`poolgrad.json_numbers` writes them.
 
 The expected answers are computed when this module is imported, before any learner code
 runs, and each call gets its own copy of the inputs: what a learner's function does to
@@ -25,12 +25,14 @@ import json
 import math
 import numbers
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from . import exercises
+from .json_numbers import number_name
 
 #: The names the page uses for the two exercises, and the function each one asks for.
 FUNCTION_NAMES = {"forward": "max_pool2d", "backward": "max_pool2d_backward"}
@@ -150,10 +152,12 @@ class _Verdict(Exception):
         self.mismatches = list(mismatches)
 
 
-def check(source, exercise: str) -> dict:
-    """Run the learner's ``source`` for ``exercise`` (``"forward"`` or ``"backward"``) on
-    every case; the answer says what happened, as JSON-safe data. ``source`` is the code
-    as a string (the page's editor) or the function itself (a notebook's).
+def check(fn_or_source: Callable | str, exercise: str) -> dict:
+    """Run the learner's answer to ``exercise`` (``"forward"`` or ``"backward"``) on every
+    case; the answer says what happened, as JSON-safe data.
+
+    The answer is a function (from Python: ``check(my_max_pool2d, "forward")``) or the
+    source text that defines it under the exercise's name, as the page's panel sends it.
 
     >>> good = "from poolgrad.exercises import max_pool2d"
     >>> check(good, "forward")["state"], check(good, "forward")["sentence"]
@@ -182,16 +186,26 @@ def check(source, exercise: str) -> dict:
 
     >>> check("def max_pool2d(image, pool_size=2)\\n    return image", "forward")["sentence"]
     "SyntaxError on line 1 of your code: expected ':'."
+
+    A function works as well as its source:
+
+    >>> def first_cell(image, pool_size=2):
+    ...     return image[::pool_size, ::pool_size]
+    >>> check(first_cell, "forward")["sentence"][:49]
+    "Case 1 of 13 fails on the lesson's example. 4 cel"
     """
     if exercise not in FUNCTION_NAMES:
         raise ValueError(f"exercise must be one of {', '.join(FUNCTION_NAMES)}; got {exercise!r}")
-    if not (isinstance(source, str) or callable(source)):
-        raise TypeError(f"source must be the code as a string or the function, got {type(source).__name__}")
-    name = FUNCTION_NAMES[exercise]
-    try:
-        function = source if callable(source) else _load(source, name)
-    except _LoadError as refused:
-        return {"state": "error", "exercise": exercise, "sentence": str(refused), "line": refused.line}
+    if callable(fn_or_source):
+        function = fn_or_source
+    elif isinstance(fn_or_source, str):
+        try:
+            function = _load(fn_or_source, FUNCTION_NAMES[exercise])
+        except _LoadError as refused:
+            return {"state": "error", "exercise": exercise, "sentence": str(refused), "line": refused.line}
+    else:
+        raise TypeError(f"fn_or_source must be a function or its source as a string, got "
+                        f"{type(fn_or_source).__name__}")
     cases = CASES[exercise]
     for number, case in enumerate(cases, start=1):
         where = f"Case {number} of {len(cases)}"
@@ -225,7 +239,10 @@ def run_check(request_json: str) -> str:
         request = json.loads(request_json)
         if not isinstance(request, dict):
             raise TypeError("the request must be a JSON object with exercise and source")
-        answer = check(request.get("source"), request.get("exercise"))
+        source = request.get("source")
+        if not isinstance(source, str):
+            raise TypeError(f"source must be the code as a string, got {type(source).__name__}")
+        answer = check(source, request.get("exercise"))
     except (ValueError, TypeError) as refused:
         answer = {"state": "error", "sentence": str(refused)}
     return json.dumps(answer, allow_nan=False)
@@ -370,7 +387,7 @@ def _number(value):
     exact = isinstance(value, numbers.Integral) and abs(int(value)) <= MAX_EXACT_INT
     value = int(value) if exact else _as_float(value)
     if isinstance(value, float) and not math.isfinite(value):
-        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+        return number_name(value)
     return value
 
 

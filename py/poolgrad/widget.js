@@ -8,6 +8,8 @@ const $widget_format = (() => {
 // trace() sends non-finite floats as the strings "NaN", "Infinity", "-Infinity"
 // (strict JSON has no literal for them); decodeNumber turns them back into numbers.
 
+// The one JavaScript home of the non-finite spellings: the hash, the worker's requests,
+// trace()'s answers and the checker's all use these words (py/poolgrad/wire.py is Python's).
 const NON_FINITE = new Map([
   ["NaN", NaN],
   ["Infinity", Infinity],
@@ -23,13 +25,15 @@ function decodeNumber(value) {
   throw new TypeError(`not a number from trace(): ${String(value).slice(0, 40)}`);
 }
 
-// Up to 4 decimals, trailing zeros dropped, integers exact, "-0" shown as "0".
+// Up to 4 decimals, trailing zeros dropped, integers exact; a value that is -0 shows as
+// "-0" (the input may hold it, and max pooling passes it on), one that merely rounds to
+// zero (-0.00004) as "0".
 function formatNumber(value) {
   const number = decodeNumber(value);
   if (Number.isNaN(number)) return "NaN";
   if (number === Infinity) return "∞";
   if (number === -Infinity) return "-∞";
-  if (Number.isInteger(number)) return Object.is(number, -0) ? "0" : String(number);
+  if (Number.isInteger(number)) return Object.is(number, -0) ? "-0" : String(number);
   const rounded = number.toFixed(4).replace(/\.?0+$/, "");
   return rounded === "-0" ? "0" : rounded;
 }
@@ -57,12 +61,14 @@ function formatSum(terms, total) {
 // The hash and the worker request need a lossless spelling (shortest round trip; String()
 // would write -0 as "0").
 function encodeNumber(number) {
-  if (Number.isNaN(number)) return "NaN";
-  if (number === Infinity) return "Infinity";
-  if (number === -Infinity) return "-Infinity";
+  for (const [word, value] of NON_FINITE) if (Object.is(number, value)) return word;
   if (Object.is(number, -0)) return "-0";
   return String(number);
 }
+
+// A number as a JSON request carries it: itself where JSON keeps it, else encodeNumber's
+// word (JSON writes -0 as 0 and has no NaN or infinities).
+const wireNumber = (number) => (Number.isFinite(number) && !Object.is(number, -0) ? number : encodeNumber(number));
 
 // "rows 0–2" for a contiguous run, "rows 0, 2, 4" for a dilated one.
 function describeSpan(noun, indices) {
@@ -100,7 +106,83 @@ function writeStored(key, text) {
     // Refused: see above.
   }
 }
-return Object.freeze({ isSentNumber, decodeNumber, formatNumber, cellName, pairText, sizeText, listCells, formatSum, encodeNumber, describeSpan, escapeXml, readStored, writeStored });
+return Object.freeze({ NON_FINITE, isSentNumber, decodeNumber, formatNumber, cellName, pairText, sizeText, listCells, formatSum, encodeNumber, wireNumber, describeSpan, escapeXml, readStored, writeStored });
+})();
+
+// web/widget/colours.js
+const $widget_colours = (() => {
+const { decodeNumber } = $widget_format;
+// The heat map's colour maths: a cell's background from its value, scaled over the
+// grids it is compared with, and a text colour that keeps WCAG contrast on it, in the
+// light or the dark scheme. Pure functions; render.js paints what they return.
+
+
+// WCAG relative luminance of an HSL colour (h in degrees, s and l in percent).
+function luminance(hue, saturation, lightness) {
+  const s = saturation / 100;
+  const l = lightness / 100;
+  const channel = (n) => {
+    const k = (n + hue / 30) % 12;
+    const value = l - s * Math.min(l, 1 - l) * Math.max(-1, Math.min(k - 3, 9 - k, 1));
+    return value <= 0.03928 ? value / 12.92 : ((value + 0.055) / 1.055) ** 2.4;
+  };
+  return 0.2126 * channel(0) + 0.7152 * channel(8) + 0.0722 * channel(4);
+}
+
+const DARK_TEXT = { colour: "#1d1d1f", luminance: 0.0122 };
+// White text reads at WCAG AA (4.5:1) on a background of at most this luminance.
+const WHITE_TEXT_LIMIT = 1.05 / 4.5 - 0.05;
+
+// Heat map: blue for negatives, orange for positives, neutral at zero, scaled by the
+// largest finite magnitude so a grid reads at a glance. In the light scheme the shades
+// darken from white; in the dark one (`scheme` "dark", prefers-color-scheme) they
+// brighten from the panel's near-black, kept dark enough for white text. The text is dark
+// or white, whichever contrasts more with the shade.
+const VALUE_HUES = { negative: 215, positive: 24 };
+
+function heatColours(value, scale, hues = VALUE_HUES, scheme = "light") {
+  const number = decodeNumber(value);
+  if (Number.isNaN(number)) return { background: "hsl(280 30% 88%)", color: DARK_TEXT.colour };
+  const strength = scale > 0 ? Math.min(1, Math.abs(number) / scale) : 0;
+  const clipped = Number.isFinite(number) ? strength : 1;
+  const hue = number < 0 ? hues.negative : hues.positive;
+  let saturation;
+  let lightness;
+  if (scheme === "dark") {
+    saturation = 30 + clipped * 50;
+    lightness = 16 + clipped * 30;
+    while (luminance(hue, saturation, lightness) > WHITE_TEXT_LIMIT) lightness -= 1;
+  } else {
+    saturation = 40 + clipped * 45;
+    lightness = 98 - clipped * 52;
+  }
+  const background = luminance(hue, saturation, lightness);
+  const darkContrast = (background + 0.05) / (DARK_TEXT.luminance + 0.05);
+  const whiteContrast = 1.05 / (background + 0.05);
+  return {
+    background: `hsl(${hue} ${saturation}% ${lightness}%)`,
+    color: darkContrast >= whiteContrast ? DARK_TEXT.colour : "#ffffff",
+  };
+}
+
+function magnitudeScale(matrices) {
+  let scale = 0;
+  for (const matrix of matrices) {
+    for (const row of matrix) {
+      for (const value of row) {
+        const number = decodeNumber(value);
+        if (Number.isFinite(number)) scale = Math.max(scale, Math.abs(number));
+      }
+    }
+  }
+  return scale;
+}
+
+// Each built grid's shape and cells in row-major order, so the next render can reuse it.
+
+// The gradient grids' hues, apart from the values' so the two never read as one scale.
+const GRADIENT_HUES = { negative: 300, positive: 160 };
+return Object.freeze({ VALUE_HUES, heatColours, magnitudeScale, GRADIENT_HUES });
 })();
 
 // web/widget/trace-view.js
@@ -171,603 +253,90 @@ function sharedCells(trace) {
 return Object.freeze({ selectedOutput, outputInRange, windowSamples, windowText, windowCells, gradientReceivers, tiedCells, termFrom, sharedCells });
 })();
 
-// web/widget/state.js
-const $widget_state = (() => {
-const { encodeNumber, pairText } = $widget_format;
-const { outputInRange } = $widget_trace_view;
-// The widget's whole state, its one serialisation (the URL hash), and every parse of the
-// learner's text into it. One table, HASH_PROPERTIES, drives both directions: parseHash
-// reads each property by its kind, serialiseState writes them in table order, leaving out
-// the ones whose rule says so (docs/design.md, "The URL hash"). Errors are InputError,
-// carrying where the text came from (the hash, the paste box, a cell edit, a field) and a
-// message that says what to fix.
+// web/lesson/sentences.js
+const $lesson_sentences = (() => {
+const { cellName, formatNumber, formatSum, listCells, pairText, sizeText } = $widget_format;
+const { selectedOutput, termFrom, windowCells, windowText } = $widget_trace_view;
+// The teaching sentences about a view, each in one place: the title of the view (the
+// status line, the Code panel, the picture and the embed code all name a view with it)
+// and the sentence about the selected output (#explanation, the announcer, the picture).
 
 
-const MAX_SIDE = 16;
-const MAX_HASH_LENGTH = 20000;
-const MAX_MAGNITUDE = 1e15;
-const NUMBER_PATTERN = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
-const NON_FINITE_WORDS = new Set(["NaN", "Infinity", "-Infinity"]);
+// "max pooling, 3 × 3 window, stride 1, padding 1": what the code (and the picture) shows.
+function viewTitle(state) {
+  const parts = [`${state.mode === "max" ? "max" : "average"} pooling`, `${sizeText(state.k)} window`, `stride ${pairText(state.s)}`];
+  if (state.p.some((p) => p > 0)) parts.push(`padding ${pairText(state.p)}`);
+  if (state.mode === "max" && state.d.some((d) => d > 1)) parts.push(`dilation ${pairText(state.d)}`);
+  if (state.ceil) parts.push("ceil_mode");
+  if (state.mode === "avg" && !state.cip) parts.push("count_include_pad=False");
+  if (state.grad) parts.push("gradient routing");
+  return parts.join(", ");
+}
 
-const FIXTURE = [
-  [1, 2, 5, 6],
-  [3, 4, 8, 7],
-  [0, -1, -3, -2],
-  [-4, 9, -6, -5],
-];
+// The parameters a trace was computed with, as a state (viewTitle's argument), gradient off:
+// the status line names what Python computed, not what is being asked.
+function traceParameters(trace) {
+  return { mode: trace.mode, k: trace.kernel_size, s: trace.stride, p: trace.padding, d: trace.dilation,
+    ceil: trace.ceil_mode, cip: trace.count_include_pad, grad: false };
+}
 
-// A refusal of the learner's text. `source` says where the text came from: "hash",
-// "paste", "cell" or "field"; status lines word the error after it.
-class InputError extends Error {
-  constructor(message, source) {
-    super(message);
-    this.name = "InputError";
-    this.source = source;
+const MAX_LISTED_TERMS = 12;
+
+function averageSentence(trace, [i, j]) {
+  const cells = windowCells(trace, [i, j]);
+  const kernelCells = trace.window_rows[i].length * trace.window_cols[j].length;
+  const divisor = trace.divisor[i][j];
+  const value = formatNumber(trace.output[i][j]);
+  const terms = cells.map(([r, c]) => formatNumber(trace.input[r][c]));
+  const sum = terms.length <= MAX_LISTED_TERMS ? `(${terms.join(" + ")})` : `(the sum of its ${terms.length} cells)`;
+  let sentence = `Output ${cellName([i, j])} = ${value} is the mean of the window ${windowText(trace, [i, j])}: ${sum} / ${divisor} = ${value}.`;
+  if (cells.length < kernelCells) {
+    sentence += trace.count_include_pad
+      ? ` Padded cells add 0 but count in the divisor ${divisor}.`
+      : ` Padded cells are left out, so the divisor is the ${divisor} cells inside the input.`;
   }
+  return sentence;
 }
 
-// Quote user text in a message without letting a huge or odd token swamp it.
-function quote(text) {
-  const clipped = text.length > 24 ? `${text.slice(0, 24)}…` : text;
-  return `"${clipped}"`;
-}
-
-// The one number rule, for every matrix value and every cell edit: a decimal or
-// exponent spelling, or one of the words NaN / Infinity / -Infinity, within ±1e15.
-function parseNumberToken(token, where, source) {
-  const trimmed = token.trim();
-  if (NON_FINITE_WORDS.has(trimmed)) return Number(trimmed);
-  if (!NUMBER_PATTERN.test(trimmed)) {
-    throw new InputError(`${where}: ${quote(trimmed)} is not a number (use digits like 3, -1.5, 2e-3, or NaN / Infinity)`, source);
+// The sentence about the selected output (or how to select one), as #explanation shows it.
+function explanationText(state, trace) {
+  const output = trace && state.sel ? selectedOutput(state, trace) : null;
+  if (!output) {
+    return trace
+      ? "Tap an output cell (or reach it with Tab and the arrow keys, then press Enter) to see its window."
+      : "";
   }
-  const number = Number(trimmed);
-  if (!(Math.abs(number) <= MAX_MAGNITUDE)) {
-    throw new InputError(`${where}: ${quote(trimmed)} is too large; values must lie between -1e15 and 1e15`, source);
-  }
-  return number;
-}
-
-// Rows on lines, numbers separated by spaces or commas (what a spreadsheet prints), or
-// bracketed rows, whatever the line breaks ([[1, 2], [3, 4]], NumPy's [[1 2]\n [3 4]] and
-// array([[...]])): each innermost [...] is one row.
-function pastedRows(text) {
-  if (!text.includes("[")) return text.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== "");
-  const rows = [...text.matchAll(/\[([^[\]]*)\]/g)].map((match) => match[1].trim());
-  const rest = text.replace(/\[([^[\]]*)\]/g, " ").replace(/^\s*array\(/, "").replace(/\)\s*$/, "");
-  if (/[^\s,[\]]/.test(rest)) {
-    throw new InputError("The pasted matrix has numbers outside the brackets of its rows; write every row in brackets, like [[1, 2], [3, 4]], or one row per line without brackets.", "paste");
-  }
-  return rows;
-}
-
-// The spellings of a matrix parseMatrix reads: how text splits into rows and values,
-// and how its refusals are worded. The rules (size limits, same count per row, the
-// number rule) are parseMatrix's own and the same for both.
-const MATRIX_SPELLINGS = {
-  // The hash's "r;r;r" with "v,v,v" rows; `label` names the matrix ("the input x").
-  hash: (label) => ({
-    source: "hash",
-    rows: (text) => (text === "" ? [] : text.split(";")),
-    values: (row) => row.split(","),
-    empty: `${label} is empty; give rows separated by ";" and values by ","`,
-    tooMany: (count, what) => `${label} has ${count} ${what}; the limit is ${MAX_SIDE} x ${MAX_SIDE}`,
-    ragged: (r, count, width) => `${label} is ragged: row ${r} has ${count} values, row 0 has ${width}; every row needs the same count`,
-    cell: (r, c) => `${label} row ${r}, col ${c}`,
-  }),
-  // The paste box: see pastedRows.
-  paste: () => ({
-    source: "paste",
-    // An all-blank paste ("", "[]") is empty, not a matrix of no numbers.
-    rows: (text) => {
-      const rows = pastedRows(text);
-      return rows.every((row) => row === "") ? [] : rows;
-    },
-    values: (row) => row.split(/[\s,]+/).filter((token) => token !== ""),
-    empty: "Paste some numbers first: one row per line, separated by spaces or commas.",
-    tooMany: (count, what) => `The pasted matrix has ${count} ${what}; the limit is ${MAX_SIDE} x ${MAX_SIDE}.`,
-    ragged: (r, count, width) => `Row ${r} has ${count} numbers but row 0 has ${width}; every row needs the same count.`,
-    cell: (r, c) => `Row ${r}, col ${c}`,
-  }),
-};
-
-// The one matrix parser: text in `spelling` (a MATRIX_SPELLINGS entry) to rows of
-// numbers, refusing an oversized grid before touching its values.
-function parseMatrix(text, spelling) {
-  const fail = (message) => new InputError(message, spelling.source);
-  const rows = spelling.rows(text);
-  if (rows.length === 0) throw fail(spelling.empty);
-  if (rows.length > MAX_SIDE) throw fail(spelling.tooMany(rows.length, "rows"));
-  const cells = rows.map(spelling.values);
-  const width = cells[0].length;
-  if (width > MAX_SIDE) throw fail(spelling.tooMany(width, "columns"));
-  cells.forEach((row, r) => {
-    if (row.length !== width) throw fail(spelling.ragged(r, row.length, width));
-  });
-  return cells.map((row, r) => row.map((token, c) => parseNumberToken(token, spelling.cell(r, c), spelling.source)));
-}
-
-// One edited cell: the number rule alone, the same as for a matrix value.
-function parseCellValue(text, where) {
-  return parseNumberToken(text, where, "cell");
-}
-
-// How each kind of property reads its text and writes it back: parse(text, property,
-// source) returns the value or throws InputError; write(value) is the canonical text.
-const KINDS = {
-  pair: {
-    parse(text, property, source) {
-      const parts = pairParts(text, source);
-      if (parts.length > 2) throw new InputError(`${property.name} takes one number or a pair like 3,2; got ${quote(text)}`, source);
-      const values = parts.map((part) => wholeNumber(part.trim(), property, source));
-      return values.length === 1 ? [values[0], values[0]] : values;
-    },
-    write: pairText,
-  },
-  flag: {
-    parse(text, property, source) {
-      if (text === "1") return true;
-      if (text === "0") return false;
-      throw new InputError(`${property.key} must be 0 or 1 (${property.meaning}); got ${quote(text)}`, source);
-    },
-    write: (value) => (value ? "1" : "0"),
-  },
-  enum: {
-    parse(text, property, source) {
-      if (!property.values.includes(text)) throw new InputError(`${property.key} must be ${property.values.join(" or ")}; got ${quote(text)}`, source);
-      return text;
-    },
-    write: String,
-  },
-  selection: {
-    parse(text, property, source) {
-      const match = /^(\d{1,2}),(\d{1,2})$/.exec(text);
-      if (!match) throw new InputError(`${property.key} must be row,col of an output cell, like 0,1; got ${quote(text)}`, source);
-      return [Number(match[1]), Number(match[2])];
-    },
-    write: ([row, col]) => `${row},${col}`,
-  },
-  matrix: {
-    parse: (text, property) => parseMatrix(text, MATRIX_SPELLINGS.hash(property.name)),
-    write: (matrix) => matrix.map((row) => row.map(encodeNumber).join(",")).join(";"),
-  },
-};
-
-// The separators a parameter field takes between the two numbers of a pair: a phone's
-// numeric keypad has no comma, so a space, ";", "x", "*" or "×" does as well ("3 2", "3x2").
-// The hash is the page's own writing and keeps to the comma.
-const FIELD_PAIR_SEPARATOR = /\s*[,;x*×]\s*|\s+/i;
-
-function pairParts(text, source) {
-  return source === "field" ? text.trim().split(FIELD_PAIR_SEPARATOR) : text.split(",");
-}
-
-function wholeNumber(text, property, source) {
-  if (!/^\d{1,6}$/.test(text)) {
-    const pairs = source === "field" ? "a pair like 3,2 (or 3 2, 3x2)" : "a pair like 3,2";
-    throw new InputError(`${property.name} must be a whole number or ${pairs}; got ${quote(text)}`, source);
-  }
-  const value = Number(text);
-  if (value < property.min || value > property.max) {
-    throw new InputError(`${property.name} must be between ${property.min} and ${property.max}; got ${value}`, source);
-  }
-  return value;
-}
-
-// The state, property by property, in the hash's canonical order. `initial(state)` is
-// the value when the hash leaves the key out (it may depend on properties above it);
-// `written` says when serialiseState writes it: "always", "unless-initial" (left out
-// while it equals its initial value) or, for the selection, "unless-implicit" (left out
-// while state.selImplicit holds, or when nothing is selected). `check(state)`, run once every property is known,
-// returns a message for a combination the hash may not ask for.
-const HASH_PROPERTIES = [
-  { key: "k", kind: "pair", name: "kernel (k)", min: 1, max: MAX_SIDE, initial: () => [2, 2], written: "always" },
-  // PyTorch's default: a missing stride equals the kernel.
-  { key: "s", kind: "pair", name: "stride (s)", min: 1, max: MAX_SIDE, initial: (state) => state.k.slice(), written: "always" },
-  { key: "p", kind: "pair", name: "padding (p)", min: 0, max: MAX_SIDE / 2, initial: () => [0, 0], written: "always" },
-  {
-    key: "d", kind: "pair", name: "dilation (d)", min: 1, max: MAX_SIDE, initial: () => [1, 1], written: "always",
-    check: (state) => (state.mode === "avg" && (state.d[0] !== 1 || state.d[1] !== 1)
-      ? "dilation applies to max pooling only; use d=1 with mode=avg" : null),
-  },
-  { key: "mode", kind: "enum", values: ["max", "avg"], initial: () => "max", written: "always" },
-  { key: "ceil", kind: "flag", meaning: "1 rounds the output size up", initial: () => false, written: "unless-initial" },
-  { key: "cip", kind: "flag", meaning: "0 leaves padding out of the average's divisor", initial: () => true, written: "unless-initial" },
-  { key: "grad", kind: "flag", meaning: "1 shows gradient routing", initial: () => false, written: "always" },
-  // With no sel in the link the first output is selected, so the main interaction shows at
-  // once; that implicit selection (state.selImplicit) is never written: the link carries a
-  // selection only when someone picked it.
-  { key: "sel", kind: "selection", initial: () => [0, 0], written: "unless-implicit" },
-  { key: "x", kind: "matrix", name: "the input x", initial: () => FIXTURE.map((row) => row.slice()), written: "always" },
-  { key: "g", kind: "matrix", name: "the upstream gradient g", initial: () => null, written: "unless-initial" },
-];
-const PROPERTY = new Map(HASH_PROPERTIES.map((property) => [property.key, property]));
-
-// Give every property `state` lacks its initial value, in table order. A selection the
-// state lacks is the implicit one.
-function fillInitial(state) {
-  state.selImplicit ??= !("sel" in state);
-  for (const property of HASH_PROPERTIES) {
-    if (!(property.key in state)) state[property.key] = property.initial(state);
-  }
-  return state;
-}
-
-function defaultState() {
-  return fillInitial({});
-}
-
-// A pair parameter (k, s, p, d) as the hash and the parameter fields spell it.
-function parsePair(text, key, source = "hash") {
-  const property = PROPERTY.get(key);
-  return KINDS[property.kind].parse(text, property, source);
-}
-
-function parseHash(hash) {
-  const fail = (message) => new InputError(message, "hash");
-  const body = hash.startsWith("#") ? hash.slice(1) : hash;
-  if (body.length > MAX_HASH_LENGTH) {
-    throw fail(`the link's state is ${body.length} characters long; the largest allowed grid is ${MAX_SIDE} x ${MAX_SIDE}`);
-  }
-  const given = new Map();
-  for (const part of body.split("&")) {
-    if (part === "") continue;
-    const equals = part.indexOf("=");
-    const key = equals < 0 ? part : part.slice(0, equals);
-    if (!PROPERTY.has(key)) {
-      throw fail(`unknown setting ${quote(key)} in the link; known settings: ${[...PROPERTY.keys()].join(", ")}`);
+  const [i, j] = output;
+  const showGradient = state.grad && trace.grad_input !== undefined;
+  const gradient = showGradient ? trace.grad_output[i][j] : null;
+  if (trace.mode === "avg") {
+    let sentence = averageSentence(trace, output);
+    if (showGradient) {
+      const cells = windowCells(trace, output);
+      sentence += ` Backward, its upstream gradient ${formatNumber(gradient)} is spread as ${formatNumber(gradient)} / ${trace.divisor[i][j]} = ${formatNumber(termFrom(trace, cells[0], output))} to each of those ${cells.length} input cells.`;
     }
-    if (given.has(key)) throw fail(`${key} appears twice in the link`);
-    try {
-      given.set(key, decodeURIComponent(equals < 0 ? "" : part.slice(equals + 1)));
-    } catch {
-      throw fail(`${key} is not valid URL text`);
-    }
+    return sentence;
   }
-  // Parsed in the link's order, so the first bad setting is the one reported.
-  const state = {};
-  for (const [key, text] of given) {
-    const property = PROPERTY.get(key);
-    state[key] = KINDS[property.kind].parse(text, property, "hash");
+  const [r, c] = trace.argmax[i][j];
+  let sentence = `Output ${cellName([i, j])} = ${formatNumber(trace.output[i][j])} is the maximum of the window ${windowText(trace, output)}, taken from input cell ${cellName([r, c])}.`;
+  if (showGradient) {
+    const sources = trace.sources[r][c];
+    sentence += ` Backward, its upstream gradient ${formatNumber(gradient)} goes to input cell ${cellName([r, c])} alone`;
+    sentence += sources.length > 1
+      ? `, which is also the maximum of ${listCells(sources.filter(([a, b]) => a !== i || b !== j))}: ${formatSum(trace.grad_terms[r][c], trace.grad_input[r][c])}.`
+      : ".";
   }
-  fillInitial(state);
-  for (const property of HASH_PROPERTIES) {
-    const refusal = property.check?.(state);
-    if (refusal) throw fail(refusal);
-  }
-  return state;
+  return sentence;
 }
-
-function leftOut(property, value, state) {
-  if (property.written === "always") return false;
-  if (property.written === "unless-implicit") return state.selImplicit || value === null;
-  const initial = property.initial(state);
-  if (value === null || initial === null) return value === initial;
-  const { write } = KINDS[property.kind];
-  return write(value) === write(initial);
-}
-
-function serialiseState(state) {
-  const parts = HASH_PROPERTIES
-    .filter((property) => !leftOut(property, state[property.key], state))
-    .map((property) => `${property.key}=${KINDS[property.kind].write(state[property.key])}`);
-  return `#${parts.join("&")}`;
-}
-
-// The state's link less its selection: two states with the same one draw the same grids
-// but for the selection marks (render.js redrawPlan), and keep the exercise panel's marks.
-function gridsKey(state) {
-  return serialiseState({ ...state, sel: null });
-}
-
-// The hash the page writes for `state`, given `trace`, the answer for this very state
-// (null while there is none): the canonical form, less a selection the output does not
-// have, whether it arrived in a link or the output shrank under it. This is the one place
-// the trace bears on the link: the state itself keeps the selection as it was made (every
-// view of it asks trace-view's selectedOutput, which ignores it), so nothing the worker
-// answers is written back into the state.
-function hashFor(state, trace) {
-  const unshown = trace !== null && state.sel !== null && !outputInRange(trace, state.sel);
-  return serialiseState(unshown ? { ...state, sel: null } : state);
-}
-
-// What the worker needs: everything but the view-only parts (selection, grad toggle).
-function traceRequest(state) {
-  // JSON writes -0 as 0 and has no NaN or infinities: those travel as strings.
-  const encodeMatrix = (matrix) => matrix.map((row) => row.map((v) => (Number.isFinite(v) && !Object.is(v, -0) ? v : encodeNumber(v))));
-  return {
-    x: encodeMatrix(state.x),
-    kernel_size: state.k,
-    stride: state.s,
-    padding: state.p,
-    dilation: state.d,
-    ceil_mode: state.ceil,
-    count_include_pad: state.cip,
-    mode: state.mode,
-    grad_output: state.g ? encodeMatrix(state.g) : 1,
-  };
-}
-
-function requestKey(state) {
-  return JSON.stringify(traceRequest(state));
-}
-return Object.freeze({ MAX_SIDE, FIXTURE, InputError, quote, MATRIX_SPELLINGS, parseMatrix, parseCellValue, HASH_PROPERTIES, defaultState, parsePair, parseHash, serialiseState, gridsKey, hashFor, traceRequest, requestKey });
-})();
-
-// web/widget/presets.js
-const $widget_presets = (() => {
-const { FIXTURE } = $widget_state;
-// Input presets offered by #preset. Their keys are the option values of the DOM contract.
-
-
-const PRESETS = {
-  fixture: {
-    label: "Lesson fixture (4 × 4)",
-    make: () => FIXTURE.map((row) => row.slice()),
-  },
-  distinct: {
-    label: "Distinct values 1–16",
-    make: () => [
-      [1, 2, 3, 4],
-      [5, 6, 7, 8],
-      [9, 10, 11, 12],
-      [13, 14, 15, 16],
-    ],
-  },
-  ties: {
-    // Every 2 x 2 block holds a tie for its maximum: the first in row-major order wins.
-    label: "Ties (first maximum wins)",
-    make: () => [
-      [3, 3, 1, 2],
-      [3, 1, 2, 2],
-      [0, 5, 4, 4],
-      [5, 5, 4, 1],
-    ],
-  },
-  negatives: {
-    label: "All negative",
-    make: () => [
-      [-3, -1, -4, -1],
-      [-5, -9, -2, -6],
-      [-5, -3, -5, -8],
-      [-9, -7, -9, -3],
-    ],
-  },
-  random: {
-    label: "Random integers (current size)",
-    make: ([rows, cols]) => Array.from({ length: rows }, () =>
-      Array.from({ length: cols }, () => Math.floor(Math.random() * 19) - 9)),
-  },
-};
-return Object.freeze({ PRESETS });
-})();
-
-// web/widget/controls.js
-const $widget_controls = (() => {
-const { pairText } = $widget_format;
-const { PRESETS } = $widget_presets;
-const { InputError, MATRIX_SPELLINGS, MAX_SIDE, parseMatrix, parsePair, quote } = $widget_state;
-// The parameter panel: reads the form controls into state changes and writes the state
-// back into them. Controls stay usable while Python boots; their changes queue.
-
-
-const PAIR_CONTROLS = { kernel: "k", stride: "s", padding: "p", dilation: "d" };
-
-function controlElements() {
-  const byId = (id) => document.getElementById(id);
-  return {
-    kernel: byId("kernel"),
-    stride: byId("stride"),
-    padding: byId("padding"),
-    dilation: byId("dilation"),
-    mode: byId("mode"),
-    ceil: byId("ceil"),
-    cip: byId("cip"),
-    gradient: byId("gradient"),
-    preset: byId("preset"),
-    presetReroll: byId("preset-reroll"),
-    rows: byId("rows"),
-    cols: byId("cols"),
-    paste: byId("paste"),
-    pasteApply: byId("paste-apply"),
-    pasteMessage: byId("paste-message"),
-    gradOnes: byId("grad-ones"),
-    gradCount: byId("grad-count"),
-    foldToggle: byId("controls-toggle"),
-  };
-}
-
-function fillPresetOptions(select) {
-  for (const [value, preset] of Object.entries(PRESETS)) {
-    const option = document.createElement("option");
-    option.value = value;
-    option.textContent = preset.label;
-    select.append(option);
-  }
-}
-
-const matrixText = (matrix) => JSON.stringify(matrix);
-
-// The last random input loaded, so #preset can keep saying "random" until it is edited.
-let lastRandomInput = null;
-
-// The preset whose matrix is on screen, or "" for an input of the learner's own.
-function presetShowing(x) {
-  const text = matrixText(x);
-  if (text === lastRandomInput) return "random";
-  const shape = [x.length, x[0].length];
-  const match = Object.entries(PRESETS).find(([name, preset]) => name !== "random" && matrixText(preset.make(shape)) === text);
-  return match ? match[0] : "";
-}
-
-// Reflect the state in the controls, leaving alone a field the user is typing in whose
-// text already means the current value (so "3," mid-typing is not overwritten).
-function syncControls(controls, state) {
-  for (const [id, key] of Object.entries(PAIR_CONTROLS)) {
-    const input = controls[id];
-    let typedValue = null;
-    try {
-      typedValue = pairText(parsePair(input.value, key, "field"));
-    } catch (error) {
-      if (!(error instanceof InputError)) throw error;
-    }
-    if (document.activeElement === input && (typedValue === pairText(state[key]) || typedValue === null)) continue;
-    input.value = pairText(state[key]);
-  }
-  controls.dilation.disabled = state.mode === "avg";
-  controls.mode.value = state.mode;
-  controls.ceil.checked = state.ceil;
-  controls.cip.checked = state.cip;
-  controls.cip.disabled = state.mode !== "avg";
-  controls.gradient.checked = state.grad;
-  const preset = presetShowing(state.x);
-  if (preset) controls.preset.value = preset;
-  else controls.preset.selectedIndex = -1;
-  controls.presetReroll.hidden = preset !== "random";
-  controls.rows.value = String(state.x.length);
-  controls.cols.value = String(state.x[0].length);
-}
-
-function resized(matrix, rows, cols) {
-  return Array.from({ length: rows }, (_, r) => Array.from({ length: cols }, (_, c) => matrix[r]?.[c] ?? 0));
-}
-
-// The state change of picking a pooling mode, from #mode or the Max / Average buttons:
-// the selection is kept (the next trace decides whether the output still has it).
-function switchMode(mode) {
-  return (state) => {
-    state.mode = mode;
-    // Average pooling has no dilation (as in PyTorch's avg_pool2d).
-    if (mode === "avg") state.d = [1, 1];
-    state.g = null;
-  };
-}
-
-// The state change of loading the preset `name` (a PRESETS key) at the input's size.
-function presetChange(name) {
-  return (state) => {
-    state.x = PRESETS[name].make([state.x.length, state.x[0].length]);
-    state.g = null;
-  };
-}
-
-// `actions`: change(mutator) applies a state change; reportControlError(text|null).
-function bindControls(controls, { getState, change, reportControlError, gradientShape }) {
-  for (const [id, key] of Object.entries(PAIR_CONTROLS)) {
-    const input = controls[id];
-    const apply = (text) => {
-      let value;
-      try {
-        value = parsePair(text.trim(), key, "field");
-      } catch (error) {
-        if (!(error instanceof InputError)) throw error;
-        reportControlError(error.message);
-        return;
-      }
-      reportControlError(null);
-      if (pairText(value) === pairText(getState()[key])) return;
-      change((state) => {
-        state[key] = value;
-        state.g = null;
-      });
-    };
-    // Typing fires "input"; a value set without typing (WebDriver's clear() then keys,
-    // autofill, some mobile keyboards) may only fire "change" when the field is committed.
-    input.addEventListener("input", () => apply(input.value));
-    input.addEventListener("change", () => apply(input.value));
-    // Arrow keys step a square value, like a number field, without losing pair support.
-    // The stepped value goes to the state like a typed one; syncControls then shows it.
-    input.addEventListener("keydown", (event) => {
-      if (event.key !== "ArrowUp" && event.key !== "ArrowDown") return;
-      const [first, second] = getState()[key];
-      if (first !== second) return;
-      event.preventDefault();
-      const stepped = String(Math.max(0, first + (event.key === "ArrowUp" ? 1 : -1)));
-      input.value = stepped;
-      apply(stepped);
-    });
-    input.addEventListener("blur", () => {
-      reportControlError(null);
-      syncControls(controls, getState());
-    });
-  }
-  controls.mode.addEventListener("change", () => change(switchMode(controls.mode.value)));
-  controls.ceil.addEventListener("change", () => change((state) => {
-    state.ceil = controls.ceil.checked;
-    state.g = null;
-  }));
-  controls.cip.addEventListener("change", () => change((state) => { state.cip = controls.cip.checked; }));
-  controls.gradient.addEventListener("change", () => change((state) => { state.grad = controls.gradient.checked; }));
-
-  const loadPreset = () => change((state) => {
-    const name = controls.preset.value || "fixture";
-    presetChange(name)(state);
-    if (name === "random") lastRandomInput = matrixText(state.x);
-  });
-  // Choosing a preset loads it. A keyboard's arrows on the closed list fire "change" at
-  // each step (Chromium, Firefox, WebKitGTK and WPE; tests/engines), so arrowing through the
-  // list loads each preset on the way: each is one quick trace, superseded by the next.
-  controls.preset.addEventListener("change", loadPreset);
-  controls.presetReroll.addEventListener("click", loadPreset);
-
-  const resize = () => {
-    const rows = Number(controls.rows.value);
-    const cols = Number(controls.cols.value);
-    const valid = (n) => Number.isInteger(n) && n >= 1 && n <= MAX_SIDE;
-    if (!valid(rows) || !valid(cols)) {
-      reportControlError(`Rows and columns must be whole numbers from 1 to ${MAX_SIDE}; got ${quote(controls.rows.value)} x ${quote(controls.cols.value)}.`);
-      return;
-    }
-    reportControlError(null);
-    change((state) => {
-      state.x = resized(state.x, rows, cols);
-      state.g = null;
-    });
-  };
-  controls.rows.addEventListener("change", resize);
-  controls.cols.addEventListener("change", resize);
-
-  controls.pasteApply.addEventListener("click", () => {
-    let matrix;
-    try {
-      matrix = parseMatrix(controls.paste.value, MATRIX_SPELLINGS.paste());
-    } catch (error) {
-      if (!(error instanceof InputError)) throw error;
-      controls.pasteMessage.dataset.kind = "error";
-      controls.pasteMessage.textContent = error.message;
-      reportControlError(`The pasted matrix was not loaded: ${error.message}`);
-      return;
-    }
-    reportControlError(null);
-    controls.pasteMessage.dataset.kind = "ok";
-    controls.pasteMessage.textContent = `Loaded a ${matrix.length} × ${matrix[0].length} matrix.`;
-    change((state) => {
-      state.x = matrix;
-      state.g = null;
-    });
-  });
-
-  // Narrow screens show the settings folded (style.css); the toggle opens and closes them.
-  controls.foldToggle.addEventListener("click", () => {
-    const open = controls.foldToggle.getAttribute("aria-expanded") === "true";
-    controls.foldToggle.setAttribute("aria-expanded", String(!open));
-  });
-
-  controls.gradOnes.addEventListener("click", () => change((state) => { state.g = null; }));
-  controls.gradCount.addEventListener("click", () => {
-    const shape = gradientShape();
-    if (!shape) return;
-    change((state) => {
-      state.g = Array.from({ length: shape[0] }, (_, i) => Array.from({ length: shape[1] }, (_, j) => i * shape[1] + j + 1));
-    });
-  });
-}
-return Object.freeze({ controlElements, fillPresetOptions, syncControls, switchMode, presetChange, bindControls });
+return Object.freeze({ viewTitle, traceParameters, explanationText });
 })();
 
 // web/widget/render.js
 const $widget_render = (() => {
-const { cellName, decodeNumber, formatNumber, formatSum, listCells, sizeText } = $widget_format;
-const { gradientReceivers, selectedOutput, sharedCells, termFrom, windowCells, windowText } = $widget_trace_view;
+const { GRADIENT_HUES, VALUE_HUES, heatColours, magnitudeScale } = $widget_colours;
+const { cellName, formatNumber, formatSum, listCells, sizeText } = $widget_format;
+const { explanationText } = $lesson_sentences;
+const { gradientReceivers, selectedOutput, sharedCells } = $widget_trace_view;
 // Rendering: (state, trace, view) -> the DOM of every region. No event handling, no
 // worker calls. Not pure: to redraw cheaply it keeps, at module level, what the last
 // render built — each grid table's shape and cells (builtGrids), the cells by grid and
@@ -806,74 +375,23 @@ function element(tag, attributes = {}, text) {
 }
 
 // Built cells by grid and "row,col", and each cell's accessible name without selection
-// roles, so a selection change updates a few cells in place instead of rebuilding.
-const cellsByGrid = new Map();
+// roles, so a selection change updates a few cells in place instead of rebuilding. Each
+// widget of a page has its own (drawnIn, keyed by its regions); renderView and
+// renderSelection point cellsByGrid and markedCells at the widget they draw.
+const drawnIn = new WeakMap();
+let cellsByGrid = new Map();
+let markedCells = [];
+function drawing(regions) {
+  if (!drawnIn.has(regions)) drawnIn.set(regions, { cellsByGrid: new Map(), markedCells: [] });
+  const drawn = drawnIn.get(regions);
+  cellsByGrid = drawn.cellsByGrid;
+  markedCells = drawn.markedCells;
+  return drawn;
+}
 const baseLabels = new WeakMap();
 const cellKey = (row, col) => `${row},${col}`;
 const range = (start, count) => Array.from({ length: count }, (_, i) => start + i);
 
-// WCAG relative luminance of an HSL colour (h in degrees, s and l in percent).
-function luminance(hue, saturation, lightness) {
-  const s = saturation / 100;
-  const l = lightness / 100;
-  const channel = (n) => {
-    const k = (n + hue / 30) % 12;
-    const value = l - s * Math.min(l, 1 - l) * Math.max(-1, Math.min(k - 3, 9 - k, 1));
-    return value <= 0.03928 ? value / 12.92 : ((value + 0.055) / 1.055) ** 2.4;
-  };
-  return 0.2126 * channel(0) + 0.7152 * channel(8) + 0.0722 * channel(4);
-}
-
-const DARK_TEXT = { colour: "#1d1d1f", luminance: 0.0122 };
-// White text reads at WCAG AA (4.5:1) on a background of at most this luminance.
-const WHITE_TEXT_LIMIT = 1.05 / 4.5 - 0.05;
-
-// Heat map: blue for negatives, orange for positives, neutral at zero, scaled by the
-// largest finite magnitude so a grid reads at a glance. In the light scheme the shades
-// darken from white; in the dark one (`scheme` "dark", prefers-color-scheme) they
-// brighten from the panel's near-black, kept dark enough for white text. The text is dark
-// or white, whichever contrasts more with the shade.
-const VALUE_HUES = { negative: 215, positive: 24 };
-
-function heatColours(value, scale, hues = VALUE_HUES, scheme = "light") {
-  const number = decodeNumber(value);
-  if (Number.isNaN(number)) return { background: "hsl(280 30% 88%)", color: DARK_TEXT.colour };
-  const strength = scale > 0 ? Math.min(1, Math.abs(number) / scale) : 0;
-  const clipped = Number.isFinite(number) ? strength : 1;
-  const hue = number < 0 ? hues.negative : hues.positive;
-  let saturation;
-  let lightness;
-  if (scheme === "dark") {
-    saturation = 30 + clipped * 50;
-    lightness = 16 + clipped * 30;
-    while (luminance(hue, saturation, lightness) > WHITE_TEXT_LIMIT) lightness -= 1;
-  } else {
-    saturation = 40 + clipped * 45;
-    lightness = 98 - clipped * 52;
-  }
-  const background = luminance(hue, saturation, lightness);
-  const darkContrast = (background + 0.05) / (DARK_TEXT.luminance + 0.05);
-  const whiteContrast = 1.05 / (background + 0.05);
-  return {
-    background: `hsl(${hue} ${saturation}% ${lightness}%)`,
-    color: darkContrast >= whiteContrast ? DARK_TEXT.colour : "#ffffff",
-  };
-}
-
-function magnitudeScale(matrices) {
-  let scale = 0;
-  for (const matrix of matrices) {
-    for (const row of matrix) {
-      for (const value of row) {
-        const number = decodeNumber(value);
-        if (Number.isFinite(number)) scale = Math.max(scale, Math.abs(number));
-      }
-    }
-  }
-  return scale;
-}
-
-// Each built grid's shape and cells in row-major order, so the next render can reuse it.
 const builtGrids = new WeakMap();
 const writtenColours = new WeakMap();
 
@@ -998,7 +516,7 @@ function editorFor(view, name, row, col) {
     class: "cell-editor",
     type: "text",
     inputmode: "decimal",
-    // app.js starts the draft at the value's exact spelling, not its 4-decimal display.
+    // grid-input.js starts the draft at the value's exact spelling, not its 4-decimal display.
     value: view.editing.draft,
     "aria-label": `New value for ${GRID_TITLES[name].toLowerCase()} row ${row}, col ${col}`,
     "data-editor": name,
@@ -1084,7 +602,6 @@ function outputGrid(state, trace, view, previous) {
   });
 }
 
-const GRADIENT_HUES = { negative: 300, positive: 160 };
 
 function gradOutputGrid(trace, view, previous) {
   const values = trace.grad_output;
@@ -1120,55 +637,6 @@ function gradInputGrid(trace, view, previous) {
   });
 }
 
-
-const MAX_LISTED_TERMS = 12;
-
-function averageSentence(trace, [i, j]) {
-  const cells = windowCells(trace, [i, j]);
-  const kernelCells = trace.window_rows[i].length * trace.window_cols[j].length;
-  const divisor = trace.divisor[i][j];
-  const value = formatNumber(trace.output[i][j]);
-  const terms = cells.map(([r, c]) => formatNumber(trace.input[r][c]));
-  const sum = terms.length <= MAX_LISTED_TERMS ? `(${terms.join(" + ")})` : `(the sum of its ${terms.length} cells)`;
-  let sentence = `Output ${cellName([i, j])} = ${value} is the mean of the window ${windowText(trace, [i, j])}: ${sum} / ${divisor} = ${value}.`;
-  if (cells.length < kernelCells) {
-    sentence += trace.count_include_pad
-      ? ` Padded cells add 0 but count in the divisor ${divisor}.`
-      : ` Padded cells are left out, so the divisor is the ${divisor} cells inside the input.`;
-  }
-  return sentence;
-}
-
-// The sentence about the selected output (or how to select one), as #explanation shows it.
-function explanationText(state, trace) {
-  const overlay = selectionOverlay(trace, state.sel);
-  if (!overlay) {
-    return trace
-      ? "Tap an output cell (or reach it with Tab and the arrow keys, then press Enter) to see its window."
-      : "";
-  }
-  const [i, j] = overlay.output;
-  const showGradient = state.grad && trace.grad_input !== undefined;
-  const gradient = showGradient ? trace.grad_output[i][j] : null;
-  if (trace.mode === "avg") {
-    let sentence = averageSentence(trace, overlay.output);
-    if (showGradient) {
-      const cells = windowCells(trace, overlay.output);
-      sentence += ` Backward, its upstream gradient ${formatNumber(gradient)} is spread as ${formatNumber(gradient)} / ${trace.divisor[i][j]} = ${formatNumber(termFrom(trace, cells[0], overlay.output))} to each of those ${cells.length} input cells.`;
-    }
-    return sentence;
-  }
-  const [r, c] = overlay.argmax;
-  let sentence = `Output ${cellName([i, j])} = ${formatNumber(trace.output[i][j])} is the maximum of the window ${windowText(trace, overlay.output)}, taken from input cell ${cellName([r, c])}.`;
-  if (showGradient) {
-    const sources = trace.sources[r][c];
-    sentence += ` Backward, its upstream gradient ${formatNumber(gradient)} goes to input cell ${cellName([r, c])} alone`;
-    sentence += sources.length > 1
-      ? `, which is also the maximum of ${listCells(sources.filter(([a, b]) => a !== i || b !== j))}: ${formatSum(trace.grad_terms[r][c], trace.grad_input[r][c])}.`
-      : ".";
-  }
-  return sentence;
-}
 
 const MAX_LISTED_SHARED = 4;
 
@@ -1244,6 +712,7 @@ function placeholder(text) {
 // trace belongs to an earlier state, so its windows are not drawn on the current input;
 // `view.scheme` ("light" or "dark") picks the heat map's palette.
 function renderView(regions, state, trace, view) {
+  drawing(regions);
   cellsByGrid.clear();
   const shown = (region) => region.querySelector(":scope > table.grid");
   show(regions.inputGrid, inputGrid(state, view.staleInput ? null : trace, view, shown(regions.inputGrid)));
@@ -1268,7 +737,6 @@ function renderView(regions, state, trace, view) {
 }
 
 const SELECTION_ATTRIBUTES = ["data-in-window", "data-argmax", "data-for-selected", "data-from-selected"];
-let markedCells = [];
 
 function mark(cell, attribute, role) {
   if (!cell) return;
@@ -1279,12 +747,13 @@ function mark(cell, attribute, role) {
 
 // The selection's marks, applied in place on the built grids: this is all a tap costs.
 function renderSelection(regions, state, trace, view) {
+  const drawn = drawing(regions);
   for (const cell of markedCells) {
     for (const attribute of SELECTION_ATTRIBUTES) cell.removeAttribute(attribute);
     if (cell.getAttribute("aria-selected") === "true") cell.setAttribute("aria-selected", "false");
     cell.setAttribute("aria-label", baseLabels.get(cell));
   }
-  markedCells = [];
+  markedCells = drawn.markedCells = [];
   regions.explanation.textContent = explanationText(state, trace);
   const overlay = selectionOverlay(trace, state.sel);
   if (!overlay) return;
@@ -1352,21 +821,551 @@ function redrawPlan(drawn, next) {
     && drawn.gridsKey === next.gridsKey;
   return sameGrids ? "selection" : "all";
 }
-return Object.freeze({ heatColours, withStepMark, withMismatch, explanationText, renderView, renderSelection, applyPreview, redrawPlan });
+return Object.freeze({ withStepMark, withMismatch, renderView, renderSelection, applyPreview, redrawPlan });
+})();
+
+// web/widget/presets.js
+const $widget_presets = (() => {
+// Input presets offered by #preset. Their keys are the option values of the DOM contract.
+
+// The lesson's 4 x 4 fixture (docs/design.md, "Reference facts"): the default input.
+const FIXTURE = [
+  [1, 2, 5, 6],
+  [3, 4, 8, 7],
+  [0, -1, -3, -2],
+  [-4, 9, -6, -5],
+];
+
+const PRESETS = {
+  fixture: {
+    label: "Lesson fixture (4 × 4)",
+    make: () => FIXTURE.map((row) => row.slice()),
+  },
+  distinct: {
+    label: "Distinct values 1–16",
+    make: () => [
+      [1, 2, 3, 4],
+      [5, 6, 7, 8],
+      [9, 10, 11, 12],
+      [13, 14, 15, 16],
+    ],
+  },
+  ties: {
+    // Every 2 x 2 block holds a tie for its maximum: the first in row-major order wins.
+    label: "Ties (first maximum wins)",
+    make: () => [
+      [3, 3, 1, 2],
+      [3, 1, 2, 2],
+      [0, 5, 4, 4],
+      [5, 5, 4, 1],
+    ],
+  },
+  negatives: {
+    label: "All negative",
+    make: () => [
+      [-3, -1, -4, -1],
+      [-5, -9, -2, -6],
+      [-5, -3, -5, -8],
+      [-9, -7, -9, -3],
+    ],
+  },
+  random: {
+    label: "Random integers (current size)",
+    make: ([rows, cols]) => Array.from({ length: rows }, () =>
+      Array.from({ length: cols }, () => Math.floor(Math.random() * 19) - 9)),
+  },
+};
+return Object.freeze({ FIXTURE, PRESETS });
+})();
+
+// web/widget/state.js
+const $widget_state = (() => {
+const { NON_FINITE, encodeNumber, pairText, wireNumber } = $widget_format;
+const { FIXTURE, PRESETS } = $widget_presets;
+const { outputInRange } = $widget_trace_view;
+// The widget's whole state, its one serialisation (the URL hash), and every parse of the
+// learner's text into it. One table, HASH_PROPERTIES, drives both directions: parseHash
+// reads each property by its kind, serialiseState writes them in table order, leaving out
+// the ones whose rule says so (docs/design.md, "The URL hash"). Errors are InputError,
+// carrying where the text came from (the hash, the paste box, a cell edit, a field) and a
+// message that says what to fix.
+
+
+
+const MAX_SIDE = 16;
+const MAX_HASH_LENGTH = 20000;
+const MAX_MAGNITUDE = 1e15;
+const NUMBER_PATTERN = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+
+// A refusal of the learner's text. `source` says where the text came from: "hash",
+// "paste", "cell" or "field"; status lines word the error after it.
+class InputError extends Error {
+  constructor(message, source) {
+    super(message);
+    this.name = "InputError";
+    this.source = source;
+  }
+}
+
+// Quote user text in a message without letting a huge or odd token swamp it.
+function quote(text) {
+  const clipped = text.length > 24 ? `${text.slice(0, 24)}…` : text;
+  return `"${clipped}"`;
+}
+
+// The one number rule, for every matrix value and every cell edit: a decimal or
+// exponent spelling, or one of the words NaN / Infinity / -Infinity, within ±1e15. A
+// spelling of a non-zero number too small for a double (1e-400) is refused, not read as 0.
+function parseNumberToken(token, where, source) {
+  const trimmed = token.trim();
+  if (NON_FINITE.has(trimmed)) return NON_FINITE.get(trimmed);
+  if (!NUMBER_PATTERN.test(trimmed)) {
+    throw new InputError(`${where}: ${quote(trimmed)} is not a number (use digits like 3, -1.5, 2e-3, or NaN / Infinity)`, source);
+  }
+  const number = Number(trimmed);
+  if (!(Math.abs(number) <= MAX_MAGNITUDE)) {
+    throw new InputError(`${where}: ${quote(trimmed)} is too large; values must lie between -1e15 and 1e15`, source);
+  }
+  if (number === 0 && /[1-9]/.test(trimmed.split(/e/i)[0])) {
+    throw new InputError(`${where}: ${quote(trimmed)} is too small for a double (it would become 0; the smallest is about 5e-324); write 0 if you mean 0`, source);
+  }
+  return number;
+}
+
+// NumPy's and PyTorch's printouts wrap the nested lists: array([[1, 2]], dtype=int8),
+// tensor([[4., 8.]], dtype=torch.float64, requires_grad=True). The keywords after the
+// last "]" say nothing about the values.
+const PRINTOUT = /^\s*(?:np\.|numpy\.|torch\.)?(?:array|tensor)\(([\s\S]*)\)\s*$/;
+const KEYWORD_ARGUMENTS = /^(\s*,\s*[A-Za-z_]\w*\s*=\s*[^,=]+?)*\s*,?\s*$/;
+
+function unwrapPrintout(text) {
+  const match = PRINTOUT.exec(text);
+  if (!match) return text;
+  const inner = match[1];
+  const end = inner.lastIndexOf("]");
+  return end >= 0 && KEYWORD_ARGUMENTS.test(inner.slice(end + 1)) ? inner.slice(0, end + 1) : inner;
+}
+
+// How deep the brackets nest: a matrix is [[...]] at most; unbalanced brackets are refused.
+function bracketDepth(text) {
+  let depth = 0;
+  let deepest = 0;
+  for (const char of text) {
+    if (char === "[") deepest = Math.max(deepest, ++depth);
+    else if (char === "]" && --depth < 0) break;
+  }
+  if (depth !== 0) {
+    throw new InputError("The pasted matrix's brackets do not match; write every row in brackets, like [[1, 2], [3, 4]], or one row per line without brackets.", "paste");
+  }
+  return deepest;
+}
+
+// Rows on lines, numbers separated by spaces or commas (what a spreadsheet prints), or
+// bracketed rows, whatever the line breaks ([[1, 2], [3, 4]], NumPy's [[1 2]\n [3 4]] and
+// array([[...]]), PyTorch's tensor([[...]])): each innermost [...] is one row.
+function pastedRows(pasted) {
+  const text = unwrapPrintout(pasted);
+  if (!text.includes("[") && !text.includes("]")) {
+    return text.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== "");
+  }
+  const depth = bracketDepth(text);
+  if (depth > 2) {
+    throw new InputError(`The pasted matrix has ${depth} dimensions (brackets nested ${depth} deep); the widget shows one 2-D plane: paste a single matrix, like [[1, 2], [3, 4]].`, "paste");
+  }
+  const rows = [...text.matchAll(/\[([^[\]]*)\]/g)].map((match) => match[1].trim());
+  const rest = text.replace(/\[([^[\]]*)\]/g, " ");
+  if (/[^\s,[\]]/.test(rest)) {
+    throw new InputError("The pasted matrix has numbers outside the brackets of its rows; write every row in brackets, like [[1, 2], [3, 4]], or one row per line without brackets.", "paste");
+  }
+  return rows;
+}
+
+// A comma between digits is the separator only in a row of comma-separated values
+// ("1,2,3"). In a row whose values are also spaced ("1,5 2,5", "1, 2,5"), or before a
+// value written with a leading zero ("1,000", "0,05"), it may as well be a decimal comma
+// or a thousands separator: the paste is refused rather than guessed.
+const DECIMAL_WORDS = new Map([["nan", "NaN"], ["inf", "Infinity"], ["infinity", "Infinity"]]);
+
+function pastedValues(row, r) {
+  const commaInNumber = /\d,\d/.test(row);
+  const tokens = row.split(/[\s,]+/).filter((token) => token !== "");
+  const ambiguous = commaInNumber && (/\s/.test(row) || tokens.some((token) => /^[+-]?0\d/.test(token)));
+  if (ambiguous) {
+    const example = row.match(/\S*\d,\d\S*/)[0];
+    throw new InputError(`Row ${r}: the comma in ${quote(example)} could be a decimal comma (1,5 for 1.5) or a thousands separator (1,000 for 1000); write decimals with a point (1.5), thousands with no separator (1000), and separate values with spaces or ", ".`, "paste");
+  }
+  // Python prints nan, inf and -inf.
+  return tokens.map((token) => {
+    const word = /^([+-]?)([a-z]+)$/i.exec(token);
+    const spelled = word && DECIMAL_WORDS.get(word[2].toLowerCase());
+    if (!spelled) return token;
+    return spelled === "Infinity" && word[1] === "-" ? "-Infinity" : spelled;
+  });
+}
+
+// The spellings of a matrix parseMatrix reads: how text splits into rows and values,
+// and how its refusals are worded. The rules (size limits, same count per row, the
+// number rule) are parseMatrix's own and the same for both.
+const MATRIX_SPELLINGS = {
+  // The hash's "r;r;r" with "v,v,v" rows; `label` names the matrix ("the input x").
+  hash: (label) => ({
+    source: "hash",
+    rows: (text) => (text === "" ? [] : text.split(";")),
+    values: (row) => row.split(","),
+    empty: `${label} is empty; give rows separated by ";" and values by ","`,
+    tooMany: (count, what) => `${label} has ${count} ${what}; the limit is ${MAX_SIDE} x ${MAX_SIDE}`,
+    ragged: (r, count, width) => `${label} is ragged: row ${r} has ${count} values, row 0 has ${width}; every row needs the same count`,
+    cell: (r, c) => `${label} row ${r}, col ${c}`,
+  }),
+  // The paste box: see pastedRows.
+  paste: () => ({
+    source: "paste",
+    // An all-blank paste ("", "[]") is empty, not a matrix of no numbers.
+    rows: (text) => {
+      const rows = pastedRows(text);
+      return rows.every((row) => row === "") ? [] : rows;
+    },
+    values: pastedValues,
+    empty: "Paste some numbers first: one row per line, separated by spaces or commas.",
+    tooMany: (count, what) => `The pasted matrix has ${count} ${what}; the limit is ${MAX_SIDE} x ${MAX_SIDE}.`,
+    ragged: (r, count, width) => `Row ${r} has ${count} numbers but row 0 has ${width}; every row needs the same count.`,
+    cell: (r, c) => `Row ${r}, col ${c}`,
+  }),
+};
+
+// The one matrix parser: text in `spelling` (a MATRIX_SPELLINGS entry) to rows of
+// numbers, refusing an oversized grid before touching its values.
+function parseMatrix(text, spelling) {
+  const fail = (message) => new InputError(message, spelling.source);
+  const rows = spelling.rows(text);
+  if (rows.length === 0) throw fail(spelling.empty);
+  if (rows.length > MAX_SIDE) throw fail(spelling.tooMany(rows.length, "rows"));
+  const cells = rows.map(spelling.values);
+  const width = cells[0].length;
+  if (width > MAX_SIDE) throw fail(spelling.tooMany(width, "columns"));
+  cells.forEach((row, r) => {
+    if (row.length !== width) throw fail(spelling.ragged(r, row.length, width));
+  });
+  return cells.map((row, r) => row.map((token, c) => parseNumberToken(token, spelling.cell(r, c), spelling.source)));
+}
+
+// One edited cell: the number rule alone, the same as for a matrix value.
+function parseCellValue(text, where) {
+  return parseNumberToken(text, where, "cell");
+}
+
+// How each kind of property reads its text and writes it back: parse(text, property,
+// source) returns the value or throws InputError; write(value) is the canonical text.
+const KINDS = {
+  pair: {
+    parse(text, property, source) {
+      const parts = pairParts(text, source);
+      if (parts.length > 2) throw new InputError(`${property.name} takes one number or a pair like 3,2; got ${quote(text)}`, source);
+      const values = parts.map((part) => wholeNumber(part.trim(), property, source));
+      return values.length === 1 ? [values[0], values[0]] : values;
+    },
+    write: pairText,
+  },
+  flag: {
+    parse(text, property, source) {
+      if (text === "1") return true;
+      if (text === "0") return false;
+      throw new InputError(`${property.key} must be 0 or 1 (${property.meaning}); got ${quote(text)}`, source);
+    },
+    write: (value) => (value ? "1" : "0"),
+  },
+  enum: {
+    parse(text, property, source) {
+      if (!property.values.includes(text)) throw new InputError(`${property.key} must be ${property.values.join(" or ")}; got ${quote(text)}`, source);
+      return text;
+    },
+    write: String,
+  },
+  selection: {
+    parse(text, property, source) {
+      const match = /^(\d{1,2}),(\d{1,2})$/.exec(text);
+      if (!match) throw new InputError(`${property.key} must be row,col of an output cell, like 0,1; got ${quote(text)}`, source);
+      return [Number(match[1]), Number(match[2])];
+    },
+    write: ([row, col]) => `${row},${col}`,
+  },
+  matrix: {
+    parse: (text, property) => parseMatrix(text, MATRIX_SPELLINGS.hash(property.name)),
+    write: (matrix) => matrix.map((row) => row.map(encodeNumber).join(",")).join(";"),
+  },
+};
+
+// The separators a parameter field takes between the two numbers of a pair: a phone's
+// numeric keypad has no comma, so a space, ";", "x", "*" or "×" does as well ("3 2", "3x2").
+// The hash is the page's own writing and keeps to the comma.
+const FIELD_PAIR_SEPARATOR = /\s*[,;x*×]\s*|\s+/i;
+
+function pairParts(text, source) {
+  return source === "field" ? text.trim().split(FIELD_PAIR_SEPARATOR) : text.split(",");
+}
+
+function wholeNumber(text, property, source) {
+  if (!/^\d{1,6}$/.test(text)) {
+    const pairs = source === "field" ? "a pair like 3,2 (or 3 2, 3x2)" : "a pair like 3,2";
+    throw new InputError(`${property.name} must be a whole number or ${pairs}; got ${quote(text)}`, source);
+  }
+  const value = Number(text);
+  if (value < property.min || value > property.max) {
+    throw new InputError(`${property.name} must be between ${property.min} and ${property.max}; got ${value}`, source);
+  }
+  return value;
+}
+
+// The state, property by property, in the hash's canonical order. `initial(state)` is
+// the value when the hash leaves the key out (it may depend on properties above it);
+// `written` says when serialiseState writes it: "always", "unless-initial" (left out
+// while it equals its initial value) or, for the selection, "unless-implicit" (left out
+// while state.selImplicit holds, or when nothing is selected). `check(state)`, run once every property is known,
+// returns a message for a combination the hash may not ask for.
+const HASH_PROPERTIES = [
+  { key: "k", kind: "pair", name: "kernel (k)", min: 1, max: MAX_SIDE, initial: () => [2, 2], written: "always" },
+  // PyTorch's default: a missing stride equals the kernel.
+  { key: "s", kind: "pair", name: "stride (s)", min: 1, max: MAX_SIDE, initial: (state) => state.k.slice(), written: "always" },
+  { key: "p", kind: "pair", name: "padding (p)", min: 0, max: MAX_SIDE / 2, initial: () => [0, 0], written: "always" },
+  {
+    key: "d", kind: "pair", name: "dilation (d)", min: 1, max: MAX_SIDE, initial: () => [1, 1], written: "always",
+    check: (state) => (!applies("d", state) && (state.d[0] !== 1 || state.d[1] !== 1)
+      ? "dilation applies to max pooling only; use d=1 with mode=avg" : null),
+  },
+  { key: "mode", kind: "enum", values: ["max", "avg"], initial: () => "max", written: "always" },
+  { key: "ceil", kind: "flag", meaning: "1 rounds the output size up", initial: () => false, written: "unless-initial" },
+  { key: "cip", kind: "flag", meaning: "0 leaves padding out of the average's divisor", initial: () => true, written: "unless-initial" },
+  { key: "grad", kind: "flag", meaning: "1 shows gradient routing", initial: () => false, written: "always" },
+  // With no sel in the link the first output is selected, so the main interaction shows at
+  // once; that implicit selection (state.selImplicit) is never written: the link carries a
+  // selection only when someone picked it.
+  { key: "sel", kind: "selection", initial: () => [0, 0], written: "unless-implicit" },
+  { key: "x", kind: "matrix", name: "the input x", initial: () => FIXTURE.map((row) => row.slice()), written: "always" },
+  { key: "g", kind: "matrix", name: "the upstream gradient g", initial: () => null, written: "unless-initial" },
+];
+const PROPERTY = new Map(HASH_PROPERTIES.map((property) => [property.key, property]));
+
+// Give every property `state` lacks its initial value, in table order. A selection the
+// state lacks is the implicit one.
+function fillInitial(state) {
+  state.selImplicit ??= !("sel" in state);
+  for (const property of HASH_PROPERTIES) {
+    if (!(property.key in state)) state[property.key] = property.initial(state);
+  }
+  return state;
+}
+
+function defaultState() {
+  return fillInitial({});
+}
+
+// A pair parameter (k, s, p, d) as the hash and the parameter fields spell it.
+function parsePair(text, key, source = "hash") {
+  const property = PROPERTY.get(key);
+  return KINDS[property.kind].parse(text, property, source);
+}
+
+function parseHash(hash) {
+  const fail = (message) => new InputError(message, "hash");
+  const body = hash.startsWith("#") ? hash.slice(1) : hash;
+  if (body.length > MAX_HASH_LENGTH) {
+    throw fail(`the link's state is ${body.length} characters long; the largest allowed grid is ${MAX_SIDE} x ${MAX_SIDE}`);
+  }
+  const given = new Map();
+  for (const part of body.split("&")) {
+    if (part === "") continue;
+    const equals = part.indexOf("=");
+    const key = equals < 0 ? part : part.slice(0, equals);
+    if (!PROPERTY.has(key)) {
+      throw fail(`unknown setting ${quote(key)} in the link; known settings: ${[...PROPERTY.keys()].join(", ")}`);
+    }
+    if (given.has(key)) throw fail(`${key} appears twice in the link`);
+    try {
+      given.set(key, decodeURIComponent(equals < 0 ? "" : part.slice(equals + 1)));
+    } catch {
+      throw fail(`${key} is not valid URL text`);
+    }
+  }
+  // Parsed in the link's order, so the first bad setting is the one reported.
+  const state = {};
+  for (const [key, text] of given) {
+    const property = PROPERTY.get(key);
+    state[key] = KINDS[property.kind].parse(text, property, "hash");
+  }
+  fillInitial(state);
+  for (const property of HASH_PROPERTIES) {
+    const refusal = property.check?.(state);
+    if (refusal) throw fail(refusal);
+  }
+  return state;
+}
+
+function leftOut(property, value, state) {
+  if (property.written === "always") return false;
+  if (property.written === "unless-implicit") return state.selImplicit || value === null;
+  const initial = property.initial(state);
+  if (value === null || initial === null) return value === initial;
+  const { write } = KINDS[property.kind];
+  return write(value) === write(initial);
+}
+
+function serialiseState(state) {
+  const parts = HASH_PROPERTIES
+    .filter((property) => !leftOut(property, state[property.key], state))
+    .map((property) => `${property.key}=${KINDS[property.kind].write(state[property.key])}`);
+  return `#${parts.join("&")}`;
+}
+
+// The state's link less its selection: two states with the same one draw the same grids
+// but for the selection marks (render.js redrawPlan), and keep the exercise panel's marks.
+function gridsKey(state) {
+  return serialiseState({ ...state, sel: null });
+}
+
+// The hash the page writes for `state`, given `trace`, the answer for this very state
+// (null while there is none): the canonical form, less a selection the output does not
+// have, whether it arrived in a link or the output shrank under it. This is the one place
+// the trace bears on the link: the state itself keeps the selection as it was made (every
+// view of it asks trace-view's selectedOutput, which ignores it), so nothing the worker
+// answers is written back into the state.
+function hashFor(state, trace) {
+  const unshown = trace !== null && state.sel !== null && !outputInRange(trace, state.sel);
+  return serialiseState(unshown ? { ...state, sel: null } : state);
+}
+
+// What the worker needs: everything but the view-only parts (selection, grad toggle).
+function traceRequest(state) {
+  const encodeMatrix = (matrix) => matrix.map((row) => row.map(wireNumber));
+  return {
+    x: encodeMatrix(state.x),
+    kernel_size: state.k,
+    stride: state.s,
+    padding: state.p,
+    dilation: state.d,
+    ceil_mode: state.ceil,
+    count_include_pad: state.cip,
+    mode: state.mode,
+    grad_output: state.g ? encodeMatrix(state.g) : 1,
+  };
+}
+
+function requestKey(state) {
+  return JSON.stringify(traceRequest(state));
+}
+
+// ---- state changes: the rules every host, the controls and the build share (no DOM) ----
+
+// Which parameters apply in which mode: dilation to max pooling only (average pooling has
+// no dilation, as in PyTorch's avg_pool2d), count_include_pad to average pooling only.
+const APPLIES = { d: ["max"], cip: ["avg"] };
+function applies(key, state) {
+  return !(key in APPLIES) || APPLIES[key].includes(state.mode);
+}
+
+// The properties whose change can change the output's shape: changing one resets a custom
+// upstream gradient (state.g) to all ones, as its shape may no longer fit.
+const RESETS_GRADIENT = new Set(["k", "s", "p", "d", "mode", "ceil", "x"]);
+
+// `state` with `changes` (state properties) applied under the rules above: a mode without
+// dilation sets it back to 1, and a change of shape resets the custom gradient unless the
+// changes give one. Returns a new state; `state` is left as it was.
+function changedState(state, changes) {
+  const next = { ...structuredClone(state), ...structuredClone(changes) };
+  const resets = Object.keys(changes).some((key) => RESETS_GRADIENT.has(key)
+    && JSON.stringify(changes[key]) !== JSON.stringify(state[key]));
+  if (resets && !("g" in changes)) next.g = null;
+  if (!applies("d", next)) next.d = [1, 1];
+  return next;
+}
+
+// The state change of picking a pooling mode, from #mode or the Max / Average buttons, as a
+// mutator: the selection is kept (the next trace decides whether the output still has it).
+function switchMode(mode) {
+  return (state) => Object.assign(state, changedState(state, { mode }), { g: null });
+}
+
+// The state change of loading the preset `name` (a PRESETS key) at the input's size.
+function presetChange(name) {
+  return (state) => Object.assign(state, changedState(state, { x: PRESETS[name].make([state.x.length, state.x[0].length]) }), { g: null });
+}
+
+// ---- the host model: the state as mount()'s model holds it (anywidget's shape) ----
+
+// Model key -> state property. The keys are poolgrad.trace()'s argument names (and the
+// notebook widget's traits); each value is JSON: a pair as a number or [h, w], a matrix as
+// rows of numbers (non-finite ones as format.js's words), a flag as a boolean, the
+// selection as [row, col] or null (none picked: the first output is shown selected).
+// A host may also give any value as its text spelling, as the hash writes it ("3,2",
+// "1,2;3,4", "0,1"): attributes are text.
+const MODEL_KEYS = {
+  kernel_size: "k",
+  stride: "s",
+  padding: "p",
+  dilation: "d",
+  mode: "mode",
+  ceil_mode: "ceil",
+  count_include_pad: "cip",
+  gradient: "grad",
+  selection: "sel",
+  x: "x",
+  grad_output: "g",
+};
+
+// The model's values for `state`.
+function modelValues(state) {
+  const matrix = (rows) => rows.map((row) => row.map(wireNumber));
+  return {
+    kernel_size: state.k.slice(),
+    stride: state.s.slice(),
+    padding: state.p.slice(),
+    dilation: state.d.slice(),
+    mode: state.mode,
+    ceil_mode: state.ceil,
+    count_include_pad: state.cip,
+    gradient: state.grad,
+    selection: state.selImplicit || state.sel === null ? null : state.sel.slice(),
+    x: matrix(state.x),
+    grad_output: state.g ? matrix(state.g) : null,
+  };
+}
+
+// A model value as the hash spells it, or null when the model leaves it out.
+function valueText(key, value) {
+  if (value === undefined || value === null) return null;
+  if (typeof value === "string") return value;
+  const kind = PROPERTY.get(MODEL_KEYS[key]).kind;
+  if (kind === "flag") return value ? "1" : "0";
+  if (kind === "matrix") {
+    const cell = (v) => (typeof v === "number" ? encodeNumber(v) : String(v));
+    return Array.isArray(value) ? value.map((row) => (Array.isArray(row) ? row : [row]).map(cell).join(",")).join(";") : String(value);
+  }
+  return Array.isArray(value) ? value.join(",") : String(value);
+}
+
+// The state a model's values describe (`get(key)`, the model's own reader), refused as the
+// hash would refuse it: InputError with the same message, naming the setting.
+function stateFromModel(get) {
+  const parts = [];
+  for (const [key, property] of Object.entries(MODEL_KEYS)) {
+    const text = valueText(key, get(key));
+    if (text !== null) parts.push(`${property}=${encodeURIComponent(text)}`);
+  }
+  return parseHash(parts.join("&"));
+}
+return Object.freeze({ MAX_SIDE, InputError, quote, MATRIX_SPELLINGS, parseMatrix, parseCellValue, HASH_PROPERTIES, defaultState, parsePair, parseHash, serialiseState, gridsKey, hashFor, traceRequest, requestKey, applies, changedState, switchMode, presetChange, MODEL_KEYS, modelValues, stateFromModel, FIXTURE });
 })();
 
 // web/notebook.js
-const { switchMode } = $widget_controls;
 const { decodeNumber, formatNumber } = $widget_format;
 const { renderSelection, renderView } = $widget_render;
-const { InputError, defaultState, parsePair } = $widget_state;
+const { InputError, defaultState, parsePair, switchMode } = $widget_state;
 // The notebook host: anywidget's render({ model, el }) for poolgrad.Widget (py/poolgrad/
 // widget.py). The kernel's own poolgrad computes every view and syncs it as the `trace`
 // trait, so this host never asks a worker: it maps the traits to the page's state, draws
 // with the page's render.js, and sends the learner's changes back as traits. Bundled into
 // one module by sitebuild/widget_bundle.py (anywidget cannot resolve relative imports).
 // The page's rules for a change (switchMode: average has no dilation, a change resets the
-// custom gradient) are controls.js's own.
+// custom gradient) are state.js's own.
 
 
 const PAIRS = { kernel: ["k", "kernel_size"], stride: ["s", "stride"], padding: ["p", "padding"], dilation: ["d", "dilation"] };

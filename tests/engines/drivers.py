@@ -21,7 +21,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 PROBE_FILE = "engine-probe.js"
-PROBED_PAGES = ("index.html", "embed-demo.html")
+PROBED_PAGES = ("index.html", "embed-demo.html", "element-demo.html")
 # A page script that goes wrong in the three ways the probe records, for the test that the
 # probe does hear them (scripts that WebDriver runs are not page scripts in every engine:
 # Firefox reports their errors to BiDi but not to the page's error handlers).

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { combineCauses, GUIDE_STEPS, progressKey, stepsShown, stepsTicked } from "../../web/lesson/guide.js";
+import { progressKey } from "../../web/lesson/guide.js";
+import { combineCauses, GUIDE_STEPS, stepsShown, stepsTicked } from "../../web/lesson/guide-steps.js";
 import { parseHash } from "../../web/widget/state.js";
 import { recorded } from "./traces.mjs";
 

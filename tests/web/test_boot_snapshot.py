@@ -1,9 +1,12 @@
-"""Python's start-up snapshots (build.py makes them, web/runtime/worker.js and web/runtime/snapshot.js
-restore them): the built site boots to ready and draws the reference trace from the NumPy
-snapshot, from the plain one when the NumPy one does not fit, with a normal start when
-neither fits or the browser cannot unpack them, and without any; each in the same worker,
-each runtime file fetched once. Also: the iPad path (Pyodide's iOS check) and the boot's
-stall timeout. The worker's "ready" message says how Python started."""
+"""How Python starts (web/runtime/python-runtime.js; build.py makes the NumPy snapshot,
+web/runtime/snapshot.js restores it): on a fast link from the NumPy snapshot; on a slow one, when the snapshot does
+not fit, without one or where the browser cannot unpack it, by the wheels' path (a normal
+start, then the NumPy subset unpacked); each in the same worker, each runtime file fetched
+once. A .wasm served as application/octet-stream still starts, and an error inside the
+runtime fails the start at once instead of hiding behind the "still starting" messages.
+Modules outside the NumPy subset are fetched when imported. Also: the iPad path (Pyodide's
+iOS check) and the boot's stall timeout. The worker's "ready" message says how Python
+started."""
 
 import gzip
 import json
@@ -15,17 +18,22 @@ import time
 import pytest
 from playwright.sync_api import expect
 
+from exercise_solutions import FORWARD
 from lesson_fixture import FIXTURE
 from widget_driver import DEDICATED_WORKER, build_info
 
-pytestmark = pytest.mark.browser
 
 REFERENCE = f"#k=2&s=2&p=0&d=1&mode=max&grad=1&x={FIXTURE}&g=1,2;3,4"
 # File names, not paths: the build publishes them in content-hashed folders.
 RUNTIME_FILES = ["pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"]
 NUMPY_WHEEL = "numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl"
+NUMPY_SUBSET = "numpy-subset.zip"
 IPAD_USER_AGENT = ("Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 "
                    "(KHTML, like Gecko) Version/17.5 Safari/605.1.15")
+
+# Makes the worker take the NumPy snapshot whatever the link's speed (a test hook of
+# python-runtime.js): for the tests of what happens on that path.
+FAST_LINK = "globalThis.poolgradSnapshotRate = 0;\n"
 
 # Keeps every message the page's worker posts, for the "ready" message's `startup`.
 WORKER_SPY = """
@@ -42,7 +50,6 @@ WORKER_SPY = """
 """
 
 
-
 @pytest.fixture(autouse=True)
 def dedicated_worker(context):
     """These tests change and hold back the worker's script and files by routes, which reach
@@ -52,9 +59,9 @@ def dedicated_worker(context):
 
 def snapshot_info(root):
     info = build_info(root)
-    if not info.get("snapshot") or not info.get("numpy_snapshot"):
+    if not info.get("numpy_snapshot"):
         # A test that could not run has not passed: `python build.py test` installs Node.
-        pytest.fail("dist/ has no start-up snapshots: build it with Node.js 18+ on PATH "
+        pytest.fail("dist/ has no start-up snapshot: build it with Node.js 18+ on PATH "
                     "(`python build.py test` installs it); the build printed why it made none")
     return info
 
@@ -83,15 +90,6 @@ def misfit_numpy_snapshot(root):
         data[4:8] = struct.pack("<I", len(text))
         data[8:8 + len(text)] = text
     rewrite_gzip(root / snapshot_info(root)["numpy_snapshot"], change)
-
-
-def foreign_plain_snapshot(root):
-    """The plain snapshot names another BUILD_ID (as one made for another Pyodide would)."""
-    def change(data):
-        magic, = struct.unpack_from("<I", data)
-        assert magic == 1886286592  # Pyodide 0.27's snapshot header
-        data[16:20] = bytes(b ^ 0xFF for b in data[16:20])  # the first word of the BUILD_ID
-    rewrite_gzip(root / snapshot_info(root)["snapshot"], change)
 
 
 def boot(widget):
@@ -134,87 +132,147 @@ def assert_runtime_fetched_once(site, since=0):
 
 def test_boots_from_the_numpy_snapshot_under_the_pages_csp(widget, context, dist, site, page_policy,
                                                           route_with_policy):
-    """The worker served with the page's own CSP: fetching and unpacking the snapshot and
-    compiling NumPy's libraries need nothing beyond script-src 'self' 'wasm-unsafe-eval'
-    and connect-src 'self'. NumPy's wheel is not fetched: its files are in the snapshot."""
+    """On a fast link (loopback) the worker takes the NumPy snapshot, served with the page's
+    own CSP: fetching and unpacking it and compiling NumPy's libraries need nothing beyond
+    script-src 'self' 'wasm-unsafe-eval' and connect-src 'self'. Neither NumPy zip is
+    fetched: NumPy and poolgrad are installed inside the snapshot."""
     info = snapshot_info(dist)
     with_csp = route_with_policy(context, "**/worker.js", page_policy)
     before = len(site.requests)
     startup = boot(widget)
     assert with_csp, "the worker script was not served with the CSP"
     assert startup["snapshot"] == "numpy" and startup["rejected"] == []
+    assert startup["path"] == "snapshot" and "MB/s" in startup["chosen"]
+    assert startup["wasm"] == "streamed"
+    assert startup["files"] == [site.url + info["numpy_snapshot"]]
     assert startup["platform"] == "iPad" and startup["trampolines"] == "js"
     assert served(site, f"/{info['numpy_snapshot']}", before) == [200]
-    assert served(site, f"/{info['snapshot']}", before) == []
-    assert served(site, NUMPY_WHEEL, before) == []
+    assert served(site, NUMPY_WHEEL, before) == [] and served(site, NUMPY_SUBSET, before) == []
     assert_runtime_fetched_once(site, before)
     assert_reference_trace(widget)
     assert_numpy_works_in_the_worker(widget)
 
 
-def test_a_numpy_snapshot_that_does_not_fit_falls_back_to_the_plain_one(widget, dist, tmp_path,
-                                                                       serve_directory):
+def assert_wheels_path(site, startup, rejected, info):
+    assert startup["snapshot"] == "none" and startup["path"] == "wheels"
+    assert [r["snapshot"] for r in startup["rejected"]] == rejected
+    assert startup["files"] == [site.url + info["numpy_subset"]]
+    assert_runtime_fetched_once(site)
+    assert served(site, NUMPY_SUBSET) == [200]
+    assert served(site, NUMPY_WHEEL) == []  # the official wheel only when code outside the subset is imported
+
+
+def test_a_numpy_snapshot_that_does_not_fit_falls_back_to_the_wheels(widget, dist, tmp_path, serve_directory,
+                                                                     prefix_worker):
+    prefix_worker(FAST_LINK)
     root = copy_of(dist, tmp_path)
     misfit_numpy_snapshot(root)
     info = snapshot_info(root)
     widget.site = serve_directory(root)
     startup = boot(widget)
-    assert startup["snapshot"] == "plain"
-    [rejected] = startup["rejected"]
-    assert rejected["snapshot"] == "numpy" and "function table" in rejected["reason"]
+    assert_wheels_path(widget.site, startup, ["numpy"], info)
+    assert "function table" in startup["rejected"][0]["reason"]
     assert served(widget.site, f"/{info['numpy_snapshot']}") == [200]
-    assert served(widget.site, f"/{info['snapshot']}") == [200]
-    # Two runtimes were created, from one download of each file.
-    assert_runtime_fetched_once(widget.site)
-    assert served(widget.site, NUMPY_WHEEL) == [200]
-    assert_reference_trace(widget)
-
-
-def test_when_neither_snapshot_fits_python_starts_normally(widget, dist, tmp_path, serve_directory):
-    root = copy_of(dist, tmp_path)
-    misfit_numpy_snapshot(root)
-    foreign_plain_snapshot(root)
-    widget.site = serve_directory(root)
-    startup = boot(widget)
-    assert startup["snapshot"] == "none"
-    assert [r["snapshot"] for r in startup["rejected"]] == ["numpy", "plain"]
-    assert "build id mismatch" in startup["rejected"][1]["reason"]
+    assert served(widget.site, "poolgrad-0.1.0-py3-none-any.whl") == [200]
     steps = [step["message"] for step in widget.page.evaluate("window.poolgradWidget.timings.bootSteps")]
-    assert "Starting Python (without a start-up snapshot) and loading NumPy" in steps
-    assert_runtime_fetched_once(widget.site)
-    assert served(widget.site, NUMPY_WHEEL) == [200]
+    assert "Starting Python (without a start-up snapshot)" in steps
     assert widget.status()[0] == "ready"
     assert_reference_trace(widget)
 
 
-def test_boots_without_snapshots(widget, dist, tmp_path, serve_directory):
+def test_boots_without_a_snapshot(widget, dist, tmp_path, serve_directory):
     root = copy_of(dist, tmp_path)
     info = snapshot_info(root)
-    for key in ("snapshot", "numpy_snapshot"):
-        (root / info[key]).unlink()
-        info[key] = info[f"{key}_bytes"] = None
+    (root / info["numpy_snapshot"]).unlink()
+    info["numpy_snapshot"] = info["numpy_snapshot_bytes"] = None
     (root / "build-info.json").write_text(json.dumps(info), encoding="utf-8")
     widget.site = serve_directory(root)
     startup = boot(widget)
-    assert startup["snapshot"] == "none" and startup["rejected"] == []
+    assert_wheels_path(widget.site, startup, [], info)
     assert not any(request.endswith(".gz") for request in widget.site.requests)
-    assert_runtime_fetched_once(widget.site)
     assert_reference_trace(widget)
 
 
 def test_a_browser_that_cannot_unpack_gzip_downloads_no_snapshot(widget, prefix_worker, dist, tmp_path,
                                                                  serve_directory):
-    """Safari before 16.4 has no DecompressionStream: the worker must not fetch 18 MB it
-    cannot unpack, and starts Python normally, fetching each runtime file once."""
+    """Safari before 16.4 and WPE 2.38 have no DecompressionStream: the worker must not fetch
+    a snapshot it cannot unpack, and takes the wheels' path, fetching each runtime file once."""
     widget.site = serve_directory(copy_of(dist, tmp_path))
     prefix_worker("delete globalThis.DecompressionStream;\n")
     startup = boot(widget)
-    assert startup["snapshot"] == "none"
-    assert [r["snapshot"] for r in startup["rejected"]] == ["numpy", "plain"]
-    assert all("DecompressionStream" in r["reason"] for r in startup["rejected"])
+    assert_wheels_path(widget.site, startup, ["numpy"], snapshot_info(dist))
+    assert "DecompressionStream" in startup["rejected"][0]["reason"]
     assert not any(request.endswith(".gz") for request in widget.site.requests)
-    assert_runtime_fetched_once(widget.site)
     assert_reference_trace(widget)
+
+
+def test_on_a_slow_link_python_starts_from_the_wheels(widget, dist, slow_host):
+    """Through a paced link (10 Mbit/s + 40 ms, as a static host serves: gzip, ETag) the runtime's
+    first bytes arrive too slowly for the snapshot to pay: the worker takes the wheels'
+    path and never asks for the snapshot."""
+    host = slow_host(dist, 10, 40)
+    widget.page.add_init_script(WORKER_SPY)
+    widget.page.goto(host.url + "index.html" + REFERENCE)
+    widget.wait_settled()
+    [ready] = widget.page.evaluate("window.__workerMessages.filter((m) => m.type === 'ready')")
+    startup = ready["startup"]
+    assert startup["path"] == "wheels" and "MB/s" in startup["chosen"] and startup["rejected"] == []
+    names = [crossing.path.rpartition("/")[2] for crossing in host.traffic.since(0)]
+    assert NUMPY_SUBSET in names and "numpy-snapshot.bin.gz" not in names and NUMPY_WHEEL not in names
+    assert_reference_trace(widget)
+
+
+def test_a_wasm_served_as_octet_stream_still_starts(widget, context, prefix_worker):
+    """LMS file servers often send .wasm as application/octet-stream, which compileStreaming
+    refuses (the start used to wait for ever, saying it was still starting): the runtime is
+    compiled from its bytes instead, and the start says what to fix."""
+    prefix_worker(FAST_LINK)
+    def octet_stream(route):
+        response = route.fetch()
+        route.fulfill(response=response, headers={**response.headers, "content-type": "application/octet-stream"})
+    context.route("**/pyodide.asm.wasm", octet_stream)
+    startup = boot(widget)
+    assert "application/octet-stream" in startup["wasm"] and "application/wasm" in startup["wasm"]
+    assert startup["snapshot"] == "numpy"
+    assert_reference_trace(widget)
+
+
+def test_an_error_in_the_runtime_is_not_hidden_by_the_still_starting_messages(widget, context):
+    """A runtime that cannot be compiled (here a truncated .wasm) used to leave the start
+    waiting, saying every 10 s that it was still starting, until the stall timeout: it
+    fails the start at once now, naming the runtime and the error."""
+    def damaged(route):
+        body = route.fetch().body()
+        route.fulfill(status=200, body=body[:len(body) // 2], headers={"content-type": "application/wasm"})
+    context.route("**/pyodide.asm.wasm", damaged)
+    widget.page.add_init_script("window.poolgradBootStallMs = 120000;")
+    widget.open(REFERENCE, wait=False)
+    status = widget.page.locator("#status")
+    expect(status).to_have_attribute("data-state", "error", timeout=60_000)
+    expect(status).to_contain_text("pyodide.asm.wasm")
+    assert "so far" not in status.text_content()
+
+
+LEARNER_IMPORTS = """
+import email, json, random
+import numpy.fft, numpy.polynomial
+assert numpy.fft.fft([1, 0, 0, 0]).tolist() == [1, 1, 1, 1]
+assert numpy.polynomial.Polynomial([1, 2])(3) == 7
+"""
+
+
+def test_modules_outside_the_numpy_subset_are_fetched_when_imported(widget, site):
+    """Learner code may import anything: the exercise Python fetches NumPy's official wheel
+    the first time code imports a part of NumPy the subset left out, and the checker passes
+    a correct solution that does."""
+    page = widget.page
+    widget.open(REFERENCE)
+    before = len(site.requests)
+    page.fill("#exercise-code", LEARNER_IMPORTS + FORWARD["numpy"])
+    page.click("#exercise-run")
+    result = page.locator("#exercise-result")
+    expect(result).to_have_attribute("data-state", "pass", timeout=120_000)
+    assert served(site, NUMPY_WHEEL, before) == [200]
 
 
 def test_an_ipad_boots_with_pyodides_ios_path(widget, context, prefix_worker):
@@ -227,7 +285,7 @@ def test_an_ipad_boots_with_pyodides_ios_path(widget, context, prefix_worker):
     cdp = context.new_cdp_session(page)
     cdp.send("Emulation.setUserAgentOverride", {"userAgent": IPAD_USER_AGENT, "platform": "MacIntel"})
     cdp.send("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
-    prefix_worker('Object.defineProperty(WorkerNavigator.prototype, "platform", { get: () => "MacIntel" });\n')
+    prefix_worker(FAST_LINK + 'Object.defineProperty(WorkerNavigator.prototype, "platform", { get: () => "MacIntel" });\n')
     startup = boot(widget)
     assert page.evaluate("[navigator.platform, navigator.maxTouchPoints > 1]") == ["MacIntel", True]
     assert startup["enginePlatform"] == "MacIntel"  # what the worker's own navigator says
@@ -237,10 +295,11 @@ def test_an_ipad_boots_with_pyodides_ios_path(widget, context, prefix_worker):
     assert_reference_trace(widget)
 
 
-def test_a_slow_boot_is_not_a_failed_boot(widget, hold_back):
+def test_a_slow_boot_is_not_a_failed_boot(widget, hold_back, prefix_worker):
     """Three files each held back for 5 s with a stall timeout of 8 s (build-info.json, then
     the NumPy snapshot, which is asked for only after it, and poolgrad's wheel): the boot
     takes longer than the stall timeout in total, but no step stalls, so it becomes ready."""
+    prefix_worker(FAST_LINK)
     page = widget.page
     page.add_init_script("window.poolgradBootStallMs = 8000;")
     page.add_init_script(WORKER_SPY)
@@ -279,15 +338,16 @@ def test_a_long_start_says_it_is_still_starting(widget, hold_back):
     assert_reference_trace(widget)
 
 
-def test_a_stalled_step_fails_the_boot_and_names_the_step(widget, hold_back):
-    """poolgrad's wheel never arrives: after the stall timeout the status says which step
+def test_a_stalled_step_fails_the_boot_and_names_the_step(widget, hold_back, prefix_worker):
+    """The NumPy snapshot never arrives: after the stall timeout the status says which step
     stalled, instead of an endless spinner."""
+    prefix_worker(FAST_LINK)
     widget.page.add_init_script("window.poolgradBootStallMs = 4000;")
-    hold_back(["**/poolgrad-*.whl"], 3600)
+    hold_back(["**/numpy-snapshot.bin.gz"], 3600)
     widget.open(REFERENCE, wait=False)
     status = widget.page.locator("#status")
     expect(status).to_have_attribute("data-state", "error", timeout=60_000)
-    expect(status).to_contain_text('no progress for 4 s at "Installing poolgrad"')
+    expect(status).to_contain_text('no progress for 4 s at "Downloading Python')
 
 
 def test_what_the_worker_said_before_the_page_listened_counts(widget, hold_back):

@@ -17,7 +17,6 @@ from playwright.sync_api import expect
 from lesson_fixture import FIXTURE
 from widget_driver import BOOT_TIMEOUT_MS, DEDICATED_WORKER, wait_settled
 
-pytestmark = pytest.mark.browser
 
 HOST_PAGE = "three-widgets.html"  # answered by a route, not a file of dist/
 AVG_EXAMPLE = "12,10,9,6;11,8,13,5;2,14,15,0;4,3,7,1"

@@ -12,6 +12,7 @@
 
 import { decodeNumber, formatNumber, isSentNumber, readStored, sizeText, writeStored } from "../widget/format.js";
 import { MAX_SIDE, defaultState } from "../widget/state.js";
+import { siteRoot } from "../runtime/site-root.js";
 
 const RUN_TIMEOUT_MS = 5000;
 const BOOT_TIMEOUT_MS = 120000;
@@ -111,11 +112,12 @@ export function parseAnswer(text, exercise) {
 
 // The widget state that shows a case: its input, a pool_size window with its stride, max
 // pooling, and for the backward exercise the gradient with the case's upstream values.
-// It reaches the widget through the hash. A forward case selects its first wrong output on
-// purpose, so the link names it; otherwise the link leaves the selection out and the
-// loaded state selects the first output implicitly, as on any fresh view.
+// The widget shows it as a state of its own. A forward case selects its first wrong output
+// on purpose, so the link names it; otherwise the first output is selected implicitly, as
+// on any fresh view, and the link leaves the selection out.
 export function caseState(exercise, found, mismatches) {
   const backward = exercise === "backward";
+  const picked = !backward && mismatches.length ? [mismatches[0].row, mismatches[0].col] : null;
   return Object.assign(defaultState(), {
     x: found.x.map((row) => row.slice()),
     k: [found.pool_size, found.pool_size],
@@ -123,8 +125,8 @@ export function caseState(exercise, found, mismatches) {
     mode: "max",
     grad: backward,
     g: backward ? found.grad_output.map((row) => row.slice()) : null,
-    sel: !backward && mismatches.length ? [mismatches[0].row, mismatches[0].col] : null,
-    selImplicit: false,
+    sel: picked ?? [0, 0],
+    selImplicit: picked === null,
   });
 }
 
@@ -319,10 +321,10 @@ export class ExerciseRunner {
 
 // ---- the panel ----
 
-// Like early.js's startWorker: the worker's script sits in the same content-hashed folder,
-// and its name tells it where the site's root is.
+// Like early.js's startPython: the worker's script sits in the front end's content-hashed
+// folder, and its name tells it where the site's root is.
 function startExerciseWorker() {
-  return new Worker(new URL("./exercise-worker.js", import.meta.url), { type: "module", name: new URL("./", location.href).href });
+  return new Worker(new URL("./exercise-worker.js", import.meta.url), { type: "module", name: siteRoot() });
 }
 
 // Keys carry the widget page's path (location.pathname alone: no query, not the page that
@@ -330,9 +332,9 @@ function startExerciseWorker() {
 // page that frames the same widget page shares it.
 export const storageKey = (path, exercise) => `poolgrad:${path}:exercise:${exercise}`;
 
-// Wires the panel. `hooks.showCase(state, marks)` loads a case into the widget (through
-// the hash) with its marks; `hooks.clearMarks()` drops them. Returns the runner (tests and
-// benchmarks read its timings through window.poolgradExercise).
+// Wires the panel. `hooks.showCase(state, marks)` loads a case into the widget with its
+// marks; `hooks.clearMarks()` drops them. Returns {timings} (tests and benchmarks read them
+// through window.poolgradWidget.exerciseTimings).
 export function mountExercise(root, hooks, createWorker = startExerciseWorker) {
   const pick = root.querySelector("#exercise-pick");
   const code = root.querySelector("#exercise-code");

@@ -1,5 +1,7 @@
 // Offline after one visit: registers the service worker (sw.js at the site's root, which
-// keeps one whole build; see sw.js) and tells the learner when a newer build is ready.
+// keeps one build: the files every start uses and those of the path this browser's Python
+// took; see sw.js), names the files Python started from, and tells the learner when a
+// newer build is ready.
 // Registered once the page is ready, so saving the site for later never competes with
 // Python's first start; the files the page has just loaded are then taken from the
 // browser's HTTP cache.
@@ -25,7 +27,22 @@ function offerUpdate(notice, waiting) {
   notice.append(text, " ", button);
 }
 
-export async function keepOffline(notice) {
+// Over plain http from another machine (a classroom's LAN) the page is no secure context:
+// the browser offers no service worker, so the lesson cannot be saved. Say so where it
+// happens, and what to do instead (docs/classroom.md).
+function explainNoOfflineCopy() {
+  const note = document.getElementById("insecure-note");
+  note.textContent = "This lesson comes over plain http from another computer, so your browser will not "
+    + "save it for offline use: it needs that computer's server while you work. To keep it, open it "
+    + "from an https address, or run the offline copy (serve.py) on this computer.";
+  note.hidden = false;
+}
+
+// Said at once, before Python starts: it holds whatever happens next.
+if (!window.isSecureContext && location.protocol === "http:") explainNoOfflineCopy();
+
+// `used`: the on-demand files the page's Python started from (its startup report's files).
+export async function keepOffline(notice, used = []) {
   if (!("serviceWorker" in navigator)) return;
   const wasControlled = Boolean(navigator.serviceWorker.controller);
   navigator.serviceWorker.addEventListener("controllerchange", () => {
@@ -47,6 +64,7 @@ export async function keepOffline(notice) {
     worker.addEventListener("statechange", check);
     check();
   };
+  navigator.serviceWorker.ready.then((ready) => ready.active?.postMessage({ type: "poolgrad:keep", urls: used }));
   if (registration.waiting) watch(registration.waiting);
   if (registration.installing) watch(registration.installing);
   registration.addEventListener("updatefound", () => watch(registration.installing));

@@ -30,7 +30,7 @@ export class WorkerBridge {
     this.nextId = 1;
     this.ready = false;
     this.failure = null;
-    this.latestTicket = null;
+    this.latestTickets = new Map(); // lane -> the ticket of its latest request
     this.callbacks = { onProgress, onReady, onFailure };
     this.clients = null; // how many widgets the Python serving this page had, at its last answer
     this.fellBack = null; // why this page left the shared Python, if it did
@@ -159,7 +159,7 @@ export class WorkerBridge {
     this.pending.set(job.id, job);
     job.started = false;
     job.deadline = setTimeout(() => this.expire(job), this.requestMs);
-    this.python.post({ type: "trace", id: job.id, widget: WIDGET, request: job.request, latest: Boolean(job.latest) });
+    this.python.post({ type: "trace", id: job.id, widget: WIDGET, request: job.request, latest: job.latest ?? false });
   }
 
   // Leaves the current Python (a dedicated one is stopped) for a new dedicated worker of this
@@ -213,12 +213,13 @@ export class WorkerBridge {
     });
   }
 
-  // Latest wins: while booting, a newer state replaces the queued one; an answer that
-  // arrives after a newer request was made resolves to {superseded: true}.
-  latest(request) {
+  // Latest wins, per `lane` (each widget of the page has its own): while booting, a newer
+  // state replaces the lane's queued one; an answer that arrives after a newer request of
+  // the same lane was made resolves to {superseded: true}.
+  latest(request, lane = "page") {
     const ticket = {};
-    this.latestTicket = ticket;
-    const queued = this.waiting.findIndex((job) => job.latest);
+    this.latestTickets.set(lane, ticket);
+    const queued = this.waiting.findIndex((job) => job.latest === lane);
     if (queued >= 0) {
       const [replaced] = this.waiting.splice(queued, 1);
       replaced.resolve({ superseded: true });
@@ -228,8 +229,8 @@ export class WorkerBridge {
         reject(new Error(this.failure));
         return;
       }
-      const settle = (message) => resolve(this.latestTicket === ticket ? message : { superseded: true });
-      const job = { id: this.nextId++, request, resolve: settle, reject, latest: true };
+      const settle = (message) => resolve(this.latestTickets.get(lane) === ticket ? message : { superseded: true });
+      const job = { id: this.nextId++, request, resolve: settle, reject, latest: lane };
       if (this.ready) this.post(job);
       else this.waiting.push(job);
     });

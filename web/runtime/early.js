@@ -1,5 +1,5 @@
-// The first script to run: an async module with no imports, so it does not wait for the
-// rest of the app. It applies the page's configuration (the query string; the hash stays
+// The first script to run: an async module whose one import (site-root.js) has none, so it
+// does not wait for the rest of the app. It applies the page's configuration (the query string; the hash stays
 // the state) before the first paint, so an embedded view never flashes the page chrome,
 // and it starts the Python worker at once: Pyodide downloads and compiles while the
 // app's other modules are still loading (or, where another widget of the site already
@@ -8,22 +8,23 @@
 //
 // Query parameters: embed=1 gives the compact view for an iframe (no header, compact
 // controls; when framed, the page posts {type: "poolgrad:size", height} to its parent
-// whenever its height changes); lesson=0 hides the lesson panels (#lesson, #player, #guide);
+// whenever its height changes); lesson=0 hides the lesson panels (#lesson, #player, #guide,
+// #exercise); code=0 hides the Code panel (#code) and the output-size formula;
 // worker=dedicated gives the page a Python of its own (startPython below); id=name, read by
 // guide.js, names the lesson the "Try it" progress belongs to.
+
+import { siteRoot } from "./site-root.js";
 
 const params = new URLSearchParams(location.search);
 const config = {
   embed: params.get("embed") === "1",
   lesson: params.get("lesson") !== "0",
+  code: params.get("code") !== "0",
 };
 const root = document.documentElement;
 if (config.embed) root.dataset.embed = "1";
 if (!config.lesson) root.dataset.lesson = "0";
-
-// The page is at the site's root; the workers' scripts are in a content-hashed folder below
-// it, so the page tells them where the root is (the worker's name).
-const siteRoot = new URL("./", location.href).href;
+if (!config.code) root.dataset.code = "0";
 
 // Starts Python for this page and returns its connection {kind, post(message), close(),
 // messages, errors} (the targets of its "message" and "error" events), or null when the
@@ -37,7 +38,7 @@ export function startPython(kind) {
   if (kind === "shared") {
     if (typeof SharedWorker !== "function") return null;
     let modules = false;
-    const options = { name: siteRoot, get type() { modules = true; return "module"; } };
+    const options = { name: siteRoot(), get type() { modules = true; return "module"; } };
     let shared;
     try {
       shared = new SharedWorker(new URL("./shared-worker.js", import.meta.url), options);
@@ -61,7 +62,7 @@ export function startPython(kind) {
       },
     };
   }
-  const worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module", name: siteRoot });
+  const worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module", name: siteRoot() });
   return {
     kind: "dedicated",
     messages: worker,
@@ -80,6 +81,8 @@ const python = (params.get("worker") !== "dedicated" && startPython("shared")) |
 export const shippedTraces = fetch(new URL("../shipped-traces.json", import.meta.url))
   .then((response) => (response.ok ? response.json() : null))
   .catch(() => null);
+// The first minute's traces, which shipped.js fetches once the first view is drawn.
+export const FIRST_MINUTE_TRACES = new URL("../first-minute-traces.json", import.meta.url);
 const heard = [];
 const keep = (event) => {
   // An error event is cancelled now (the bridge reports it); otherwise the console would

@@ -1,19 +1,21 @@
-// Python's start-up snapshots, made at build time by scripts/pyodide_snapshot.mjs under
-// Node, and how a runtime is started from them. Shared by web/python-runtime.js and by the build
-// script (which restores what it made, as a check), so both sides do the same thing.
+// Python's start-up snapshot, made at build time by sitebuild/pyodide_snapshot.mjs under
+// Node, and how a runtime is started from it. Shared by web/runtime/python-runtime.js and by
+// the build script (which restores what it made, as a check), so both sides do the same thing.
 //
-// Two snapshots, both memory images of Pyodide 0.27's interpreter:
-// - the plain one (snapshot.bin.gz): CPython just started, nothing imported; it is
-//   Pyodide's own format and loadPyodide({_loadSnapshot}) restores it by itself.
-// - the NumPy one (numpy-snapshot.bin.gz): NumPy and micropip already imported. Pyodide
-//   refuses to snapshot loaded extension modules, because their code (the .so side
-//   modules) lives outside the memory image. Restoring it therefore also loads each
-//   library again at the place in memory and in the function table that it had when the
-//   image was taken, before Pyodide copies the image back (restoreNumpySnapshot below).
-//   The file is a container: "PGNS", the manifest's length (uint32, little-endian), the
-//   manifest (JSON), then Pyodide's own snapshot, then every file of the NumPy, micropip
-//   and packaging wheels (the file system is not part of a memory image).
-
+// The NumPy snapshot (numpy-snapshot.bin.gz) is a memory image of Pyodide 0.27's interpreter
+// with NumPy and poolgrad's wire already imported. Pyodide refuses to snapshot loaded
+// extension modules, because their code (the .so side modules) lives outside the memory
+// image. Restoring it therefore also loads each library again at the place in memory and in
+// the function table that it had when the image was taken, before Pyodide copies the image
+// back (restoreNumpySnapshot below). The file is a container: "PGNS", the manifest's length
+// (uint32, little-endian), the manifest (JSON), then Pyodide's own snapshot, then every file
+// of the NumPy subset and of poolgrad's wheel (the file system is not part of a memory image).
+//
+// The two magic numbers live here only; the build reads these two lines too
+// (sitebuild/snapshot.py, snapshot_format), so keep each `export const NAME = <JSON>;`.
+// Pyodide 0.27's own snapshot header starts with SNAPSHOT_MAGIC (uint32, little-endian),
+// then the offset of the wasm heap; the NumPy snapshot's container with CONTAINER_MAGIC.
+export const SNAPSHOT_MAGIC = 1886286592;
 export const CONTAINER_MAGIC = "PGNS";
 
 // Pyodide 0.27 chooses at start-up how Python calls C functions: through a wasm-gc
@@ -105,7 +107,7 @@ function replayLibraries(module, snapshot, modules) {
 }
 
 // The JavaScript objects Python held when the image was taken, saved as paths from
-// Pyodide's public API (scripts/pyodide_snapshot.mjs) and looked up again here.
+// Pyodide's public API (sitebuild/pyodide_snapshot.mjs) and looked up again here.
 function followPath(root, path) {
   return path.reduce((object, key) => {
     if (object == null || !(key in Object(object))) throw new Error(`the NumPy snapshot refers to pyodide.${path.join(".")}, which this runtime lacks`);

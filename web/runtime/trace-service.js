@@ -3,7 +3,8 @@
 // (shared-worker.js) has one per connected widget (a MessagePort).
 //
 // Client -> worker: {type: "trace", id, widget, request, latest} (`widget` names the page
-// that asks, for the record; `latest`: a newer one from the same client replaces it while
+// that asks, for the record; `latest`: false, or the lane of the page it belongs to (each
+// widget of a page has its own): a newer one of the same client and lane replaces it while
 // it waits), {type: "bye"} (the page goes away).
 // Worker -> client: {type: "progress" | "ready" | "boot-error"} to every client, and the
 // latest of them again to a client that connects later (a widget added after boot gets
@@ -86,10 +87,10 @@ export class TraceService {
       return;
     }
     if (message?.type !== "trace") return;
-    const job = { id: message.id, widget: message.widget, request: message.request, latest: Boolean(message.latest) };
+    const job = { id: message.id, widget: message.widget, request: message.request, latest: message.latest || false };
     if (job.latest) {
-      const replaced = entry.queue.filter((waiting) => waiting.latest);
-      entry.queue = entry.queue.filter((waiting) => !waiting.latest);
+      const replaced = entry.queue.filter((waiting) => waiting.latest === job.latest);
+      entry.queue = entry.queue.filter((waiting) => waiting.latest !== job.latest);
       for (const old of replaced) entry.send({ type: "result", id: old.id, widget: old.widget, superseded: true });
     }
     entry.queue.push(job);

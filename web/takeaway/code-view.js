@@ -9,6 +9,7 @@
 // says so. Every outcome is announced through the panel's polite status line.
 
 import { embedCode, poolgradSnippet, torchSnippet } from "./snippets.js";
+import { hashFor } from "../widget/state.js";
 import { pictureName, pictureSvg } from "./svg-export.js";
 
 // Select a node's text, so the learner can copy it with the keyboard or a long press.
@@ -24,6 +25,12 @@ function pageAddress() {
   return location.href.split(/[?#]/)[0];
 }
 
+// A name for the next pasted widget: random, so two pastes on one page never share one.
+function newEmbedId() {
+  const bytes = crypto.getRandomValues(new Uint8Array(4));
+  return [...bytes].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
 export class CodeView {
   // elements: { panel (the <details>), torch, poolgrad, link, embed, message, picture,
   // copyButtons: [button with data-copy naming the element whose text it copies] };
@@ -33,32 +40,41 @@ export class CodeView {
     this.elements = elements;
     this.current = current;
     this.filled = false;
+    this.embedId = newEmbedId();
     for (const button of elements.copyButtons) {
       button.addEventListener("click", () => this.copy(elements[button.dataset.copy], button.dataset.what));
     }
     elements.picture.addEventListener("click", () => this.savePicture());
     elements.panel.addEventListener("toggle", () => {
-      if (elements.panel.open) this.write(current().state);
+      if (elements.panel.open) this.write();
     });
   }
 
-  // Brings the panel up to date with `state` (every render calls it). The texts are written
+  // Brings the panel up to date with the view shown (every render calls it). The texts are written
   // while the panel is open; a closed one is filled once, so that it is never empty (the
   // browser's find-in-page searches it and opens it on a match), and brought up to date
   // when it opens, or by a copy.
-  update(state) {
-    if (this.elements.panel.open || !this.filled) this.write(state);
+  update() {
+    if (this.elements.panel.open || !this.filled) this.write();
   }
 
-  // Writes the panel's texts for `state`; only what changed is written.
-  write(state) {
+  // Writes the panel's texts for the view shown; only what changed is written. The link is
+  // the view's own hash, not the address bar's: that still holds a link the page refused
+  // (until a valid one replaces it) while the view shown is the last valid state.
+  write() {
+    const { state, trace } = this.current();
     this.filled = true;
+    const hash = hashFor(state, trace);
     const texts = {
       torch: torchSnippet(state),
       poolgrad: poolgradSnippet(state),
-      link: location.href,
-      // early.js marks a page with lesson=0 in its query.
-      embed: embedCode({ pageUrl: pageAddress(), hash: location.hash, lesson: document.documentElement.dataset.lesson !== "0", state }),
+      link: location.href.split("#")[0] + hash,
+      // early.js marks a page with lesson=0 or code=0 in its query.
+      embed: embedCode({
+        pageUrl: pageAddress(), hash, id: this.embedId, state,
+        lesson: document.documentElement.dataset.lesson !== "0",
+        code: document.documentElement.dataset.code !== "0",
+      }),
     };
     for (const [name, text] of Object.entries(texts)) {
       if (this.elements[name].textContent !== text) this.elements[name].textContent = text;
@@ -73,8 +89,7 @@ export class CodeView {
   }
 
   async copy(node, what) {
-    const { state } = this.current();
-    this.write(state);
+    this.write();
     const text = node.textContent;
     if (!navigator.clipboard?.writeText) {
       selectText(node);
@@ -89,6 +104,11 @@ export class CodeView {
       return;
     }
     this.say(`Copied the ${what}.`);
+    if (node === this.elements.embed) {
+      // The next copy is another widget: it gets a name of its own.
+      this.embedId = newEmbedId();
+      this.write();
+    }
   }
 
   // Downloads the picture through a link to a blob, which works offline and in a frame.

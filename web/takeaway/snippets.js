@@ -8,6 +8,8 @@
 // dtype the widget's gradients are computed in; an integer input pools to the same values.
 
 import { escapeXml, pairText, sizeText } from "../widget/format.js";
+import { viewTitle } from "../lesson/sentences.js";
+import { sizePoolgradFrames } from "../embed-sizing.js";
 
 // One float64 as a Python literal that evaluates to exactly that float.
 export function pythonNumber(value) {
@@ -30,17 +32,6 @@ export function pythonPair([first, second]) {
 }
 
 const pythonFlag = (flag) => (flag ? "True" : "False");
-
-// "max pooling, 3 × 3 window, stride 1, padding 1": what the code (and the picture) shows.
-export function viewTitle(state) {
-  const parts = [`${state.mode === "max" ? "max" : "average"} pooling`, `${sizeText(state.k)} window`, `stride ${pairText(state.s)}`];
-  if (state.p.some((p) => p > 0)) parts.push(`padding ${pairText(state.p)}`);
-  if (state.mode === "max" && state.d.some((d) => d > 1)) parts.push(`dilation ${pairText(state.d)}`);
-  if (state.ceil) parts.push("ceil_mode");
-  if (state.mode === "avg" && !state.cip) parts.push("count_include_pad=False");
-  if (state.grad) parts.push("gradient routing");
-  return parts.join(", ");
-}
 
 // The keyword arguments of the pooling call, in the order of the APIs' signatures: each
 // API takes dilation in max mode only, count_include_pad in average mode only.
@@ -138,17 +129,23 @@ export function poolgradSnippet(state) {
   return `${lines.join("\n")}\n`;
 }
 
-// The iframe of the README's "Embedding the widget" for this view: `pageUrl` is the page's
-// address without query or hash, `hash` the view's (the page writes it), `lesson` false
-// for the compact view without the lesson panels (lesson=0).
-export function embedCode({ pageUrl, hash, lesson = true, state }) {
-  const query = lesson ? "?embed=1" : "?embed=1&lesson=0";
-  const src = `${pageUrl}${query}${hash}`;
+// What a host page needs to show this view (docs/embedding.md): the iframe and the sizing
+// script. `pageUrl` is the page's address without query or hash, `hash` the view's (the
+// page writes it), `lesson` / `code` false for a widget without the lesson panels
+// (lesson=0) or the Code panel (code=0), `id` names this widget: the iframe's id and the
+// query's id=, which keeps its "Try it" progress apart from the page's other widgets. The
+// script is embed-sizing.js's function, its own source, marked as needed once per page.
+export function embedCode({ pageUrl, hash, lesson = true, code = true, id, state }) {
+  const query = ["embed=1", ...(lesson ? [] : ["lesson=0"]), ...(code ? [] : ["code=0"]), `id=${encodeURIComponent(id)}`];
+  const src = `${pageUrl}?${query.join("&")}${hash}`;
   const title = `poolgrad: ${viewTitle(state)}`;
   return [
-    `<iframe src="${escapeXml(src)}"`,
+    `<iframe id="poolgrad-${escapeXml(id)}" data-poolgrad src="${escapeXml(src)}"`,
     `        title="${escapeXml(title)}"`,
-    '        style="width: 100%; height: 640px; border: 0" loading="lazy"',
+    '        style="width: 100%; height: 900px; border: 0" loading="lazy"',
     '        allow="clipboard-write"></iframe>',
+    "<!-- poolgrad: sizes every poolgrad frame on the page to its content. Needed once per",
+    "     page (a second copy does nothing); keep it when you paste more widgets. -->",
+    `<script>(${sizePoolgradFrames})();</script>`,
   ].join("\n");
 }

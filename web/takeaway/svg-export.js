@@ -5,8 +5,7 @@
 // external fonts or images: the file opens anywhere, offline.
 
 import { cellName, escapeXml, formatNumber, sizeText } from "../widget/format.js";
-import { explanationText } from "../widget/render.js";
-import { viewTitle } from "./snippets.js";
+import { explanationText, viewTitle } from "../lesson/sentences.js";
 import { gradientReceivers, selectedOutput, sharedCells, windowSamples } from "../widget/trace-view.js";
 
 const INK = "#1d1d1f";

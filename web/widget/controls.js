@@ -3,12 +3,15 @@
 
 import { pairText } from "./format.js";
 import { PRESETS } from "./presets.js";
-import { InputError, MATRIX_SPELLINGS, MAX_SIDE, parseMatrix, parsePair, quote } from "./state.js";
+import {
+  InputError, MATRIX_SPELLINGS, MAX_SIDE, applies, changedState, parseMatrix, parsePair, presetChange, quote, switchMode,
+} from "./state.js";
 
 const PAIR_CONTROLS = { kernel: "k", stride: "s", padding: "p", dilation: "d" };
 
-export function controlElements() {
-  const byId = (id) => document.getElementById(id);
+// The panel's elements inside `root` (the document, or a widget's shadow root).
+export function controlElements(root = document) {
+  const byId = (id) => root.querySelector(`#${id}`);
   return {
     kernel: byId("kernel"),
     stride: byId("stride"),
@@ -65,14 +68,14 @@ export function syncControls(controls, state) {
     } catch (error) {
       if (!(error instanceof InputError)) throw error;
     }
-    if (document.activeElement === input && (typedValue === pairText(state[key]) || typedValue === null)) continue;
+    if (input.getRootNode().activeElement === input && (typedValue === pairText(state[key]) || typedValue === null)) continue;
     input.value = pairText(state[key]);
   }
-  controls.dilation.disabled = state.mode === "avg";
+  controls.dilation.disabled = !applies("d", state);
   controls.mode.value = state.mode;
   controls.ceil.checked = state.ceil;
   controls.cip.checked = state.cip;
-  controls.cip.disabled = state.mode !== "avg";
+  controls.cip.disabled = !applies("cip", state);
   controls.gradient.checked = state.grad;
   const preset = presetShowing(state.x);
   if (preset) controls.preset.value = preset;
@@ -86,27 +89,10 @@ function resized(matrix, rows, cols) {
   return Array.from({ length: rows }, (_, r) => Array.from({ length: cols }, (_, c) => matrix[r]?.[c] ?? 0));
 }
 
-// The state change of picking a pooling mode, from #mode or the Max / Average buttons:
-// the selection is kept (the next trace decides whether the output still has it).
-export function switchMode(mode) {
-  return (state) => {
-    state.mode = mode;
-    // Average pooling has no dilation (as in PyTorch's avg_pool2d).
-    if (mode === "avg") state.d = [1, 1];
-    state.g = null;
-  };
-}
-
-// The state change of loading the preset `name` (a PRESETS key) at the input's size.
-export function presetChange(name) {
-  return (state) => {
-    state.x = PRESETS[name].make([state.x.length, state.x[0].length]);
-    state.g = null;
-  };
-}
-
 // `actions`: change(mutator) applies a state change; reportControlError(text|null).
+// Every change goes through state.js's rules (changedState), which reset the gradient.
 export function bindControls(controls, { getState, change, reportControlError, gradientShape }) {
+  const update = (changes) => change((state) => Object.assign(state, changedState(state, changes)));
   for (const [id, key] of Object.entries(PAIR_CONTROLS)) {
     const input = controls[id];
     const apply = (text) => {
@@ -120,10 +106,7 @@ export function bindControls(controls, { getState, change, reportControlError, g
       }
       reportControlError(null);
       if (pairText(value) === pairText(getState()[key])) return;
-      change((state) => {
-        state[key] = value;
-        state.g = null;
-      });
+      update({ [key]: value });
     };
     // Typing fires "input"; a value set without typing (WebDriver's clear() then keys,
     // autofill, some mobile keyboards) may only fire "change" when the field is committed.
@@ -146,12 +129,9 @@ export function bindControls(controls, { getState, change, reportControlError, g
     });
   }
   controls.mode.addEventListener("change", () => change(switchMode(controls.mode.value)));
-  controls.ceil.addEventListener("change", () => change((state) => {
-    state.ceil = controls.ceil.checked;
-    state.g = null;
-  }));
-  controls.cip.addEventListener("change", () => change((state) => { state.cip = controls.cip.checked; }));
-  controls.gradient.addEventListener("change", () => change((state) => { state.grad = controls.gradient.checked; }));
+  controls.ceil.addEventListener("change", () => update({ ceil: controls.ceil.checked }));
+  controls.cip.addEventListener("change", () => update({ cip: controls.cip.checked }));
+  controls.gradient.addEventListener("change", () => update({ grad: controls.gradient.checked }));
 
   const loadPreset = () => change((state) => {
     const name = controls.preset.value || "fixture";
@@ -173,10 +153,7 @@ export function bindControls(controls, { getState, change, reportControlError, g
       return;
     }
     reportControlError(null);
-    change((state) => {
-      state.x = resized(state.x, rows, cols);
-      state.g = null;
-    });
+    update({ x: resized(getState().x, rows, cols) });
   };
   controls.rows.addEventListener("change", resize);
   controls.cols.addEventListener("change", resize);
@@ -195,10 +172,7 @@ export function bindControls(controls, { getState, change, reportControlError, g
     reportControlError(null);
     controls.pasteMessage.dataset.kind = "ok";
     controls.pasteMessage.textContent = `Loaded a ${matrix.length} × ${matrix[0].length} matrix.`;
-    change((state) => {
-      state.x = matrix;
-      state.g = null;
-    });
+    update({ x: matrix });
   });
 
   // Narrow screens show the settings folded (style.css); the toggle opens and closes them.
@@ -207,7 +181,7 @@ export function bindControls(controls, { getState, change, reportControlError, g
     controls.foldToggle.setAttribute("aria-expanded", String(!open));
   });
 
-  controls.gradOnes.addEventListener("click", () => change((state) => { state.g = null; }));
+  controls.gradOnes.addEventListener("click", () => update({ g: null }));
   controls.gradCount.addEventListener("click", () => {
     const shape = gradientShape();
     if (!shape) return;

@@ -3,7 +3,9 @@
 // trace() sends non-finite floats as the strings "NaN", "Infinity", "-Infinity"
 // (strict JSON has no literal for them); decodeNumber turns them back into numbers.
 
-const NON_FINITE = new Map([
+// The one JavaScript home of the non-finite spellings: the hash, the worker's requests,
+// trace()'s answers and the checker's all use these words (py/poolgrad/wire.py is Python's).
+export const NON_FINITE = new Map([
   ["NaN", NaN],
   ["Infinity", Infinity],
   ["-Infinity", -Infinity],
@@ -18,13 +20,15 @@ export function decodeNumber(value) {
   throw new TypeError(`not a number from trace(): ${String(value).slice(0, 40)}`);
 }
 
-// Up to 4 decimals, trailing zeros dropped, integers exact, "-0" shown as "0".
+// Up to 4 decimals, trailing zeros dropped, integers exact; a value that is -0 shows as
+// "-0" (the input may hold it, and max pooling passes it on), one that merely rounds to
+// zero (-0.00004) as "0".
 export function formatNumber(value) {
   const number = decodeNumber(value);
   if (Number.isNaN(number)) return "NaN";
   if (number === Infinity) return "∞";
   if (number === -Infinity) return "-∞";
-  if (Number.isInteger(number)) return Object.is(number, -0) ? "0" : String(number);
+  if (Number.isInteger(number)) return Object.is(number, -0) ? "-0" : String(number);
   const rounded = number.toFixed(4).replace(/\.?0+$/, "");
   return rounded === "-0" ? "0" : rounded;
 }
@@ -52,12 +56,14 @@ export function formatSum(terms, total) {
 // The hash and the worker request need a lossless spelling (shortest round trip; String()
 // would write -0 as "0").
 export function encodeNumber(number) {
-  if (Number.isNaN(number)) return "NaN";
-  if (number === Infinity) return "Infinity";
-  if (number === -Infinity) return "-Infinity";
+  for (const [word, value] of NON_FINITE) if (Object.is(number, value)) return word;
   if (Object.is(number, -0)) return "-0";
   return String(number);
 }
+
+// A number as a JSON request carries it: itself where JSON keeps it, else encodeNumber's
+// word (JSON writes -0 as 0 and has no NaN or infinities).
+export const wireNumber = (number) => (Number.isFinite(number) && !Object.is(number, -0) ? number : encodeNumber(number));
 
 // "rows 0–2" for a contiguous run, "rows 0, 2, 4" for a dilated one.
 export function describeSpan(noun, indices) {

@@ -1,6 +1,12 @@
 // Input presets offered by #preset. Their keys are the option values of the DOM contract.
 
-import { FIXTURE } from "./state.js";
+// The lesson's 4 x 4 fixture (docs/design.md, "Reference facts"): the default input.
+export const FIXTURE = [
+  [1, 2, 5, 6],
+  [3, 4, 8, 7],
+  [0, -1, -3, -2],
+  [-4, 9, -6, -5],
+];
 
 export const PRESETS = {
   fixture: {

@@ -11,8 +11,10 @@
 // exercise.js: what poolgrad.exercise_check found, as text). Every user-derived string goes
 // in through textContent or attribute values, never HTML.
 
-import { cellName, decodeNumber, formatNumber, formatSum, listCells, sizeText } from "./format.js";
-import { gradientReceivers, selectedOutput, sharedCells, termFrom, windowCells, windowText } from "./trace-view.js";
+import { GRADIENT_HUES, VALUE_HUES, heatColours, magnitudeScale } from "./colours.js";
+import { cellName, formatNumber, formatSum, listCells, sizeText } from "./format.js";
+import { explanationText } from "../lesson/sentences.js";
+import { gradientReceivers, selectedOutput, sharedCells } from "./trace-view.js";
 
 const GRID_TITLES = {
   input: "Input",
@@ -38,74 +40,23 @@ function element(tag, attributes = {}, text) {
 }
 
 // Built cells by grid and "row,col", and each cell's accessible name without selection
-// roles, so a selection change updates a few cells in place instead of rebuilding.
-const cellsByGrid = new Map();
+// roles, so a selection change updates a few cells in place instead of rebuilding. Each
+// widget of a page has its own (drawnIn, keyed by its regions); renderView and
+// renderSelection point cellsByGrid and markedCells at the widget they draw.
+const drawnIn = new WeakMap();
+let cellsByGrid = new Map();
+let markedCells = [];
+function drawing(regions) {
+  if (!drawnIn.has(regions)) drawnIn.set(regions, { cellsByGrid: new Map(), markedCells: [] });
+  const drawn = drawnIn.get(regions);
+  cellsByGrid = drawn.cellsByGrid;
+  markedCells = drawn.markedCells;
+  return drawn;
+}
 const baseLabels = new WeakMap();
 const cellKey = (row, col) => `${row},${col}`;
 const range = (start, count) => Array.from({ length: count }, (_, i) => start + i);
 
-// WCAG relative luminance of an HSL colour (h in degrees, s and l in percent).
-function luminance(hue, saturation, lightness) {
-  const s = saturation / 100;
-  const l = lightness / 100;
-  const channel = (n) => {
-    const k = (n + hue / 30) % 12;
-    const value = l - s * Math.min(l, 1 - l) * Math.max(-1, Math.min(k - 3, 9 - k, 1));
-    return value <= 0.03928 ? value / 12.92 : ((value + 0.055) / 1.055) ** 2.4;
-  };
-  return 0.2126 * channel(0) + 0.7152 * channel(8) + 0.0722 * channel(4);
-}
-
-const DARK_TEXT = { colour: "#1d1d1f", luminance: 0.0122 };
-// White text reads at WCAG AA (4.5:1) on a background of at most this luminance.
-const WHITE_TEXT_LIMIT = 1.05 / 4.5 - 0.05;
-
-// Heat map: blue for negatives, orange for positives, neutral at zero, scaled by the
-// largest finite magnitude so a grid reads at a glance. In the light scheme the shades
-// darken from white; in the dark one (`scheme` "dark", prefers-color-scheme) they
-// brighten from the panel's near-black, kept dark enough for white text. The text is dark
-// or white, whichever contrasts more with the shade.
-const VALUE_HUES = { negative: 215, positive: 24 };
-
-export function heatColours(value, scale, hues = VALUE_HUES, scheme = "light") {
-  const number = decodeNumber(value);
-  if (Number.isNaN(number)) return { background: "hsl(280 30% 88%)", color: DARK_TEXT.colour };
-  const strength = scale > 0 ? Math.min(1, Math.abs(number) / scale) : 0;
-  const clipped = Number.isFinite(number) ? strength : 1;
-  const hue = number < 0 ? hues.negative : hues.positive;
-  let saturation;
-  let lightness;
-  if (scheme === "dark") {
-    saturation = 30 + clipped * 50;
-    lightness = 16 + clipped * 30;
-    while (luminance(hue, saturation, lightness) > WHITE_TEXT_LIMIT) lightness -= 1;
-  } else {
-    saturation = 40 + clipped * 45;
-    lightness = 98 - clipped * 52;
-  }
-  const background = luminance(hue, saturation, lightness);
-  const darkContrast = (background + 0.05) / (DARK_TEXT.luminance + 0.05);
-  const whiteContrast = 1.05 / (background + 0.05);
-  return {
-    background: `hsl(${hue} ${saturation}% ${lightness}%)`,
-    color: darkContrast >= whiteContrast ? DARK_TEXT.colour : "#ffffff",
-  };
-}
-
-function magnitudeScale(matrices) {
-  let scale = 0;
-  for (const matrix of matrices) {
-    for (const row of matrix) {
-      for (const value of row) {
-        const number = decodeNumber(value);
-        if (Number.isFinite(number)) scale = Math.max(scale, Math.abs(number));
-      }
-    }
-  }
-  return scale;
-}
-
-// Each built grid's shape and cells in row-major order, so the next render can reuse it.
 const builtGrids = new WeakMap();
 const writtenColours = new WeakMap();
 
@@ -230,7 +181,7 @@ function editorFor(view, name, row, col) {
     class: "cell-editor",
     type: "text",
     inputmode: "decimal",
-    // app.js starts the draft at the value's exact spelling, not its 4-decimal display.
+    // grid-input.js starts the draft at the value's exact spelling, not its 4-decimal display.
     value: view.editing.draft,
     "aria-label": `New value for ${GRID_TITLES[name].toLowerCase()} row ${row}, col ${col}`,
     "data-editor": name,
@@ -316,7 +267,6 @@ function outputGrid(state, trace, view, previous) {
   });
 }
 
-const GRADIENT_HUES = { negative: 300, positive: 160 };
 
 function gradOutputGrid(trace, view, previous) {
   const values = trace.grad_output;
@@ -352,55 +302,6 @@ function gradInputGrid(trace, view, previous) {
   });
 }
 
-
-const MAX_LISTED_TERMS = 12;
-
-function averageSentence(trace, [i, j]) {
-  const cells = windowCells(trace, [i, j]);
-  const kernelCells = trace.window_rows[i].length * trace.window_cols[j].length;
-  const divisor = trace.divisor[i][j];
-  const value = formatNumber(trace.output[i][j]);
-  const terms = cells.map(([r, c]) => formatNumber(trace.input[r][c]));
-  const sum = terms.length <= MAX_LISTED_TERMS ? `(${terms.join(" + ")})` : `(the sum of its ${terms.length} cells)`;
-  let sentence = `Output ${cellName([i, j])} = ${value} is the mean of the window ${windowText(trace, [i, j])}: ${sum} / ${divisor} = ${value}.`;
-  if (cells.length < kernelCells) {
-    sentence += trace.count_include_pad
-      ? ` Padded cells add 0 but count in the divisor ${divisor}.`
-      : ` Padded cells are left out, so the divisor is the ${divisor} cells inside the input.`;
-  }
-  return sentence;
-}
-
-// The sentence about the selected output (or how to select one), as #explanation shows it.
-export function explanationText(state, trace) {
-  const overlay = selectionOverlay(trace, state.sel);
-  if (!overlay) {
-    return trace
-      ? "Tap an output cell (or reach it with Tab and the arrow keys, then press Enter) to see its window."
-      : "";
-  }
-  const [i, j] = overlay.output;
-  const showGradient = state.grad && trace.grad_input !== undefined;
-  const gradient = showGradient ? trace.grad_output[i][j] : null;
-  if (trace.mode === "avg") {
-    let sentence = averageSentence(trace, overlay.output);
-    if (showGradient) {
-      const cells = windowCells(trace, overlay.output);
-      sentence += ` Backward, its upstream gradient ${formatNumber(gradient)} is spread as ${formatNumber(gradient)} / ${trace.divisor[i][j]} = ${formatNumber(termFrom(trace, cells[0], overlay.output))} to each of those ${cells.length} input cells.`;
-    }
-    return sentence;
-  }
-  const [r, c] = overlay.argmax;
-  let sentence = `Output ${cellName([i, j])} = ${formatNumber(trace.output[i][j])} is the maximum of the window ${windowText(trace, overlay.output)}, taken from input cell ${cellName([r, c])}.`;
-  if (showGradient) {
-    const sources = trace.sources[r][c];
-    sentence += ` Backward, its upstream gradient ${formatNumber(gradient)} goes to input cell ${cellName([r, c])} alone`;
-    sentence += sources.length > 1
-      ? `, which is also the maximum of ${listCells(sources.filter(([a, b]) => a !== i || b !== j))}: ${formatSum(trace.grad_terms[r][c], trace.grad_input[r][c])}.`
-      : ".";
-  }
-  return sentence;
-}
 
 const MAX_LISTED_SHARED = 4;
 
@@ -476,6 +377,7 @@ function placeholder(text) {
 // trace belongs to an earlier state, so its windows are not drawn on the current input;
 // `view.scheme` ("light" or "dark") picks the heat map's palette.
 export function renderView(regions, state, trace, view) {
+  drawing(regions);
   cellsByGrid.clear();
   const shown = (region) => region.querySelector(":scope > table.grid");
   show(regions.inputGrid, inputGrid(state, view.staleInput ? null : trace, view, shown(regions.inputGrid)));
@@ -500,7 +402,6 @@ export function renderView(regions, state, trace, view) {
 }
 
 const SELECTION_ATTRIBUTES = ["data-in-window", "data-argmax", "data-for-selected", "data-from-selected"];
-let markedCells = [];
 
 function mark(cell, attribute, role) {
   if (!cell) return;
@@ -511,12 +412,13 @@ function mark(cell, attribute, role) {
 
 // The selection's marks, applied in place on the built grids: this is all a tap costs.
 export function renderSelection(regions, state, trace, view) {
+  const drawn = drawing(regions);
   for (const cell of markedCells) {
     for (const attribute of SELECTION_ATTRIBUTES) cell.removeAttribute(attribute);
     if (cell.getAttribute("aria-selected") === "true") cell.setAttribute("aria-selected", "false");
     cell.setAttribute("aria-label", baseLabels.get(cell));
   }
-  markedCells = [];
+  markedCells = drawn.markedCells = [];
   regions.explanation.textContent = explanationText(state, trace);
   const overlay = selectionOverlay(trace, state.sel);
   if (!overlay) return;

@@ -5,21 +5,16 @@
 // carrying where the text came from (the hash, the paste box, a cell edit, a field) and a
 // message that says what to fix.
 
-import { encodeNumber, pairText } from "./format.js";
+import { NON_FINITE, encodeNumber, pairText, wireNumber } from "./format.js";
+import { FIXTURE, PRESETS } from "./presets.js";
 import { outputInRange } from "./trace-view.js";
+
+export { FIXTURE };
 
 export const MAX_SIDE = 16;
 const MAX_HASH_LENGTH = 20000;
 const MAX_MAGNITUDE = 1e15;
 const NUMBER_PATTERN = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
-const NON_FINITE_WORDS = new Set(["NaN", "Infinity", "-Infinity"]);
-
-export const FIXTURE = [
-  [1, 2, 5, 6],
-  [3, 4, 8, 7],
-  [0, -1, -3, -2],
-  [-4, 9, -6, -5],
-];
 
 // A refusal of the learner's text. `source` says where the text came from: "hash",
 // "paste", "cell" or "field"; status lines word the error after it.
@@ -38,10 +33,11 @@ export function quote(text) {
 }
 
 // The one number rule, for every matrix value and every cell edit: a decimal or
-// exponent spelling, or one of the words NaN / Infinity / -Infinity, within ±1e15.
+// exponent spelling, or one of the words NaN / Infinity / -Infinity, within ±1e15. A
+// spelling of a non-zero number too small for a double (1e-400) is refused, not read as 0.
 function parseNumberToken(token, where, source) {
   const trimmed = token.trim();
-  if (NON_FINITE_WORDS.has(trimmed)) return Number(trimmed);
+  if (NON_FINITE.has(trimmed)) return NON_FINITE.get(trimmed);
   if (!NUMBER_PATTERN.test(trimmed)) {
     throw new InputError(`${where}: ${quote(trimmed)} is not a number (use digits like 3, -1.5, 2e-3, or NaN / Infinity)`, source);
   }
@@ -49,20 +45,81 @@ function parseNumberToken(token, where, source) {
   if (!(Math.abs(number) <= MAX_MAGNITUDE)) {
     throw new InputError(`${where}: ${quote(trimmed)} is too large; values must lie between -1e15 and 1e15`, source);
   }
+  if (number === 0 && /[1-9]/.test(trimmed.split(/e/i)[0])) {
+    throw new InputError(`${where}: ${quote(trimmed)} is too small for a double (it would become 0; the smallest is about 5e-324); write 0 if you mean 0`, source);
+  }
   return number;
+}
+
+// NumPy's and PyTorch's printouts wrap the nested lists: array([[1, 2]], dtype=int8),
+// tensor([[4., 8.]], dtype=torch.float64, requires_grad=True). The keywords after the
+// last "]" say nothing about the values.
+const PRINTOUT = /^\s*(?:np\.|numpy\.|torch\.)?(?:array|tensor)\(([\s\S]*)\)\s*$/;
+const KEYWORD_ARGUMENTS = /^(\s*,\s*[A-Za-z_]\w*\s*=\s*[^,=]+?)*\s*,?\s*$/;
+
+function unwrapPrintout(text) {
+  const match = PRINTOUT.exec(text);
+  if (!match) return text;
+  const inner = match[1];
+  const end = inner.lastIndexOf("]");
+  return end >= 0 && KEYWORD_ARGUMENTS.test(inner.slice(end + 1)) ? inner.slice(0, end + 1) : inner;
+}
+
+// How deep the brackets nest: a matrix is [[...]] at most; unbalanced brackets are refused.
+function bracketDepth(text) {
+  let depth = 0;
+  let deepest = 0;
+  for (const char of text) {
+    if (char === "[") deepest = Math.max(deepest, ++depth);
+    else if (char === "]" && --depth < 0) break;
+  }
+  if (depth !== 0) {
+    throw new InputError("The pasted matrix's brackets do not match; write every row in brackets, like [[1, 2], [3, 4]], or one row per line without brackets.", "paste");
+  }
+  return deepest;
 }
 
 // Rows on lines, numbers separated by spaces or commas (what a spreadsheet prints), or
 // bracketed rows, whatever the line breaks ([[1, 2], [3, 4]], NumPy's [[1 2]\n [3 4]] and
-// array([[...]])): each innermost [...] is one row.
-function pastedRows(text) {
-  if (!text.includes("[")) return text.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== "");
+// array([[...]]), PyTorch's tensor([[...]])): each innermost [...] is one row.
+function pastedRows(pasted) {
+  const text = unwrapPrintout(pasted);
+  if (!text.includes("[") && !text.includes("]")) {
+    return text.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== "");
+  }
+  const depth = bracketDepth(text);
+  if (depth > 2) {
+    throw new InputError(`The pasted matrix has ${depth} dimensions (brackets nested ${depth} deep); the widget shows one 2-D plane: paste a single matrix, like [[1, 2], [3, 4]].`, "paste");
+  }
   const rows = [...text.matchAll(/\[([^[\]]*)\]/g)].map((match) => match[1].trim());
-  const rest = text.replace(/\[([^[\]]*)\]/g, " ").replace(/^\s*array\(/, "").replace(/\)\s*$/, "");
+  const rest = text.replace(/\[([^[\]]*)\]/g, " ");
   if (/[^\s,[\]]/.test(rest)) {
     throw new InputError("The pasted matrix has numbers outside the brackets of its rows; write every row in brackets, like [[1, 2], [3, 4]], or one row per line without brackets.", "paste");
   }
   return rows;
+}
+
+// A comma between digits is the separator only in a row of comma-separated values
+// ("1,2,3"). In a row whose values are also spaced ("1,5 2,5", "1, 2,5"), or before a
+// value written with a leading zero ("1,000", "0,05"), it may as well be a decimal comma
+// or a thousands separator: the paste is refused rather than guessed.
+const DECIMAL_WORDS = new Map([["nan", "NaN"], ["inf", "Infinity"], ["infinity", "Infinity"]]);
+
+function pastedValues(row, r) {
+  const commaInNumber = /\d,\d/.test(row);
+  const tokens = row.split(/[\s,]+/).filter((token) => token !== "");
+  const ambiguous = commaInNumber && (/\s/.test(row) || tokens.some((token) => /^[+-]?0\d/.test(token)));
+  if (ambiguous) {
+    const example = row.match(/\S*\d,\d\S*/)[0];
+    throw new InputError(`Row ${r}: the comma in ${quote(example)} could be a decimal comma (1,5 for 1.5) or a thousands separator (1,000 for 1000); write decimals with a point (1.5), thousands with no separator (1000), and separate values with spaces or ", ".`, "paste");
+  }
+  // Python prints nan, inf and -inf.
+  return tokens.map((token) => {
+    const word = /^([+-]?)([a-z]+)$/i.exec(token);
+    const spelled = word && DECIMAL_WORDS.get(word[2].toLowerCase());
+    if (!spelled) return token;
+    return spelled === "Infinity" && word[1] === "-" ? "-Infinity" : spelled;
+  });
 }
 
 // The spellings of a matrix parseMatrix reads: how text splits into rows and values,
@@ -87,7 +144,7 @@ export const MATRIX_SPELLINGS = {
       const rows = pastedRows(text);
       return rows.every((row) => row === "") ? [] : rows;
     },
-    values: (row) => row.split(/[\s,]+/).filter((token) => token !== ""),
+    values: pastedValues,
     empty: "Paste some numbers first: one row per line, separated by spaces or commas.",
     tooMany: (count, what) => `The pasted matrix has ${count} ${what}; the limit is ${MAX_SIDE} x ${MAX_SIDE}.`,
     ragged: (r, count, width) => `Row ${r} has ${count} numbers but row 0 has ${width}; every row needs the same count.`,
@@ -191,7 +248,7 @@ export const HASH_PROPERTIES = [
   { key: "p", kind: "pair", name: "padding (p)", min: 0, max: MAX_SIDE / 2, initial: () => [0, 0], written: "always" },
   {
     key: "d", kind: "pair", name: "dilation (d)", min: 1, max: MAX_SIDE, initial: () => [1, 1], written: "always",
-    check: (state) => (state.mode === "avg" && (state.d[0] !== 1 || state.d[1] !== 1)
+    check: (state) => (!applies("d", state) && (state.d[0] !== 1 || state.d[1] !== 1)
       ? "dilation applies to max pooling only; use d=1 with mode=avg" : null),
   },
   { key: "mode", kind: "enum", values: ["max", "avg"], initial: () => "max", written: "always" },
@@ -297,8 +354,7 @@ export function hashFor(state, trace) {
 
 // What the worker needs: everything but the view-only parts (selection, grad toggle).
 export function traceRequest(state) {
-  // JSON writes -0 as 0 and has no NaN or infinities: those travel as strings.
-  const encodeMatrix = (matrix) => matrix.map((row) => row.map((v) => (Number.isFinite(v) && !Object.is(v, -0) ? v : encodeNumber(v))));
+  const encodeMatrix = (matrix) => matrix.map((row) => row.map(wireNumber));
   return {
     x: encodeMatrix(state.x),
     kernel_size: state.k,
@@ -314,4 +370,104 @@ export function traceRequest(state) {
 
 export function requestKey(state) {
   return JSON.stringify(traceRequest(state));
+}
+
+// ---- state changes: the rules every host, the controls and the build share (no DOM) ----
+
+// Which parameters apply in which mode: dilation to max pooling only (average pooling has
+// no dilation, as in PyTorch's avg_pool2d), count_include_pad to average pooling only.
+const APPLIES = { d: ["max"], cip: ["avg"] };
+export function applies(key, state) {
+  return !(key in APPLIES) || APPLIES[key].includes(state.mode);
+}
+
+// The properties whose change can change the output's shape: changing one resets a custom
+// upstream gradient (state.g) to all ones, as its shape may no longer fit.
+const RESETS_GRADIENT = new Set(["k", "s", "p", "d", "mode", "ceil", "x"]);
+
+// `state` with `changes` (state properties) applied under the rules above: a mode without
+// dilation sets it back to 1, and a change of shape resets the custom gradient unless the
+// changes give one. Returns a new state; `state` is left as it was.
+export function changedState(state, changes) {
+  const next = { ...structuredClone(state), ...structuredClone(changes) };
+  const resets = Object.keys(changes).some((key) => RESETS_GRADIENT.has(key)
+    && JSON.stringify(changes[key]) !== JSON.stringify(state[key]));
+  if (resets && !("g" in changes)) next.g = null;
+  if (!applies("d", next)) next.d = [1, 1];
+  return next;
+}
+
+// The state change of picking a pooling mode, from #mode or the Max / Average buttons, as a
+// mutator: the selection is kept (the next trace decides whether the output still has it).
+export function switchMode(mode) {
+  return (state) => Object.assign(state, changedState(state, { mode }), { g: null });
+}
+
+// The state change of loading the preset `name` (a PRESETS key) at the input's size.
+export function presetChange(name) {
+  return (state) => Object.assign(state, changedState(state, { x: PRESETS[name].make([state.x.length, state.x[0].length]) }), { g: null });
+}
+
+// ---- the host model: the state as mount()'s model holds it (anywidget's shape) ----
+
+// Model key -> state property. The keys are poolgrad.trace()'s argument names (and the
+// notebook widget's traits); each value is JSON: a pair as a number or [h, w], a matrix as
+// rows of numbers (non-finite ones as format.js's words), a flag as a boolean, the
+// selection as [row, col] or null (none picked: the first output is shown selected).
+// A host may also give any value as its text spelling, as the hash writes it ("3,2",
+// "1,2;3,4", "0,1"): attributes are text.
+export const MODEL_KEYS = {
+  kernel_size: "k",
+  stride: "s",
+  padding: "p",
+  dilation: "d",
+  mode: "mode",
+  ceil_mode: "ceil",
+  count_include_pad: "cip",
+  gradient: "grad",
+  selection: "sel",
+  x: "x",
+  grad_output: "g",
+};
+
+// The model's values for `state`.
+export function modelValues(state) {
+  const matrix = (rows) => rows.map((row) => row.map(wireNumber));
+  return {
+    kernel_size: state.k.slice(),
+    stride: state.s.slice(),
+    padding: state.p.slice(),
+    dilation: state.d.slice(),
+    mode: state.mode,
+    ceil_mode: state.ceil,
+    count_include_pad: state.cip,
+    gradient: state.grad,
+    selection: state.selImplicit || state.sel === null ? null : state.sel.slice(),
+    x: matrix(state.x),
+    grad_output: state.g ? matrix(state.g) : null,
+  };
+}
+
+// A model value as the hash spells it, or null when the model leaves it out.
+function valueText(key, value) {
+  if (value === undefined || value === null) return null;
+  if (typeof value === "string") return value;
+  const kind = PROPERTY.get(MODEL_KEYS[key]).kind;
+  if (kind === "flag") return value ? "1" : "0";
+  if (kind === "matrix") {
+    const cell = (v) => (typeof v === "number" ? encodeNumber(v) : String(v));
+    return Array.isArray(value) ? value.map((row) => (Array.isArray(row) ? row : [row]).map(cell).join(",")).join(";") : String(value);
+  }
+  return Array.isArray(value) ? value.join(",") : String(value);
+}
+
+// The state a model's values describe (`get(key)`, the model's own reader), refused as the
+// hash would refuse it: InputError with the same message, naming the setting.
+export function stateFromModel(get) {
+  const parts = [];
+  for (const [key, property] of Object.entries(MODEL_KEYS)) {
+    const text = valueText(key, get(key));
+    if (text !== null) parts.push(`${property}=${encodeURIComponent(text)}`);
+  }
+  return parseHash(parts.join("&"));
 }

@@ -1,5 +1,6 @@
-"""build.py's part of the cross-engine tests: finding each engine, installing what is
-missing with one apt-get call, and failing with what to install when it cannot."""
+"""sitebuild/devenv.py: finding Chromium, and build.py's part of the cross-engine tests:
+finding each engine, installing what is missing with one apt-get call, and failing with
+what to install when it cannot."""
 
 from __future__ import annotations
 
@@ -12,6 +13,19 @@ import pytest
 
 import sitebuild as B  # on the path through tests/conftest.py
 
+
+def test_find_chromium_prefers_the_environment(tmp_path, monkeypatch):
+    exe = tmp_path / "my-chromium"
+    exe.write_text("#!/bin/sh\n")
+    exe.chmod(0o755)
+    monkeypatch.setenv("POOLGRAD_CHROMIUM", str(exe))
+    assert B.find_chromium() == str(exe.resolve())
+
+
+def test_find_chromium_without_any(tmp_path, monkeypatch):
+    monkeypatch.delenv("POOLGRAD_CHROMIUM", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert B.find_chromium() is None
 
 
 NOTHING = {engine: dict.fromkeys(parts) for engine, parts in B.ENGINE_PARTS.items()}

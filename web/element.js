@@ -1,0 +1,147 @@
+// <pool-grad>'s host: the widget (widget/mount.js) mounted in the element's open shadow
+// root with a model backed by the element's attributes and properties. pool-grad.js, at the
+// site's root, loads this module. Every element of a document shares the page's one Python
+// (runtime/page-traces.js: the site's shared worker, else one dedicated worker).
+//
+// Attributes (each also a property of the same name in camelCase; setting either redraws):
+//   kernel stride padding dilation mode ceil-mode count-include-pad gradient input
+//   grad-output selected: the state, spelled as the link spells it ("3" or "3,2";
+//     "max" | "avg"; "1,2;3,4"; "r,c"); a boolean is on when present, off when absent or
+//     "false" / "0" / "off" (count-include-pad is on unless it says so);
+//   controls lesson exercise code player: the parts shown, each off unless present (and not
+//     "off"): the grids and the status line are always there.
+// Events (bubbling, composed): pool-grad:ready; pool-grad:change (detail: the state, in the
+// model's keys); pool-grad:select (detail {row, col, argmax: [r, c] | null, window}).
+
+import { localModel } from "./widget/model.js";
+import { mount } from "./widget/mount.js";
+import { modelValues } from "./widget/state.js";
+
+const STATE_ATTRIBUTES = {
+  kernel: "kernel_size",
+  stride: "stride",
+  padding: "padding",
+  dilation: "dilation",
+  mode: "mode",
+  "ceil-mode": "ceil_mode",
+  "count-include-pad": "count_include_pad",
+  gradient: "gradient",
+  input: "x",
+  "grad-output": "grad_output",
+  selected: "selection",
+};
+const FLAGS = new Set(["ceil-mode", "count-include-pad", "gradient"]);
+const PART_ATTRIBUTES = ["controls", "lesson", "exercise", "code", "player"];
+const OFF = new Set(["false", "0", "off"]);
+const STYLE = new URL("./style.css", import.meta.url).href;
+
+const camel = (name) => name.replace(/-(\w)/g, (_, letter) => letter.toUpperCase());
+const isOn = (text) => text !== null && !OFF.has(text.trim().toLowerCase());
+
+// An attribute's text as a model value: null when absent (the state's default).
+function attributeValue(name, text) {
+  if (FLAGS.has(name)) {
+    if (text === null) return name === "count-include-pad" ? null : false;
+    return isOn(text);
+  }
+  return text;
+}
+
+// The model: the attributes' values, then whatever the learner changed.
+function attributeModel(element) {
+  return localModel(Object.fromEntries(Object.entries(STATE_ATTRIBUTES)
+    .map(([name, key]) => [key, attributeValue(name, element.getAttribute(name))])));
+}
+
+// A property's value as its attribute's text (null removes the attribute).
+function attributeText(name, value) {
+  if (value === null || value === undefined || value === false) {
+    return name === "count-include-pad" && value === false ? "false" : null;
+  }
+  if (value === true) return "";
+  if (Array.isArray(value)) return value.map((row) => (Array.isArray(row) ? row.join(",") : String(row))).join(Array.isArray(value[0]) ? ";" : ",");
+  return String(value);
+}
+
+export class PoolGradElement extends HTMLElement {
+  static observedAttributes = [...Object.keys(STATE_ATTRIBUTES), ...PART_ATTRIBUTES];
+
+  constructor() {
+    super();
+    this.attachShadow({ mode: "open" });
+    this.model = attributeModel(this);
+    this.widget = null;
+    this.mounting = null;
+  }
+
+  connectedCallback() {
+    if (!this.mounting) this.mounting = this.draw();
+  }
+
+  disconnectedCallback() {
+    const mounting = this.mounting;
+    this.mounting = null;
+    mounting?.then((widget) => {
+      if (this.mounting === null) {
+        widget.destroy();
+        this.widget = null;
+      }
+    });
+  }
+
+  attributeChangedCallback(name, before, after) {
+    if (before === after) return;
+    if (name in STATE_ATTRIBUTES) this.model.update({ [STATE_ATTRIBUTES[name]]: attributeValue(name, after) });
+    else if (this.mounting) {
+      // A part switched on or off: the widget is drawn again, with the model's state.
+      const mounting = this.mounting;
+      this.mounting = mounting.then((widget) => {
+        widget.destroy();
+        return this.draw();
+      });
+    }
+  }
+
+  async draw() {
+    const link = Object.assign(document.createElement("link"), { rel: "stylesheet", href: STYLE });
+    const box = Object.assign(document.createElement("div"), { className: "widget pool-grad" });
+    this.shadowRoot.replaceChildren(link, box);
+    const parts = Object.fromEntries(PART_ATTRIBUTES.map((part) => [part, isOn(this.getAttribute(part))]));
+    const widget = await mount(box, this.model, {
+      parts,
+      name: this.getAttribute("aria-label") || this.id || "pool-grad",
+      invalid: (message) => `The element's settings are not valid: ${message}. Fix the attribute; the last good view stays.`,
+    });
+    const send = (type, detail) => this.dispatchEvent(new CustomEvent(`pool-grad:${type}`, { detail, bubbles: true, composed: true }));
+    widget.on("ready", () => send("ready", modelValues(widget.state())));
+    widget.on("change", (state) => send("change", modelValues(state)));
+    widget.on("select", (detail) => send("select", detail));
+    this.widget = widget;
+    return widget;
+  }
+
+  // The state shown, in the model's keys (poolgrad.trace()'s argument names).
+  get state() {
+    return this.widget ? modelValues(this.widget.state()) : null;
+  }
+
+  // The trace shown, or null while it is being computed or the state is refused.
+  get trace() {
+    return this.widget?.trace() ?? null;
+  }
+}
+
+for (const name of [...Object.keys(STATE_ATTRIBUTES), ...PART_ATTRIBUTES]) {
+  Object.defineProperty(PoolGradElement.prototype, camel(name), {
+    get() {
+      return this.getAttribute(name);
+    },
+    set(value) {
+      const text = PART_ATTRIBUTES.includes(name) ? (value ? "" : null) : attributeText(name, value);
+      if (text === null) this.removeAttribute(name);
+      else this.setAttribute(name, text);
+    },
+  });
+}
+
+if (!customElements.get("pool-grad")) customElements.define("pool-grad", PoolGradElement);
