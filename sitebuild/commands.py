@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import assembly, paths
+from . import assembly, paths, widget_bundle
 from .common import BuildError, cache_dir
 from .devenv import ENGINE_NAMES, ensure_chromium, ensure_engines, ensure_node, install_test_deps
 from .offline_bundle import bundle
@@ -147,6 +147,7 @@ def argument_parser() -> argparse.ArgumentParser:
                           help=f"native and node tests only: no browser, no test marked slow (-m '{FAST_TIER}')")
     bench_cmd = commands.add_parser("bench", help="run the benchmarks of benchmarks/ (other arguments go to them)")
     bench_cmd.add_argument("--engine", choices=BENCH_ENGINES, help="only the browser benchmark, in this engine")
+    commands.add_parser("widget-bundle", help="write py/poolgrad/widget.js, the notebook widget's front end, from web/")
     bench_cmd.add_argument("--link", action="append", metavar="MBIT[,RTT_MS]",
                            help="only the first visit over one paced link shared by every connection, as a "
                                 "static host serves it, against a bare Pyodide + NumPy page (repeat for several "
@@ -176,6 +177,9 @@ def main(argv: list[str] | None = None) -> int:
             return run_tests(rest, args.fast)
         if command == "bench":
             return run_bench(args.engine, rest, args.link)
+        if command == "widget-bundle":
+            widget_bundle.write_bundle()
+            return 0
         out = None
         if args.path:
             out = Path(args.path).resolve()

@@ -202,9 +202,15 @@ def _test_requirements() -> list[str] | None:
         project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     except (OSError, ValueError, KeyError):
         return None
-    reqs = list(project.get("dependencies", [])) + list(project.get("optional-dependencies", {}).get("test", []))
+    extras = project.get("optional-dependencies", {})
+    reqs = list(project.get("dependencies", [])) + list(extras.get("test", []))
     names = []
     for req in reqs:
+        # "poolgrad[widget]": the [test] extra takes in another of poolgrad's extras.
+        own = re.match(r"\s*poolgrad\[([A-Za-z0-9_,-]+)\]", req)
+        if own:
+            reqs.extend(r for extra in own.group(1).split(",") for r in extras.get(extra, []))
+            continue
         m = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", req)
         if m:
             names.append(m.group(1))

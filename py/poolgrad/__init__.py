@@ -55,7 +55,18 @@ __all__ = [
     "trace",
 ]
 
+#: What poolgrad.widget provides, loaded on first use: it needs anywidget, an optional
+#: dependency (pip install "poolgrad[widget]"), which `import poolgrad` never imports.
+_WIDGET_NAMES = ("Widget", "check")
+
+
+def __getattr__(name):
+    if name in _WIDGET_NAMES:
+        from . import widget
+        return getattr(widget, name)
+    raise AttributeError(f"module 'poolgrad' has no attribute {name!r}")
+
 
 def __dir__():
     # The implementation modules are attributes too once imported; dir() shows the API.
-    return sorted(__all__)
+    return sorted([*__all__, *_WIDGET_NAMES])

@@ -6,7 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from lesson_fixture import FIXTURE
-from widget_driver import Widget, page_of_its_own, wait_settled
+from widget_driver import Widget, contrast, page_of_its_own, wait_settled
 
 
 PHONE = {"width": 390, "height": 844}
@@ -255,23 +255,6 @@ def test_progress_is_kept_per_lesson_page_and_widget(page, context, site):
         f"poolgrad-guide-v2|/index.html|in:{site.url}week-2.html",
     ], keys
     assert page.problems == []
-
-
-def rgb(text):
-    """The red, green and blue of a computed colour ("rgb(1, 2, 3)" or "rgba(...)")."""
-    return [float(v) for v in text[text.index("(") + 1:text.index(")")].split(",")[:3]]
-
-
-def contrast(first, second):
-    """WCAG contrast ratio of two computed colours."""
-
-    def luminance(colour):
-        channels = [v / 255 for v in rgb(colour)]
-        linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
-        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
-
-    high, low = sorted([luminance(first), luminance(second)], reverse=True)
-    return (high + 0.05) / (low + 0.05)
 
 
 LOOKS = """node => {

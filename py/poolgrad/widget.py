@@ -1,0 +1,299 @@
+"""The widget in a notebook: :class:`Widget`, computed by the kernel's own poolgrad.
+
+An anywidget (https://anywidget.dev): the front end is the page's own, bundled into one
+ES module (``poolgrad/widget.js``, built by ``python build.py widget-bundle`` from
+``web/``), and every view it draws is the :func:`poolgrad.trace` this module computes
+natively and syncs as the ``trace`` trait. No Pyodide, no download: the numbers are
+exactly those the functions return. anywidget is an optional dependency
+(``pip install "poolgrad[widget]"``); ``import poolgrad`` never imports this module.
+
+>>> import poolgrad
+>>> w = poolgrad.Widget([[1, 2, 5, 6], [3, 4, 8, 7], [0, -1, -3, -2], [-4, 9, -6, -5]])
+>>> w.output, w.indices
+(array([[ 4,  8],
+       [ 9, -2]]), array([[ 5,  6],
+       [13, 11]]))
+>>> w.kernel_size = 3; w.stride = 1
+>>> w.trace["output"]
+[[8, 8], [9, 9]]
+>>> w.kernel_size = 0
+Traceback (most recent call last):
+...
+ValueError: kernel_size must be at least 1, got 0
+>>> w.kernel_size
+3
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+
+try:
+    import anywidget
+    import traitlets
+except ImportError as missing:  # pragma: no cover - exercised by test_widget's subprocess
+    raise ImportError(
+        f"poolgrad.Widget needs anywidget ({missing}); install it with: pip install \"poolgrad[widget]\""
+    ) from missing
+
+from . import exercise_check
+from .avg_pool import avg_pool2d, avg_pool2d_backward
+from .max_pool import max_pool2d, max_pool2d_backward
+from .trace import json_values, trace
+from .validation import as_flag, as_input
+from .wire import NUMBER_NAMES
+
+#: The front end: the page's modules bundled into one ES module, and the page's style.css
+#: scoped to the widget (sitebuild/widget_bundle.py).
+BUNDLE = Path(__file__).with_name("widget.js")
+STYLESHEET = BUNDLE.with_name("widget.css")
+
+#: The traits that say what is computed, in poolgrad.trace()'s keyword names.
+SETTINGS = ("x", "kernel_size", "stride", "padding", "dilation", "ceil_mode", "count_include_pad",
+            "mode", "grad_output")
+
+
+class View(NamedTuple):
+    """One computed view: the trace the front end draws and the functions' own arrays."""
+
+    trace: dict
+    output: np.ndarray
+    indices: np.ndarray | None
+    grad_input: np.ndarray
+
+
+def compute(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+            count_include_pad=True, mode="max", grad_output=None) -> View:
+    """The view of one setting: :func:`poolgrad.trace` and the functions' arrays, or the
+    functions' own ``ValueError`` / ``TypeError``. ``grad_output=None`` is all ones, as
+    on the page.
+
+    >>> compute([[1, 2], [3, 4]], 2).indices
+    array([[3]])
+    >>> compute([[1, 2, 3], [3, 4, 5], [6, 7, 8]], 2, mode="avg", dilation=2)
+    Traceback (most recent call last):
+    ...
+    ValueError: dilation=2 is not available for average pooling (avg_pool2d has no dilation): use dilation=1 or mode='max'
+    """
+    described = trace(x, kernel_size, stride, padding, dilation, ceil_mode, mode,
+                      1 if grad_output is None else grad_output, count_include_pad)
+    plane = np.asarray(x)
+    upstream = (np.ones(described["output_shape"]) if grad_output is None
+                else np.asarray(grad_output, dtype=np.float64))
+    if mode == "max":
+        output, indices = max_pool2d(plane, kernel_size, stride, padding, dilation, ceil_mode,
+                                     return_indices=True)
+        grad_input = max_pool2d_backward(upstream, indices, plane.shape)
+    else:
+        output, indices = avg_pool2d(plane, kernel_size, stride, padding, ceil_mode, count_include_pad), None
+        grad_input = avg_pool2d_backward(upstream, plane.shape, kernel_size, stride, padding, ceil_mode,
+                                         count_include_pad)
+    for array in (output, indices, grad_input):
+        if array is not None:
+            array.flags.writeable = False
+    return View(described, output, indices, grad_input)
+
+
+# ----------------------------------------------------------------- the wire to JavaScript
+# Traits travel as JSON: a matrix as nested lists with the non-finite numbers named (as in
+# poolgrad.wire), a pair as [h, w]. Python keeps what the user gave, checked.
+
+def _matrix_to_json(value, widget=None):
+    return None if value is None else json_values(np.asarray(value))
+
+
+def _matrix_from_json(value, widget=None):
+    if value is None:
+        return None
+    decoded = [[NUMBER_NAMES.get(cell, cell) if isinstance(cell, str) else cell for cell in row]
+               if isinstance(row, list) else row for row in value]
+    return np.asarray(decoded)
+
+
+def _pair_to_json(value, widget=None):
+    if value is None:
+        return None
+    pair = np.broadcast_to(np.asarray(value), (2,)) if np.ndim(value) == 0 else np.asarray(value)
+    return [int(v) for v in pair.tolist()] if pair.dtype.kind in "iu" else pair.tolist()
+
+
+def _pair_from_json(value, widget=None):
+    return tuple(value) if isinstance(value, list) else value
+
+
+def _selection_to_json(value, widget=None):
+    return None if value is None else [int(value[0]), int(value[1])]
+
+
+def _matrix_trait():
+    return traitlets.Any(None, allow_none=True).tag(sync=True, to_json=_matrix_to_json,
+                                                     from_json=_matrix_from_json)
+
+
+def _pair_trait(default):
+    return traitlets.Any(default, allow_none=True).tag(sync=True, to_json=_pair_to_json,
+                                                        from_json=_pair_from_json)
+
+
+class Widget(anywidget.AnyWidget):
+    """The pooling widget for one 2D plane ``x``, in a Jupyter notebook.
+
+    The parameters are those of :func:`poolgrad.trace` (``mode="max"`` or ``"avg"``;
+    ``grad_output=None`` is all ones), plus ``gradient`` (show the gradient's routing)
+    and ``selection`` (the selected output cell, ``(row, col)`` or None). Each is a
+    synced trait: setting it redraws, and the widget's controls and taps set it. A value
+    the functions refuse raises their ``ValueError`` or ``TypeError`` and the view stays;
+    one from the widget's own controls is shown in the widget (the ``error`` trait).
+
+    Read-only: ``trace`` (the dict poolgrad.trace returns for the view shown), and the
+    functions' NumPy arrays ``output``, ``indices`` (max mode, else None) and
+    ``grad_input`` (with ``gradient`` on, else None).
+
+    >>> w = Widget([[1, 2], [3, 4]], gradient=True, grad_output=[[2.5]])
+    >>> w.grad_input
+    array([[0. , 0. ],
+           [0. , 2.5]])
+    >>> w.selection = (0, 0); w.selection
+    (0, 0)
+    >>> w.mode = "avg"; w.output, w.indices
+    (array([[2.5]]), None)
+    """
+
+    _esm = BUNDLE
+    _css = STYLESHEET
+
+    x = _matrix_trait()
+    kernel_size = _pair_trait(2)
+    stride = _pair_trait(None)
+    padding = _pair_trait(0)
+    dilation = _pair_trait(1)
+    ceil_mode = traitlets.Any(False).tag(sync=True)
+    count_include_pad = traitlets.Any(True).tag(sync=True)
+    mode = traitlets.Any("max").tag(sync=True)
+    gradient = traitlets.Any(False).tag(sync=True)
+    grad_output = _matrix_trait()
+    selection = traitlets.Any(None, allow_none=True).tag(sync=True, to_json=_selection_to_json,
+                                                         from_json=_pair_from_json)
+    #: The marks of poolgrad.check's failing case: exercise_check's mismatches.
+    mismatches = traitlets.List().tag(sync=True)
+    #: The page's readable error for a value the widget's own controls sent, else "".
+    error = traitlets.Unicode("").tag(sync=True)
+    trace = traitlets.Dict(read_only=True).tag(sync=True)
+
+    def __init__(self, x, kernel_size=2, stride=None, padding=0, dilation=1, ceil_mode=False,
+                 count_include_pad=True, mode="max", gradient=False, grad_output=None, selection=None,
+                 **kwargs):
+        self._view: tuple[str, View] | None = None
+        super().__init__(x=x, kernel_size=kernel_size, stride=stride, padding=padding, dilation=dilation,
+                         ceil_mode=ceil_mode, count_include_pad=count_include_pad, mode=mode,
+                         gradient=gradient, grad_output=grad_output, selection=selection, **kwargs)
+        self._show(self._settings())
+
+    # traitlets validates every trait of one change together (the constructor's, and the
+    # front end's batch of keys), each seeing the others' new values: so each validator
+    # checks the whole setting it would make, by computing it.
+    @traitlets.validate(*SETTINGS)
+    def _check_setting(self, proposal):
+        name = proposal["trait"].name
+        value = proposal["value"]
+        if name in ("ceil_mode", "count_include_pad"):
+            value = as_flag(value, name)
+        elif name in ("x", "grad_output") and value is not None:
+            value = np.array(as_input(value, name))
+            value.flags.writeable = False
+        self._computed({**self._settings(), name: value})
+        return value
+
+    @traitlets.validate("gradient")
+    def _check_gradient(self, proposal):
+        return as_flag(proposal["value"], "gradient")
+
+    @traitlets.validate("selection")
+    def _check_selection(self, proposal):
+        value = proposal["value"]
+        if value is None:
+            return None
+        cells = np.asarray(value)
+        if cells.shape != (2,) or cells.dtype.kind not in "iu" or (cells < 0).any():
+            raise ValueError(f"selection must be None or (row, col) of an output cell, got {value!r}")
+        return (int(cells[0]), int(cells[1]))
+
+    @traitlets.observe(*SETTINGS)
+    def _redraw(self, change):
+        self._show(self._settings())
+
+    def set_state(self, sync_data):
+        """A change from the widget's controls: a refused one becomes the ``error`` shown
+        in the widget, and the front end gets the good state back, instead of an exception
+        in the kernel's log. The whole batch is checked first: traitlets rolls a batch
+        back on its own TraitError only, not on the functions' ValueError."""
+        candidate = self._settings()
+        for name in SETTINGS:
+            if name in sync_data:
+                candidate[name] = self.trait_metadata(name, "from_json", self._trait_from_json)(sync_data[name], self)
+        try:
+            for flag in ("ceil_mode", "count_include_pad"):
+                candidate[flag] = as_flag(candidate[flag], flag)
+            self._computed(candidate)
+            super().set_state(sync_data)
+        except (ValueError, TypeError) as refused:
+            self.error = str(refused)
+            self.send_state()
+
+    def _settings(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in SETTINGS}
+
+    def _computed(self, settings) -> View:
+        # One view is kept: validating a change computes it, drawing it reuses it.
+        key = repr({name: _matrix_to_json(v) if name in ("x", "grad_output") else v
+                    for name, v in settings.items()})
+        if self._view is None or self._view[0] != key:
+            self._view = (key, compute(**settings))
+        return self._view[1]
+
+    def _show(self, settings):
+        self.set_trait("trace", self._computed(settings).trace)
+        self.error = ""
+
+    @property
+    def output(self) -> np.ndarray:
+        """The pooled output of the view shown (max_pool2d's or avg_pool2d's)."""
+        return self._computed(self._settings()).output
+
+    @property
+    def indices(self) -> np.ndarray | None:
+        """max_pool2d's indices of the view shown (flat into the plane), None in avg mode."""
+        return self._computed(self._settings()).indices
+
+    @property
+    def grad_input(self) -> np.ndarray | None:
+        """The gradient routed back to x, with ``gradient`` on (else None)."""
+        return self._computed(self._settings()).grad_input if self.gradient else None
+
+
+def check(fn, exercise: str) -> Widget:
+    """Check the learner's own function for an exercise (``"forward"``: max_pool2d(image,
+    pool_size), ``"backward"``: max_pool2d_backward(input_map, grad_output, pool_size,
+    stride)) as the page's exercise panel does: print its verdict sentence and return a
+    Widget of the first failing case, its wrong cells marked ``data-mismatch``, or of the
+    lesson's first example when every case passes.
+
+    >>> def last_wins(image, pool_size=2):
+    ...     return poolgrad.exercises.max_pool2d(image, pool_size) * 0
+    >>> import poolgrad
+    >>> w = poolgrad.check(last_wins, "forward")
+    Case 1 of 13 fails on the lesson's example. 4 cells differ from the reference: the case is loaded into the grids, wrong output cells marked.
+    >>> w.kernel_size, len(w.mismatches)
+    (2, 4)
+    """
+    answer = exercise_check.check(fn, exercise)
+    print(answer["sentence"])
+    cases = exercise_check.CASES[exercise]
+    case = cases[answer["case"]["number"] - 1] if "case" in answer else cases[0]
+    return Widget(case.x, kernel_size=case.pool_size, stride=case.stride, gradient=exercise == "backward",
+                  grad_output=case.grad_output, mismatches=answer.get("mismatches", []))
+
+__all__ = ["Widget", "check", "compute", "View"]

@@ -1,0 +1,145 @@
+"""The notebook widget's front end: web/'s ES modules bundled into one module.
+
+anywidget loads a widget's front end as ONE ES module (from a blob URL: its relative
+imports cannot resolve), so `python build.py widget-bundle` writes web/notebook.js and
+every module it imports, transitively, into py/poolgrad/widget.js, which the wheel
+ships as package data. The bundler is ours and small, because our modules keep to a
+small subset of the module syntax, which it checks and refuses to go beyond:
+
+- imports: `import { a, b as c } from "./x.js";`, `import * as x from "./x.js";`;
+- exports: `export function|async function|class|const|let name`, `export { a, b };`.
+
+Each imported module becomes a function scope returning its exports, in dependency
+order (so two modules' private names never meet); the entry stays at the top level,
+with its own exports. The output depends only on the sources, so it is reproducible:
+tests/test_widget_bundle.py rebuilds it and compares bytes with the shipped file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+from .common import BuildError, say
+from . import paths
+
+#: The entry, in web/, and where the bundle goes (py/poolgrad/, the package).
+ENTRY_NAME = "notebook.js"
+OUTPUT = paths.ROOT / "py" / "poolgrad" / "widget.js"
+CSS_OUTPUT = OUTPUT.with_name("widget.css")
+
+#: The class the notebook host gives its element: the page's style.css applies inside it only.
+SCOPE = ".poolgrad-notebook"
+#: style.css's dark set, which the notebook host applies when the notebook's theme is dark
+#: (web/notebook.js sets data-scheme) rather than when the system's is.
+_DARK_SET = re.compile(r"@media \(prefers-color-scheme: dark\) \{\s*:root(?:, :host)? \{(?P<set>[^{}]*)\}\s*\}")
+
+_IMPORT = re.compile(r'^import\s+(?:\{(?P<names>[^}]*)\}|\*\s+as\s+(?P<star>\w+))\s+from\s+"(?P<path>\.[^"]+)";[ \t]*\n?',
+                     re.MULTILINE)
+_EXPORT_LIST = re.compile(r"^export\s*\{(?P<names>[\w\s,]*)\};?[ \t]*\n?", re.MULTILINE)
+_EXPORT = re.compile(r"^export\s+(?=(?:async\s+)?(?:function\*?|class|const|let)\s+(\w+))", re.MULTILINE)
+_UNSUPPORTED = [
+    (re.compile(r"^export\s+(?!(?:async\s+)?(?:function\*?|class|const|let)\s)", re.MULTILINE),
+     "an export other than `export function|class|const|let name` or `export { names }`"),
+    (re.compile(r'^import\s+["\']', re.MULTILINE), "a side-effect import"),
+    (re.compile(r'^import\s+(?!\{|\*)\w+\s*(?:,|from)', re.MULTILINE), "a default import"),
+    (re.compile(r"\bimport\s*\("), "a dynamic import()"),
+    (re.compile(r"\bimport\.meta\b"), "import.meta (the bundle's URL is a blob's)"),
+]
+
+
+def _name(path: Path) -> str:
+    return "$" + re.sub(r"\W", "_", path.relative_to(paths.WEB).as_posix().removesuffix(".js"))
+
+
+def _bindings(names: str, module: str) -> str:
+    parts = []
+    for item in filter(None, (part.strip() for part in names.split(","))):
+        m = re.fullmatch(r"(\w+)(?:\s+as\s+(\w+))?", item)
+        if not m:
+            raise BuildError(f"widget bundle: cannot read the import `{item}` from {module}")
+        parts.append(m.group(1) if not m.group(2) else f"{m.group(1)}: {m.group(2)}")
+    return "{ " + ", ".join(parts) + " }"
+
+
+def _parse(path: Path, entry: bool):
+    """The module's source less its imports, its imports [(binding, module path)], its
+    export names. The entry keeps its exports, `export default` among them (anywidget's
+    widget object)."""
+    where = path.relative_to(paths.ROOT).as_posix()
+    source = path.read_text(encoding="utf-8")
+    imports = []
+    for m in _IMPORT.finditer(source):
+        target = (path.parent / m.group("path")).resolve()
+        if not target.is_file() or paths.WEB not in target.parents:
+            raise BuildError(f"widget bundle: {where} imports {m.group('path')}, which is not a module of web/")
+        binding = m.group("star") or _bindings(m.group("names"), where)
+        imports.append((binding, target))
+    body = _IMPORT.sub("", source)
+    # `export { a, b };` (a re-export of imported names): its names join the exports.
+    listed = [name.strip() for m in _EXPORT_LIST.finditer(body) for name in m.group("names").split(",") if name.strip()]
+    body = _EXPORT_LIST.sub("", body)
+    for pattern, what in _UNSUPPORTED[1 if entry else 0:]:
+        if pattern.search(body):
+            raise BuildError(f"widget bundle: {where} uses {what}, which the bundler does not handle")
+    return body, imports, _EXPORT.findall(body) + listed
+
+
+def bundle(entry: Path | None = None) -> str:
+    """The bundle's text: every module `entry` (web/notebook.js) imports, then `entry` itself."""
+    entry = entry or paths.WEB / ENTRY_NAME
+    order: list[Path] = []
+    parsed = {}
+    visiting: list[Path] = []
+
+    def visit(path):
+        if path in parsed:
+            return
+        if path in visiting:
+            cycle = " -> ".join(p.name for p in [*visiting, path])
+            raise BuildError(f"widget bundle: circular import {cycle}")
+        visiting.append(path)
+        parsed[path] = _parse(path, entry=not visiting[:-1])
+        for _, target in parsed[path][1]:
+            visit(target)
+        visiting.pop()
+        order.append(path)
+
+    visit(entry.resolve())
+    chunks = [f"// poolgrad's notebook widget: {entry.relative_to(paths.ROOT).as_posix()} and the modules it imports,\n"
+              "// bundled by `python build.py widget-bundle` (sitebuild/widget_bundle.py). Do not edit.\n"]
+    for path in order:
+        body, imports, exports = parsed[path]
+        lines = "".join(f"const {binding} = {_name(target)};\n" for binding, target in imports)
+        where = path.relative_to(paths.ROOT).as_posix()
+        if path == order[-1]:
+            chunks.append(f"\n// {where}\n{lines}{body}")
+        else:
+            chunks.append(f"\n// {where}\nconst {_name(path)} = (() => {{\n{lines}{_EXPORT.sub('', body)}"
+                          f"return Object.freeze({{ {', '.join(exports)} }});\n}})();\n")
+    return "".join(chunks)
+
+
+def stylesheet() -> str:
+    """web/style.css for a notebook: inside SCOPE only (a notebook is someone else's page),
+    its root's properties on the widget's element, its dark set under data-scheme."""
+    css = (paths.WEB / "style.css").read_text(encoding="utf-8")
+    css, found = _DARK_SET.subn(lambda m: f':scope[data-scheme="dark"] {{{m.group("set")}}}', css)
+    if found != 1:
+        raise BuildError("widget bundle: style.css no longer has one `@media (prefers-color-scheme: dark) "
+                         "{ :root { ... } }` set for the notebook's dark theme")
+    css = re.sub(r"^:root(?:, :host)?(?= \{)", ":scope", css, flags=re.MULTILINE)
+    return (f"/* web/style.css inside {SCOPE}, by `python build.py widget-bundle`. Do not edit. */\n"
+            f"@scope ({SCOPE}) {{\n{css}}}\n")
+
+
+def write_bundle(quiet: bool = False) -> dict[str, str]:
+    """Write the bundle and its stylesheet; {path: sha256}, which it also prints."""
+    digests = {}
+    for output, text in ((OUTPUT, bundle()), (CSS_OUTPUT, stylesheet())):
+        output.write_text(text, encoding="utf-8", newline="\n")
+        where = output.relative_to(paths.ROOT).as_posix()
+        digests[where] = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        say(f"widget-bundle: wrote {where} ({len(text)} bytes, sha256 {digests[where]})", quiet)
+    return digests

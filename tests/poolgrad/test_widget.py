@@ -1,0 +1,159 @@
+"""poolgrad.Widget's Python side: its traits, their validation, the read-only arrays,
+what it syncs to the front end, and poolgrad.check (no browser: tests/notebook drives one)."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+pytest.importorskip("anywidget")
+
+import poolgrad  # noqa: E402
+from exercise_solutions import BACKWARD, FORWARD  # noqa: E402
+from lesson_fixture import FIXTURE_ROWS  # noqa: E402
+from poolgrad.widget import BUNDLE  # noqa: E402
+
+
+def test_import_poolgrad_alone_never_imports_anywidget():
+    code = "import sys, poolgrad; poolgrad.max_pool2d([[1]], 1); print('anywidget' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "False\n"
+
+
+def test_a_missing_anywidget_names_the_extra():
+    # A None entry in sys.modules makes `import anywidget` fail as if it were not installed.
+    code = ("import sys; sys.modules['anywidget'] = None; import poolgrad\n"
+            "try:\n    poolgrad.Widget\nexcept ImportError as e:\n    print(e)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert 'pip install "poolgrad[widget]"' in out
+
+
+def test_the_fixture_view_holds_the_reference_numbers():
+    w = poolgrad.Widget(FIXTURE_ROWS, gradient=True, grad_output=[[1, 2], [3, 4]])
+    assert w.output.tolist() == [[4, 8], [9, -2]]
+    assert w.indices.tolist() == [[5, 6], [13, 11]]
+    expected = np.zeros(16)
+    expected[[5, 6, 13, 11]] = [1, 2, 3, 4]
+    assert w.grad_input.ravel().tolist() == expected.tolist()
+    assert w.trace == poolgrad.trace(FIXTURE_ROWS, 2, grad_output=[[1, 2], [3, 4]])
+
+
+def test_a_change_from_python_recomputes_the_view():
+    w = poolgrad.Widget(np.array(FIXTURE_ROWS))
+    w.kernel_size = 3
+    w.stride = 1
+    assert w.output.tolist() == [[8, 8], [9, 9]]
+    assert w.trace["output"] == [[8, 8], [9, 9]]
+    w.mode = "avg"
+    assert w.indices is None
+    assert w.trace["mode"] == "avg"
+
+
+def test_arrays_lists_and_pairs_are_accepted_as_the_functions_accept_them():
+    x = np.arange(30.0).reshape(5, 6)
+    w = poolgrad.Widget(x.tolist(), kernel_size=(3, 2), stride=[1, 2], padding=(1, 0), ceil_mode=True)
+    assert np.array_equal(w.output, poolgrad.max_pool2d(x, (3, 2), (1, 2), (1, 0), ceil_mode=True))
+    assert isinstance(w.x, np.ndarray) and w.x.shape == (5, 6)
+
+
+@pytest.mark.parametrize("name, value", [("kernel_size", 0), ("stride", -1), ("padding", 3), ("dilation", 0),
+                                         ("mode", "median"), ("ceil_mode", 1), ("x", [[1, 2], [3]]),
+                                         ("x", [[1, "two"]]), ("grad_output", [[1, 2, 3]])])
+def test_a_bad_value_raises_the_functions_error_and_keeps_the_view(name, value):
+    w = poolgrad.Widget(FIXTURE_ROWS, kernel_size=2)
+    before = w.trace
+    settings = {"x": FIXTURE_ROWS, "kernel_size": 2, name: value}
+    with pytest.raises((ValueError, TypeError)) as from_function:
+        if name == "grad_output":
+            poolgrad.trace(settings.pop("x"), **settings)
+        else:
+            poolgrad.trace(settings.pop("x"), mode=settings.pop("mode", "max"), **settings)
+    with pytest.raises(type(from_function.value)) as from_widget:
+        setattr(w, name, value)
+    assert str(from_widget.value) == str(from_function.value)
+    assert w.trace is before
+    assert w.kernel_size == 2
+
+
+def test_the_page_rules_come_from_the_functions():
+    w = poolgrad.Widget(np.arange(25).reshape(5, 5), dilation=2)
+    with pytest.raises(ValueError, match="not available for average pooling"):
+        w.mode = "avg"
+    # One change of both, as the page's mode switch makes it, is accepted.
+    with w.hold_trait_notifications():
+        w.mode = "avg"
+        w.dilation = 1
+    assert w.trace["mode"] == "avg"
+
+
+def test_read_only_results():
+    w = poolgrad.Widget(FIXTURE_ROWS, gradient=True)
+    for name in ("output", "indices", "grad_input", "trace"):
+        with pytest.raises((AttributeError, Exception)):
+            setattr(w, name, None)
+    with pytest.raises(ValueError):
+        w.output[0, 0] = 99
+    w.gradient = False
+    assert w.grad_input is None
+
+
+def test_the_selection_is_a_cell_or_none():
+    w = poolgrad.Widget(FIXTURE_ROWS)
+    w.selection = [0, 1]
+    assert w.selection == (0, 1)
+    with pytest.raises(ValueError, match="selection must be None or"):
+        w.selection = (0, -1)
+    assert w.selection == (0, 1)
+
+
+def test_the_synced_state_is_strict_json_the_front_end_reads():
+    w = poolgrad.Widget([[np.nan, 1.0], [-np.inf, 2.0]], kernel_size=(2, 1), stride=1, selection=(0, 0))
+    state = w.get_state()
+    json.dumps(state, allow_nan=False)
+    assert state["x"] == [["NaN", 1.0], ["-Infinity", 2.0]]
+    assert state["kernel_size"] == [2, 1] and state["stride"] == [1, 1] and state["selection"] == [0, 0]
+    assert state["trace"]["output"] == [["NaN", 2.0]]
+    assert state["_esm"] == BUNDLE.read_text(encoding="utf-8")
+
+
+def test_a_change_from_the_front_end_is_decoded():
+    w = poolgrad.Widget(FIXTURE_ROWS)
+    w.set_state({"kernel_size": [3, 3], "stride": [1, 1], "selection": [0, 0],
+                 "x": [[1, "NaN", 3], [2, 3, 4], [5, 6, "-Infinity"]]})
+    assert w.error == ""
+    assert (w.kernel_size, w.stride, w.selection) == ((3, 3), (1, 1), (0, 0))
+    assert np.isnan(w.x[0, 1]) and w.x[2, 2] == -np.inf
+    assert np.isnan(w.output[0, 0]) and w.trace["output"] == [["NaN"]]
+
+
+def test_a_bad_value_from_the_front_end_becomes_the_error_shown():
+    w = poolgrad.Widget(FIXTURE_ROWS)
+    before = w.trace
+    w.set_state({"padding": [2, 2]})
+    assert w.error.startswith("padding")
+    assert w.padding == 0 and w.trace is before
+    w.set_state({"padding": [1, 1]})
+    assert w.error == "" and w.trace["padding"] == [1, 1]
+
+
+def test_check_prints_the_verdict_and_loads_the_failing_case(capsys):
+    w = poolgrad.check(_function(BACKWARD["last_max_wins"], "max_pool2d_backward"), "backward")
+    answer = poolgrad.exercise_check.check(BACKWARD["last_max_wins"], "backward")
+    assert capsys.readouterr().out == answer["sentence"] + "\n"
+    case = poolgrad.exercise_check.CASES["backward"][answer["case"]["number"] - 1]
+    assert w.x.tolist() == case.x.tolist() and w.gradient
+    assert w.grad_output.tolist() == case.grad_output
+    assert w.mismatches == answer["mismatches"] and w.mismatches
+
+
+def test_check_of_a_right_function_passes(capsys):
+    w = poolgrad.check(_function(FORWARD["numpy"], "max_pool2d"), "forward")
+    assert capsys.readouterr().out.startswith("All 13 cases pass")
+    assert w.mismatches == [] and not w.gradient
+
+
+def _function(source, name):
+    namespace = {}
+    exec(source, namespace)
+    return namespace[name]
