@@ -26,7 +26,6 @@ Medians are printed next to bench_browser.py's goals; nothing is asserted. Exit 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import statistics
 import sys
 import tempfile
@@ -36,13 +35,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 ENGINES = ("firefox", "webkit", "wpe")
-
-
-def load(name, path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def in_page(driver, arrow_function, argument, timeout_s=120):
@@ -155,9 +147,10 @@ def main(argv=None):
         parser.error("--runs and --samples must be at least 1")
 
     sys.path.insert(0, str(ROOT))
+    sys.path.insert(0, str(ROOT / "tests"))
+    import bench_browser as browser_bench  # this script's folder is on the import path
     import sitebuild as build_module
-    drivers = load("poolgrad_engine_drivers", ROOT / "tests" / "engines" / "drivers.py")
-    browser_bench = load("poolgrad_bench_browser", ROOT / "benchmarks" / "bench_browser.py")
+    from engines import drivers
     parts = build_module.find_engine_parts()[args.engine]
     missing = build_module.engine_missing_message(args.engine, parts)
     if missing:

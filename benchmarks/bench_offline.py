@@ -17,7 +17,8 @@ service worker) and measures, from the server's request log:
 
 Bytes are the sizes of the files answered 200 (the server sends files as they are); a 304
 carries no body. Figures are printed, never asserted. Exit status 2 when Playwright or
-Chromium is missing, 1 when the page does not become ready within 90 s.
+Chromium is missing, 1 when the page does not become ready within the widget's boot stall
+timeout and a margin (widget_driver.BOOT_TIMEOUT_MS).
 """
 
 from __future__ import annotations
@@ -34,8 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 import sitebuild  # noqa: E402
 from bench_browser import served_bytes  # noqa: E402  (this folder is on sys.path)
-
-READY_TIMEOUT_MS = 90_000
+from widget_driver import BOOT_TIMEOUT_MS  # noqa: E402  (bench_browser put tests/ on sys.path)
 
 READY_STAMP = """
 new MutationObserver(() => {
@@ -53,12 +53,12 @@ def tally(log, dist, since, until=None):
 
 def ready_at(page):
     # Polled from here: wait_for_function would evaluate a string, which the page's CSP forbids.
-    for _ in range(READY_TIMEOUT_MS // 50):
+    for _ in range(BOOT_TIMEOUT_MS // 50):
         stamp = page.evaluate("window.__readyAt")
         if stamp is not None:
             return stamp
         page.wait_for_timeout(50)
-    raise TimeoutError(f"#status did not become ready within {READY_TIMEOUT_MS // 1000} s")
+    raise TimeoutError(f"#status did not become ready within {BOOT_TIMEOUT_MS // 1000} s")
 
 
 def one_run(new_context, url, log, dist):

@@ -6,7 +6,11 @@ pooling spreads a gradient back. The contenders run interleaved in one process (
 machine's cores are shared, so ratios taken side by side are what count) and each
 figure is the median of several repeats.
 
-Cases A-C are batches; D is one 16 x 16 plane, the size of the lesson widget, where
+Cases A-C are batches; G-I are the rest of the family (G: the ResNet head, adaptive
+average pooling of 8x512x7x7 to 1 x 1; H: adaptive max pooling of 8x64x56x56 to 7 x 7
+with indices; I: LP pooling, p = 2, k = 2, s = 2, on 8x128x56x56), each against
+torch.nn.functional's call and its autograd backward (aten's own backward for H); D is
+one 16 x 16 plane, the size of the lesson widget, where
 the cost is per-call overhead: ``trace()`` (one UI interaction) and max pooling forward
 plus backward against torch's own call. The naive loop (a Python loop over every output
 and window cell, as a learner would write it) is far too slow for whole batches: it runs
@@ -39,6 +43,13 @@ CASES = {
     "C": dict(shape=(4, 32, 64, 64), k=3, s=1, p=0),
 }
 GOALS = {"max": 0.6, "avg": 0.8}
+FAMILY = {
+    # G takes about a millisecond: more repeats, or the machine's noise is the figure.
+    "G": dict(shape=(8, 512, 7, 7), what="adaptive avg -> 1 x 1", repeats=101),
+    "H": dict(shape=(8, 64, 56, 56), what="adaptive max -> 7 x 7"),
+    "I": dict(shape=(8, 128, 56, 56), what="LP p=2, k=2, s=2"),
+}
+FAMILY_GOAL, FAMILY_STRETCH = 1.0, 0.6
 REPEATS = 9
 
 
@@ -166,6 +177,53 @@ def batch_rows(bandwidth):
     return rows
 
 
+def family_contenders(name, x, grad):
+    """poolgrad's forward + backward for a family case, and torch's."""
+    if name == "G":
+        def ours():
+            poolgrad.adaptive_avg_pool2d(x, 1)
+            poolgrad.adaptive_avg_pool2d_backward(grad, x.shape)
+    elif name == "H":
+        def ours():
+            _, indices = poolgrad.adaptive_max_pool2d(x, 7, return_indices=True)
+            poolgrad.adaptive_max_pool2d_backward(grad, indices, x.shape)
+    else:
+        def ours():
+            poolgrad.lp_pool2d(x, 2, 2, 2)
+            poolgrad.lp_pool2d_backward(grad, x, 2, 2, 2)
+    if torch is None:
+        return [ours]
+    tx, tg = torch.from_numpy(x), torch.from_numpy(grad)
+    if name == "H":
+        def theirs():
+            _, indices = torch.ops.aten.adaptive_max_pool2d(tx, [7, 7])
+            torch.ops.aten.adaptive_max_pool2d_backward(tg, tx, indices)
+    else:
+        leaf = tx.clone().requires_grad_(True)
+        functional = torch.nn.functional
+
+        def theirs():
+            leaf.grad = None
+            out = (functional.adaptive_avg_pool2d(leaf, 1) if name == "G"
+                   else functional.lp_pool2d(leaf, 2, 2, 2))
+            out.backward(tg)
+    return [ours, theirs]
+
+
+def family_rows():
+    rows = []
+    rng = np.random.default_rng(2)
+    for name, case in FAMILY.items():
+        x = rng.standard_normal(case["shape"]).astype(np.float32)
+        out_hw = {"G": (1, 1), "H": (7, 7), "I": (28, 28)}[name]
+        grad = rng.standard_normal(case["shape"][:2] + out_hw).astype(np.float32)
+        seconds = median_seconds(family_contenders(name, x, grad),
+                                 case.get("repeats", REPEATS))
+        rows.append(dict(case=name, what=case["what"], poolgrad=seconds[0],
+                         torch=seconds[1] if torch is not None else None))
+    return rows
+
+
 def widget_row():
     rng = np.random.default_rng(1)
     plane = rng.integers(-9, 10, (16, 16)).astype(np.float32)
@@ -202,6 +260,18 @@ def main():
         print(f"{row['case']:<5}{row['mode']:<5}{row['poolgrad'] * 1e3:12.1f}{torch_ms}"
               f"{ratio_text}{goal:6.1f}{verdict:>5}{row['loop']:9.1f}"
               f"{row['floor'] * 1e3:10.1f}{row['poolgrad'] / row['floor']:9.1f}")
+    print()
+    header = f"{'case':<5}{'':<24}{'poolgrad ms':>12}{'torch ms':>10}{'ratio':>7}{'goal':>6}"
+    print(header)
+    print("-" * len(header))
+    for row in family_rows():
+        ratio = row["poolgrad"] / row["torch"] if row["torch"] else None
+        verdict = "" if ratio is None else ("stretch" if ratio <= FAMILY_STRETCH else
+                                            "ok" if ratio <= FAMILY_GOAL else "MISS")
+        torch_ms = f"{row['torch'] * 1e3:10.2f}" if row["torch"] else f"{'-':>10}"
+        ratio_text = f"{ratio:7.2f}" if ratio is not None else f"{'-':>7}"
+        print(f"{row['case']:<5}{row['what']:<24}{row['poolgrad'] * 1e3:12.2f}{torch_ms}"
+              f"{ratio_text}{FAMILY_GOAL:6.1f} {verdict}")
     widget = widget_row()
     print()
     print("D  one 16 x 16 plane, k=3, s=1 (microseconds)")

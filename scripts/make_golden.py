@@ -8,13 +8,23 @@ torch 2.13 (CPU) installed:
 Cases: random small 2-D/3-D/4-D inputs with random valid parameters (kernel, stride,
 padding, dilation, ceil_mode, count_include_pad, non-square pairs), values drawn to
 produce ties (small integers), NaN and -inf, in float32, float64, float16 and int32
-(max only), plus hand-picked edge cases. Each case stores its input, PyTorch's output
-(and indices for max), an upstream gradient and PyTorch's gradient of the input.
+(max only), plus hand-picked edge cases and average poolings with a divisor_override.
+Each case stores its input, PyTorch's output (and indices for max), an upstream gradient
+and PyTorch's gradient of the input.
+
+The rest of the family (adaptive average and max pooling, LP pooling, max_unpool2d) is
+stored beside them under ``family/<n>/<name>``, described by ``family_cases``, drawn from
+its own seed, so the keys above keep their bytes when the family grows.
+
+The file is the same, byte for byte, on every run with the same torch: the draws come
+from fixed seeds and the archive's entries carry a fixed timestamp.
 """
 
 from __future__ import annotations
 
+import io
 import json
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +32,9 @@ import torch
 
 OUTPUT = Path(__file__).resolve().parent.parent / "tests" / "data" / "golden.npz"
 RANDOM_CASES = 320
+DIVISOR_CASES = 40
+#: Every zip entry's timestamp (zip's epoch), so that the archive depends on its data only.
+ENTRY_TIME = (1980, 1, 1, 0, 0, 0)
 FIXTURE = [[1, 2, 5, 6], [3, 4, 8, 7], [0, -1, -3, -2], [-4, 9, -6, -5]]
 
 
@@ -69,6 +82,7 @@ def random_case(rng):
         "dilation": [1, 1] if mode == "avg" else [int(v) for v in rng.integers(1, 4, 2)],
         "ceil_mode": bool(rng.random() < 0.4),
         "count_include_pad": bool(rng.random() < 0.6),
+        "divisor_override": None,
     }
     dtypes = ["float32", "float64", "float16"] + (["int32"] if mode == "max" else [])
     dtype = str(rng.choice(dtypes))
@@ -89,7 +103,7 @@ def random_case(rng):
 def edge_cases():
     nan, inf = np.nan, np.inf
     base = {"stride": None, "padding": [0, 0], "dilation": [1, 1], "ceil_mode": False,
-            "count_include_pad": True}
+            "count_include_pad": True, "divisor_override": None}
 
     def case(mode, x, kernel, dtype="float32", **changes):
         params = dict(base, mode=mode, kernel_size=list(kernel), **changes)
@@ -139,7 +153,22 @@ def edge_cases():
              dilation=[10**8, 10**8], ceil_mode=True),
         case("avg", np.arange(20.0).reshape(4, 5), (3, 3), stride=[10**9, 2], padding=[1, 1],
              ceil_mode=True, count_include_pad=False),
+        # divisor_override replaces every window's divisor, padding and ceil mode or not.
+        case("avg", [[12, 10, 9, 6], [11, 8, 13, 5], [2, 14, 15, 0], [4, 3, 7, 1]], (2, 2),
+             divisor_override=3),
+        case("avg", np.arange(25.0).reshape(5, 5), (3, 3), stride=[2, 2], padding=[1, 1],
+             ceil_mode=True, count_include_pad=False, divisor_override=2),
+        case("avg", np.arange(12.0).reshape(3, 4), (2, 2), stride=[1, 1], divisor_override=-5),
     ]
+
+
+def divisor_case(rng):
+    """A random average pooling whose divisor is overridden."""
+    while True:
+        params, x = random_case(rng)
+        if params["mode"] == "avg" and valid(x.shape, params):
+            params["divisor_override"] = int(rng.choice([-3, -1, 1, 2, 3, 5, 7, 1000]))
+            return params, x
 
 
 def run_torch(params, x):
@@ -157,11 +186,11 @@ def run_torch(params, x):
                 torch.from_numpy(grad), planes, k, s, p, params["dilation"],
                 params["ceil_mode"], indices)
     else:
-        args = (k, s, p, params["ceil_mode"], params["count_include_pad"])
+        args = (k, s, p, params["ceil_mode"], params["count_include_pad"],
+                params["divisor_override"])
         out = torch.ops.aten.avg_pool2d(planes, *args)
         grad = rng.standard_normal(out.shape).astype(x.dtype)
-        grad_input = torch.ops.aten.avg_pool2d_backward(torch.from_numpy(grad), planes,
-                                                        *args, None)
+        grad_input = torch.ops.aten.avg_pool2d_backward(torch.from_numpy(grad), planes, *args)
     out_shape = x.shape[:-2] + tuple(out.shape[-2:])
     arrays["out"] = out.numpy().reshape(out_shape)
     if x.dtype.kind == "f":
@@ -170,7 +199,94 @@ def run_torch(params, x):
     return arrays
 
 
-def main():
+FAMILY_CASES = 160
+
+
+def family_case(rng):
+    """One random case of the family: sizes, output sizes with None and larger than the
+    input, ties, NaN, -inf and signed zeros, float32/float64 (and float16 for adaptive)."""
+    kind = str(rng.choice(["adaptive_avg", "adaptive_max", "lp", "unpool"]))
+    ndim = int(rng.choice([3, 4]))
+    height, width = (int(v) for v in rng.integers(1, 12, 2))
+    leading = tuple(int(v) for v in rng.integers(1, 3, ndim - 2))
+    dtypes = ["float32", "float64"] + (["float16"] if kind.startswith("adaptive") else [])
+    dtype = str(rng.choice(dtypes))
+    shape = leading + (height, width)
+    style = int(rng.integers(0, 4))
+    x = (rng.integers(-3, 4, shape) if style in (0, 3) else rng.standard_normal(shape) * 4)
+    x = x.astype(np.float64)
+    if style == 3 and kind != "lp":
+        x[rng.random(shape) < 0.15] = np.nan
+        x[rng.random(shape) < 0.1] = -np.inf
+        x[rng.random(shape) < 0.1] = -0.0
+    params = {"kind": kind}
+    if kind.startswith("adaptive"):
+        sides = [int(v) for v in rng.integers(1, 14, 2)]
+        choice = int(rng.integers(0, 4))
+        params["output_size"] = ([sides[0], None] if choice == 0 else [None, sides[1]]
+                                 if choice == 1 else 1 if choice == 2 else sides)
+    else:
+        kernel = [int(v) for v in rng.integers(1, 4, 2)]
+        params.update(kernel_size=kernel, stride=[int(v) for v in rng.integers(1, 4, 2)])
+        if kind == "lp":
+            params["norm_type"] = float(rng.choice([1.0, 2.0, 3.0, np.inf]))
+            params["ceil_mode"] = bool(rng.random() < 0.5)
+        else:
+            params["padding"] = [int(rng.integers(0, k // 2 + 1)) for k in kernel]
+            params["explicit_size"] = bool(rng.random() < 0.5)
+    return params, x.astype(dtype)
+
+
+def family_valid(shape, params):
+    if params["kind"].startswith("adaptive"):
+        return True
+    k, s = params["kernel_size"], params["stride"]
+    p = params.get("padding", [0, 0])
+    return all(torch_output_side(shape[-2 + a], k[a], s[a], p[a], 1,
+                                 params.get("ceil_mode", False)) >= 1 for a in (0, 1))
+
+
+def run_family_torch(params, x):
+    """PyTorch's answers for one family case, through torch.nn.functional."""
+    functional = torch.nn.functional
+    rng = np.random.default_rng(x.size + 1)
+    arrays = {"x": x}
+    tensor = torch.from_numpy(x).requires_grad_(True)
+    kind = params["kind"]
+    if kind == "unpool":
+        k, s, p = params["kernel_size"], params["stride"], params["padding"]
+        pooled, indices = functional.max_pool2d(tensor.detach(), k, s, p, return_indices=True)
+        size = list(x.shape[-2:]) if params["explicit_size"] else None
+        out = functional.max_unpool2d(pooled, indices, k, s, p, size)
+        arrays.update(pooled=pooled.numpy(), indices=indices.numpy(), out=out.numpy())
+        return arrays
+    if kind == "adaptive_avg":
+        out = functional.adaptive_avg_pool2d(tensor, params["output_size"])
+    elif kind == "adaptive_max":
+        out, indices = functional.adaptive_max_pool2d(tensor, params["output_size"],
+                                                      return_indices=True)
+        arrays["indices"] = indices.numpy()
+    else:
+        out = functional.lp_pool2d(tensor, params["norm_type"], params["kernel_size"],
+                                   params["stride"], params["ceil_mode"])
+    grad = (rng.integers(-8, 9, out.shape) / 4).astype(x.dtype)
+    out.backward(torch.from_numpy(grad))
+    arrays.update(out=out.detach().numpy(), grad=grad, grad_input=tensor.grad.numpy())
+    return arrays
+
+
+def save(path, arrays):
+    """np.savez_compressed's format, with fixed entry timestamps (savez stamps the time)."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, array in arrays.items():
+            buffer = io.BytesIO()
+            np.lib.format.write_array(buffer, np.asanyarray(array), allow_pickle=False)
+            info = zipfile.ZipInfo(f"{name}.npy", date_time=ENTRY_TIME)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, buffer.getvalue())
+
+
+def main(output=OUTPUT):
     torch.set_num_threads(1)
     rng = np.random.default_rng(2024)
     cases = edge_cases()
@@ -178,16 +294,33 @@ def main():
         params, x = random_case(rng)
         if valid(x.shape, params):
             cases.append((params, x))
+    divisor_rng = np.random.default_rng(2026)
+    cases += [divisor_case(divisor_rng) for _ in range(DIVISOR_CASES)]
     stored, descriptions = {}, []
     for number, (params, x) in enumerate(cases):
         for name, array in run_torch(params, x).items():
             stored[f"{number}/{name}"] = array
         descriptions.append(params)
     stored["cases"] = np.array(json.dumps(descriptions))
+    family_rng = np.random.default_rng(2413)
+    family = []
+    while len(family) < FAMILY_CASES:
+        params, x = family_case(family_rng)
+        if not family_valid(x.shape, params):
+            continue
+        try:
+            arrays = run_family_torch(params, x)
+        except RuntimeError:
+            continue  # an index the default unpooling size cannot hold: torch refuses too
+        for name, array in arrays.items():
+            stored[f"family/{len(family)}/{name}"] = array
+        family.append((params, x))
+    stored["family_cases"] = np.array(json.dumps([params for params, _ in family]))
     stored["torch_version"] = np.array(torch.__version__)
-    OUTPUT.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(OUTPUT, **stored)
-    print(f"{len(cases)} cases, {OUTPUT.stat().st_size} bytes in {OUTPUT.name}")
+    output.parent.mkdir(parents=True, exist_ok=True)
+    save(output, stored)
+    print(f"{len(cases)} cases and {len(family)} of the family, {output.stat().st_size} bytes "
+          f"in {output.name}")
 
 
 if __name__ == "__main__":

@@ -37,8 +37,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from exercise_solutions import BACKWARD  # noqa: E402  (tests/ holds the answers the tests type)
 from lesson_fixture import FIXTURE  # noqa: E402
-
-BOOT_TIMEOUT_MS = 90_000  # the widget's own boot timeout (web/bridge.js)
+from widget_driver import BOOT_TIMEOUT_MS  # noqa: E402  (the widget's stall timeout and a margin)
 RUN_TIMEOUT_MS = 120_000  # the first exercise Run starts the exercise worker's Python
 
 OVERLAP = f"#k=3&s=1&p=0&d=1&mode=max&grad=1&sel=0,1&x={FIXTURE}&g=1,2;3,4"

@@ -20,7 +20,7 @@ from .fetch import pyodide_core, pyodide_wheels
 from .paths import DIST_MARKER
 from .pins import (LOAD_PACKAGES, NODE_MIN_MAJOR, NUMPY_SNAPSHOT_FILE, PYODIDE_CORE_SHA256, PYODIDE_LOCK,
                    PYODIDE_SHIPPED, PYODIDE_VERSION, PYODIDE_WHEELS, SNAPSHOT_FILE)
-from .shipped import SHIPPED_TRACES_FILE, TracesUnavailable, shipped_traces, traces_file
+from .shipped import FIRST_MINUTE_TRACES_FILE, SHIPPED_TRACES_FILE, TracesUnavailable, shipped_traces, traces_file
 from .snapshot import SnapshotUnavailable, pyodide_snapshot, snapshot_size
 from .wheel import poolgrad_wheel
 
@@ -154,18 +154,20 @@ def assemble(dist: Path, quiet: bool = False) -> Path:
         say(f"  no start-up snapshots: {no_snapshot}; the site works, but Python starts several seconds "
              f"slower in the browser (install Node.js {NODE_MIN_MAJOR}+ and rebuild to get them)", quiet)
 
-    # 5. the traces of the views a learner lands on (optional: without them the first view
-    # waits for Python); the file is always there, so the page's fetch of it never fails
+    # 5. the traces of the views a learner lands on and of the first minute's views
+    # (optional: without them those views wait for Python); the files are always there, so
+    # the page's fetches of them never fail
     def ship_traces():
         try:
-            data, why = shipped_traces(cache, core, wheels, quiet).read_bytes(), None
+            files, why = [path.read_bytes() for path in shipped_traces(cache, core, wheels, quiet)], None
         except TracesUnavailable as e:
-            data, why = traces_file({}), str(e)
-        write_if_changed(dist / SHIPPED_TRACES_FILE, data)
-        keep.add(SHIPPED_TRACES_FILE)
-        return data, why
+            files, why = [traces_file({}), traces_file({})], str(e)
+        for name, data in zip((SHIPPED_TRACES_FILE, FIRST_MINUTE_TRACES_FILE), files):
+            write_if_changed(dist / name, data)
+            keep.add(name)
+        return files, why
 
-    traces, no_traces = step("first views' traces (poolgrad)", ship_traces)
+    (traces, minute_traces), no_traces = step("first views' traces (poolgrad)", ship_traces)
     traces_shipped = len(json.loads(traces)["traces"])
     if no_traces is not None:
         say(f"  no shipped traces: {no_traces}; the site works, but its first view waits for Python", quiet)
@@ -188,12 +190,16 @@ def assemble(dist: Path, quiet: bool = False) -> Path:
         "shipped_traces_bytes": len(traces),
         "shipped_traces_gzip_bytes": len(gzip.compress(traces, compresslevel=9, mtime=0)),
         "shipped_traces_note": no_traces,
+        "first_minute_traces_file": FIRST_MINUTE_TRACES_FILE,
+        "first_minute_traces": len(json.loads(minute_traces)["traces"]),
+        "first_minute_traces_bytes": len(minute_traces),
+        "first_minute_traces_gzip_bytes": len(gzip.compress(minute_traces, compresslevel=9, mtime=0)),
         "built": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
     }
     atomic_write_bytes(dist / "build-info.json", (json.dumps(info, indent=2) + "\n").encode())
     keep.add("build-info.json")
     for rel in keep:
-        if rel.startswith(("pyodide/", "wheels/")) and (paths.WEB / rel).is_file():
+        if rel.startswith(tuple(f"{group}/" for group in VENDORED_GROUPS)) and (paths.WEB / rel).is_file():
             say(f"  warning: web/{rel} is shadowed by a vendored file", quiet)
     _prune(dist, keep)
     return dist
@@ -204,8 +210,9 @@ def assemble(dist: Path, quiet: bool = False) -> Path:
 # The published layout: every file that can change between builds lives in a folder named
 # after the content hash of its group, so a host may cache it for a year:
 #
-#   app/<hash>/      the front end's files (modules, styles, icons, the web app manifest):
-#                    one folder, so the modules' relative imports keep working
+#   app/<hash>/      the front end's files (modules, styles, icons, the web app manifest),
+#                    web/'s folders kept inside it: one tree, so the modules' relative imports
+#                    (../runtime/bridge.js) keep working
 #   pyodide/<hash>/  Pyodide, its wheels, its lock file and Python's start-up snapshot
 #   wheels/<hash>/   poolgrad's wheel
 #
@@ -215,7 +222,8 @@ def assemble(dist: Path, quiet: bool = False) -> Path:
 
 SERVICE_WORKER = "sw.js"
 BUILD_INFO = "build-info.json"
-FRONT_END_GROUP = "app"  # the folder of the files web/ puts at the site's root
+FRONT_END_GROUP = "app"  # the folder of the files web/ puts in the site
+VENDORED_GROUPS = ("pyodide", "wheels")  # folders hashed on their own; the rest is the front end
 IMMUTABLE = "public, max-age=31536000, immutable"
 REVALIDATE = "no-cache"
 MANIFEST = "manifest.webmanifest"
@@ -299,7 +307,8 @@ def published_names(files: dict) -> dict:
     """Map each file's plain path to its published one. ``files`` maps plain path -> sha256.
 
     Every file but an entry (``_is_entry``) moves into ``<group>/<hash>/``: the group is its
-    top folder (``app`` for files at the root) and the hash covers the group's names and
+    top folder if that is a vendored one (``VENDORED_GROUPS``), else ``app``, the front end,
+    whose folders keep their places inside it; the hash covers the group's names and
     contents, so a change anywhere in a group renames that group. The front end's hash also
     covers the other groups' hashes (``group_digest``): its shared worker (one Python for
     every widget of the site, keyed by its script's URL) must not be reused by a build
@@ -311,11 +320,15 @@ def published_names(files: dict) -> dict:
     >>> other = published_names({"app.js": "b", "pyodide/x.wasm": "d"})
     >>> other["app.js"] != names["app.js"] and other["pyodide/x.wasm"] != names["pyodide/x.wasm"]
     True
+    >>> tree = published_names({"app.js": "b", "widget/state.js": "e"})
+    >>> tree["widget/state.js"] == tree["app.js"].replace("app.js", "widget/state.js")
+    True
     """
     groups: dict = {}
     for rel in files:
         if not _is_entry(rel):
-            group, _, inner = rel.partition("/") if "/" in rel else (FRONT_END_GROUP, "", rel)
+            top, _, rest = rel.partition("/")
+            group, inner = (top, rest) if rest and top in VENDORED_GROUPS else (FRONT_END_GROUP, rel)
             groups.setdefault(group, []).append((inner, rel))
     names = {rel: rel for rel in files if _is_entry(rel)}
     digests = {group: group_digest([(inner, files[rel]) for inner, rel in members])

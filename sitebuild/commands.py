@@ -19,20 +19,33 @@ from .paths import BUNDLE_NAME, ROOT
 from .server import make_server, port_in_use_message, run_server
 
 
-def run_tests(pytest_args: list[str]) -> int:
+# The fast tier leaves out what a browser runs and the few native tests marked slow (each
+# takes tens of seconds); a test is in it unless it says otherwise, and tests/conftest.py
+# marks every test that opens a browser, so no native test can drop out of it unnoticed.
+FAST_TIER = "not browser and not engines and not slow"
+
+
+def run_tests(pytest_args: list[str], fast: bool = False) -> int:
+    """The test suite: the node tests of tests/js/, then pytest with ``pytest_args``.
+    ``fast``: no browser and no slow test (pytest's ``-m FAST_TIER``), so neither Chromium
+    nor the other engines are needed; a ``-m`` in ``pytest_args`` comes after it and wins."""
     t0 = time.perf_counter()
     install_test_deps()
-    chromium = ensure_chromium()
-    os.environ["POOLGRAD_CHROMIUM"] = chromium
+    if fast:
+        pytest_args = ["-m", FAST_TIER, *pytest_args]
+    else:
+        os.environ["POOLGRAD_CHROMIUM"] = ensure_chromium()
     node = ensure_node()
-    print(f"test: Chromium {chromium}, Node {node}  ({time.perf_counter() - t0:.1f} s)", flush=True)
-    t0 = time.perf_counter()
-    engines = ensure_engines()
-    print(f"test: {', '.join(f'{ENGINE_NAMES[e]} ({next(iter(parts.values()))})' for e, parts in engines.items())}"
+    print(f"test: Chromium {os.environ.get('POOLGRAD_CHROMIUM', '(not needed)')}, Node {node}"
           f"  ({time.perf_counter() - t0:.1f} s)", flush=True)
+    if not fast:
+        t0 = time.perf_counter()
+        engines = ensure_engines()
+        print(f"test: {', '.join(f'{ENGINE_NAMES[e]} ({next(iter(parts.values()))})' for e, parts in engines.items())}"
+              f"  ({time.perf_counter() - t0:.1f} s)", flush=True)
     assembly.build()
     js_failed = run_js_tests(node)
-    # The browser tests would otherwise build dist/ a second time in their session fixture.
+    # The tests would otherwise build dist/ a second time in their session fixture.
     os.environ["POOLGRAD_SKIP_BUILD"] = "1"
     print(f"test: python -m pytest {' '.join(pytest_args)}".rstrip(), flush=True)
     rc = subprocess.call([sys.executable, "-m", "pytest", *pytest_args], cwd=ROOT)
@@ -66,14 +79,19 @@ def run_js_tests(node: str) -> bool:
 BENCH_ENGINES = ("chromium", "firefox", "webkit", "wpe")
 
 
-def run_bench(engine: str | None, args: list[str]) -> int:
+def run_bench(engine: str | None, args: list[str], links: list[str] | None = None) -> int:
     """The benchmarks: bench_pool.py, bench_browser.py (Chromium), bench_offline.py and
     bench_exercise.py (the exercise panel's Run, cold and warm);
     with an ``engine``, only the browser benchmark in that engine (chromium:
-    bench_browser.py; firefox, webkit, wpe: bench_engines.py). ``args`` go to the scripts."""
+    bench_browser.py; firefox, webkit, wpe: bench_engines.py); with ``links``, only
+    bench_link.py (a first visit through each of those links, against the bare page).
+    ``args`` go to the scripts."""
     scripts = [ROOT / "benchmarks" / "bench_pool.py", ROOT / "benchmarks" / "bench_browser.py",
                ROOT / "benchmarks" / "bench_offline.py", ROOT / "benchmarks" / "bench_exercise.py"]
-    if engine == "chromium":
+    if links:
+        scripts = [ROOT / "benchmarks" / "bench_link.py"]
+        args = [*(f"--link={link}" for link in links), *args]
+    elif engine == "chromium":
         scripts = scripts[1:2]
     elif engine:
         scripts = [ROOT / "benchmarks" / "bench_engines.py"]
@@ -120,12 +138,19 @@ def argument_parser() -> argparse.ArgumentParser:
     serve_cmd.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 = any free port)")
     serve_cmd.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve_cmd.add_argument("--no-build", action="store_true", help="serve dist/ as it is")
-    commands.add_parser(
+    test_cmd = commands.add_parser(
         "test", add_help=False,
         help="install what the tests need (the [test] extra, Chromium, Node, Firefox ESR, WebKitGTK, "
-             "WPE WebKit), build, run the node tests of tests/js/, then pytest with the other arguments")
+             "WPE WebKit), build, run the node tests of tests/js/, then pytest with the other arguments; "
+             "--fast: native and node tests only, no browser")
+    test_cmd.add_argument("--fast", action="store_true",
+                          help=f"native and node tests only: no browser, no test marked slow (-m '{FAST_TIER}')")
     bench_cmd = commands.add_parser("bench", help="run the benchmarks of benchmarks/ (other arguments go to them)")
     bench_cmd.add_argument("--engine", choices=BENCH_ENGINES, help="only the browser benchmark, in this engine")
+    bench_cmd.add_argument("--link", action="append", metavar="MBIT[,RTT_MS]",
+                           help="only the first visit over one paced link shared by every connection, as a "
+                                "static host serves it, against a bare Pyodide + NumPy page (repeat for several "
+                                "links; 'loopback' is unpaced)")
     bundle_cmd = commands.add_parser("bundle", help=f"zip dist/ with serve.py for offline demos: {BUNDLE_NAME}.zip")
     bundle_cmd.add_argument("path", nargs="?", help="where to write the zip (a folder when it ends with /)")
     return ap
@@ -148,9 +173,9 @@ def main(argv: list[str] | None = None) -> int:
         if command == "serve":
             return serve(args.port, args.host, args.no_build)
         if command == "test":
-            return run_tests(rest)
+            return run_tests(rest, args.fast)
         if command == "bench":
-            return run_bench(args.engine, rest)
+            return run_bench(args.engine, rest, args.link)
         out = None
         if args.path:
             out = Path(args.path).resolve()

@@ -14,6 +14,14 @@ from .paths import BUNDLE_NAME, DIST_MARKER
 SERVER_SCRIPT = Path(__file__).with_name("server.py")  # copied whole as the bundle's serve.py
 
 
+def _readable(name: str) -> zipfile.ZipInfo:
+    """An entry unzip writes as rw-r--r-- (writestr's own default is rw-------)."""
+    info = zipfile.ZipInfo(name, date_time=time.localtime()[:6])
+    info.external_attr = 0o100644 << 16
+    info.compress_type = zipfile.ZIP_DEFLATED
+    return info
+
+
 def bundle(out: Path | None = None, dist: Path | None = None, build_first: bool = True,
            quiet: bool = False) -> Path:
     """Zip ``dist`` (default dist/) as poolgrad-offline/site/ with poolgrad-offline/serve.py,
@@ -33,13 +41,17 @@ def bundle(out: Path | None = None, dist: Path | None = None, build_first: bool 
         "poolgrad offline demo\n\n"
         "1. Unzip this archive (keep the folder together).\n"
         "2. In the poolgrad-offline folder run:  python serve.py\n"
-        "3. Open the printed URL (http://127.0.0.1:8000/ unless that port is taken).\n\n"
-        "No network is needed. Stop the server with Ctrl-C.\n"
+        "   (on Windows: py serve.py). It opens the page in your browser; if not, open the\n"
+        "   printed URL (http://127.0.0.1:8000/ unless that port is taken).\n\n"
+        "Opening site/index.html from the file manager does not work: browsers run no\n"
+        "Python workers from files. No network is needed. Stop the server with Ctrl-C.\n\n"
+        "For a class on the same network: python serve.py --host 0.0.0.0 prints the\n"
+        "address the students open. The project's docs/classroom.md says more.\n"
     )
     try:
         with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED, compresslevel=6) as zf:
             zf.write(SERVER_SCRIPT, f"{BUNDLE_NAME}/serve.py")
-            zf.writestr(f"{BUNDLE_NAME}/README.txt", readme)
+            zf.writestr(_readable(f"{BUNDLE_NAME}/README.txt"), readme)
             for p in sorted(dist.rglob("*")):
                 if not p.is_file() or p.name == DIST_MARKER:
                     continue

@@ -51,16 +51,16 @@ PYODIDE_WHEELS = {
 LOAD_PACKAGES = ["numpy", "micropip"]
 
 # Python's start-up snapshots: memory images of the initialised interpreter that the
-# worker restores (web/snapshot.js; `_loadSnapshot`, a private option of Pyodide 0.27).
+# worker restores (web/runtime/snapshot.js; `_loadSnapshot`, a private option of Pyodide 0.27).
 
 SNAPSHOT_FILE = "snapshot.bin.gz"  # in dist/pyodide/: CPython started, nothing imported
 NUMPY_SNAPSHOT_FILE = "numpy-snapshot.bin.gz"  # in dist/pyodide/: NumPy and micropip imported
 # The core files the snapshots depend on (their cache key, with the wheels and the scripts).
 SNAPSHOT_INPUTS = ["pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip", PYODIDE_LOCK]
 SNAPSHOT_MAGIC = 1886286592  # the first uint32 (little-endian) of a Pyodide 0.27 snapshot
-NUMPY_SNAPSHOT_MAGIC = b"PGNS"  # web/snapshot.js: the NumPy snapshot's container
+NUMPY_SNAPSHOT_MAGIC = b"PGNS"  # web/runtime/snapshot.js: the NumPy snapshot's container
 NODE_MIN_MAJOR = 18  # Pyodide 0.27 runs under Node 18 or newer
 SNAPSHOT_TIMEOUT_S = 300
 
-# Inputs of poolgrad's wheel (besides everything under py/).
-WHEEL_INPUTS = ["pyproject.toml", "README.md", "setup.py", "setup.cfg", "MANIFEST.in", "LICENSE"]
+# Inputs of poolgrad's wheel (besides everything under py/, its description py/README.md too).
+WHEEL_INPUTS = ["pyproject.toml", "setup.py", "setup.cfg", "MANIFEST.in", "LICENSE"]

@@ -3,9 +3,11 @@
 cache rules of its ``_headers`` file, a quiet request log for tests.
 
 Standard library only (Python 3.8+), and self-contained: ``python build.py bundle`` copies
-this file whole into the offline demo as ``serve.py``, where ``python serve.py`` serves the
-``site/`` folder beside it. Options: --port N (default 8000; if that port is taken and no
---port was given, a free one is used), --host H (default 127.0.0.1).
+this file whole into the offline demo as ``serve.py``, where ``python serve.py`` (``py
+serve.py`` on Windows) serves the ``site/`` folder beside it and opens it in the browser.
+Options: --port N (default 8000; if that port is taken and no --port was given, a free one
+is used), --host H (default 127.0.0.1; 0.0.0.0 for a classroom: the machine's own network
+addresses are printed), --no-browser.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import http.server
 import mimetypes
 import os
 import re
+import socket
 import sys
 import urllib.parse
 from pathlib import Path
@@ -128,11 +131,20 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
             del self.headers["If-Modified-Since"]
         return super().send_head()
 
+    def send_response(self, code, message=None):
+        self._status = code
+        super().send_response(code, message)
+
     def end_headers(self):
         # Popped, so the next request on a kept-alive connection reads its own; a response
         # sent without send_head (an error for an unsupported method) reads them here.
         headers = self.__dict__.pop("_request_headers", None)
-        for name, value in self.site_headers() if headers is None else headers:
+        headers = self.site_headers() if headers is None else headers
+        if self.__dict__.pop("_status", 200) >= 400 and self.use_site_headers:
+            # An error is never cached: the rules' year-long "immutable" would replay a file
+            # missing for a moment (a deploy caught halfway) to every later try.
+            headers = [(n, v) for n, v in headers if n.lower() != "cache-control"] + [("Cache-Control", "no-store")]
+        for name, value in headers:
             self.send_header(name, value)
         super().end_headers()
 
@@ -179,9 +191,54 @@ def make_server(root, host="127.0.0.1", port=0, request_log=None, site_headers=T
     return server
 
 
+#: A documentation address (RFC 5737): connecting a UDP socket to it only asks the system
+#: which local address its route leaves from; no packet is sent.
+ROUTE_PROBE = ("192.0.2.1", 9)
+EVERY_INTERFACE = "0.0.0.0"
+
+
 def server_url(server):
+    """The URL to open on this machine: a server on every interface is reached at
+    127.0.0.1, never at 0.0.0.0, which names no machine."""
     host, port = server.server_address[:2]
-    return f"http://{host}:{port}/"
+    return f"http://{'127.0.0.1' if host == EVERY_INTERFACE else host}:{port}/"
+
+
+def lan_address(sockets=socket):
+    """This machine's address on its network (the one its default route leaves from),
+    found without sending anything; None when it has no network.
+
+    >>> address = lan_address()
+    >>> address is None or not address.startswith("127.")
+    True
+    """
+    try:
+        with sockets.socket(sockets.AF_INET, sockets.SOCK_DGRAM) as probe:
+            probe.connect(ROUTE_PROBE)
+            address = probe.getsockname()[0]
+    except OSError:
+        return None
+    return None if address.startswith("127.") or address == EVERY_INTERFACE else address
+
+
+def announce(server):
+    """What to print when the server starts: where to open it, and, when it listens on
+    every interface, the addresses students type and what a plain-http visit cannot do."""
+    lines = [f"open {server_url(server)}  (Ctrl-C to stop)"]
+    host, port = server.server_address[:2]
+    if host == EVERY_INTERFACE:
+        address = lan_address()
+        if address:
+            lines.append(f"on the same network, students open: http://{address}:{port}/")
+        else:
+            lines.append("no network address found: connect this machine to the class's network "
+                         "(its address: ipconfig on Windows, ip addr or ifconfig elsewhere)")
+        lines.append("over plain http from another machine the page is not a secure context: no "
+                     "service worker, so keep this server running while the class works "
+                     "(docs/classroom.md)")
+    elif host not in ("127.0.0.1", "::1", "localhost"):
+        lines.append(f"listening on {host} only")
+    return lines
 
 
 @contextlib.contextmanager
@@ -216,7 +273,7 @@ def run_server(server):
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _stop)
         signal.signal(signal.SIGINT, _stop)
-    print(f"open {server_url(server)}  (Ctrl-C to stop)", flush=True)
+    print("\n".join(announce(server)), flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
@@ -231,11 +288,28 @@ def port_in_use_message(host, port):
             f"port with --port N (--port 0 picks a free one)")
 
 
+def can_open_a_browser(environ=os.environ, platform=sys.platform):
+    """Whether opening a browser shows one: on Windows and macOS, or where a display (or
+    $BROWSER) is set. Elsewhere Python's webbrowser would start a text browser in the
+    terminal the server prints to.
+
+    >>> can_open_a_browser({}, "win32"), can_open_a_browser({}, "linux")
+    (True, False)
+    >>> can_open_a_browser({"WAYLAND_DISPLAY": "wayland-0"}, "linux")
+    True
+    """
+    if platform == "win32" or platform == "darwin":
+        return True
+    return any(environ.get(name) for name in ("DISPLAY", "WAYLAND_DISPLAY", "BROWSER"))
+
+
 def main(argv=None):
     import argparse
     ap = argparse.ArgumentParser(description="Serve the poolgrad widget offline.")
     ap.add_argument("--port", type=int, default=None)
-    ap.add_argument("--host", default="127.0.0.1")
+    ap.add_argument("--host", default="127.0.0.1",
+                    help="address to listen on (0.0.0.0: every interface, for a classroom)")
+    ap.add_argument("--no-browser", action="store_true", help="do not open the page in a browser")
     args = ap.parse_args(argv)
     site = Path(__file__).resolve().parent / "site"  # the offline bundle's layout
     if not (site / "index.html").is_file():
@@ -251,6 +325,12 @@ def main(argv=None):
             print("error: " + port_in_use_message(args.host, args.port), file=sys.stderr)
             return 1
         server = make_server(site, args.host, 0)
+    if not args.no_browser and can_open_a_browser():
+        import threading
+        import webbrowser
+
+        # From a thread: a slow browser start must not delay the first request.
+        threading.Thread(target=webbrowser.open, args=(server_url(server),), daemon=True).start()
     return run_server(server)
 
 

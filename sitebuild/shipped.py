@@ -1,14 +1,16 @@
 """The traces of the views a learner lands on, computed at build time by poolgrad itself
 (the very package the worker runs) and shipped in the site, so the first view answers
-before Python has started in the browser.
+before Python has started in the browser; and, in a second file the page reads after
+first paint, the traces of the first minute's views (one control change from a landing
+view), so that no first change waits for Python either.
 
 The views and the key each trace is filed under come from the front end
-(web/first-views.js, through scripts/shipped_views.mjs under Node): each key is the page's
-own request text (web/state.js requestKey), handed as it is to ``poolgrad.wire.run_trace``,
+(web/lesson/first-views.js, through sitebuild/shipped_views.mjs under Node): each key is the page's
+own request text (web/widget/state.js requestKey), handed as it is to ``poolgrad.wire.run_trace``,
 the function the worker calls. poolgrad runs natively, in a subprocess of a Python that
 has NumPy (this one, with the repository's py/ first on its path); when this Python has no
 NumPy, the same sources run under the vendored Pyodide in Node
-(scripts/pyodide_traces.mjs). The result is cached by the sha256 of its inputs; without
+(sitebuild/pyodide_traces.mjs). The result is cached by the sha256 of its inputs; without
 Node the site ships no traces and says why.
 """
 
@@ -27,8 +29,10 @@ from .pins import PYODIDE_WHEELS
 from .snapshot import SnapshotUnavailable, node_for_snapshot
 
 SHIPPED_TRACES_FILE = "shipped-traces.json"  # at the site's root, beside app.js
-VIEWS_SCRIPT = ROOT / "scripts" / "shipped_views.mjs"
-PYODIDE_SCRIPT = ROOT / "scripts" / "pyodide_traces.mjs"
+FIRST_MINUTE_TRACES_FILE = "first-minute-traces.json"  # beside it
+HERE = Path(__file__).resolve().parent  # the Node helpers sit beside the code that runs them
+VIEWS_SCRIPT = HERE / "shipped_views.mjs"
+PYODIDE_SCRIPT = HERE / "pyodide_traces.mjs"
 PACKAGE = ROOT / "py" / "poolgrad"
 TIMEOUT_S = 120
 
@@ -65,17 +69,18 @@ def _json_from(command: list[str], what: str, *, stdin: str | None = None, env: 
         return None
 
 
-def first_view_keys() -> list[str]:
-    """The request keys of the landing views, as the front end spells them (Node runs
-    scripts/shipped_views.mjs). Raises TracesUnavailable."""
+def view_keys() -> tuple[list[str], list[str]]:
+    """The request keys of the landing views and of the first minute's views, as the front
+    end spells them (Node runs sitebuild/shipped_views.mjs). Raises TracesUnavailable."""
     try:
         node = node_for_snapshot()
     except SnapshotUnavailable as why:
         raise TracesUnavailable(f"{why} (the list of views comes from the front end's modules)") from None
-    keys = _json_from([node, str(VIEWS_SCRIPT)], VIEWS_SCRIPT.name)
-    if not (isinstance(keys, list) and keys and all(isinstance(key, str) for key in keys)):
-        raise TracesUnavailable(f"{VIEWS_SCRIPT.name} printed no JSON list of keys")
-    return keys
+    printed = _json_from([node, str(VIEWS_SCRIPT)], VIEWS_SCRIPT.name)
+    lists = [printed.get(name) if isinstance(printed, dict) else None for name in ("landing", "first_minute")]
+    if not all(isinstance(keys, list) and keys and all(isinstance(key, str) for key in keys) for keys in lists):
+        raise TracesUnavailable(f'{VIEWS_SCRIPT.name} printed no JSON {{"landing": [keys], "first_minute": [keys]}}')
+    return lists[0], lists[1]
 
 
 def native_python(python: str | None = None) -> tuple[str, dict]:
@@ -115,25 +120,32 @@ def pyodide_answers(keys: list[str], core: Path, wheels: Path) -> list:
     return _answers(command, keys, f"poolgrad under Pyodide ({PYODIDE_SCRIPT.name})")
 
 
-def compute_traces(keys: list[str], core: Path, wheels: Path, quiet: bool = True) -> dict:
-    """``{key: trace}`` for every key, from poolgrad run natively, or under Pyodide in Node
-    when this Python has no NumPy. Raises TracesUnavailable, also when poolgrad refuses a
-    view (a landing view must be a valid one)."""
+def compute_traces(keys: list[str], core: Path, wheels: Path, quiet: bool = True,
+                   first_minute: list[str] = ()) -> tuple[dict, dict]:
+    """``({key: trace}, {key: trace})`` for the landing views' ``keys`` and the first
+    minute's, in one run of poolgrad natively, or under Pyodide in Node when this Python has
+    no NumPy. Raises TracesUnavailable, also when poolgrad refuses a landing view (it must
+    be a valid one); a first-minute view poolgrad refuses gets no trace (its refusal comes
+    from Python, as for any view not shipped)."""
+    every = [*keys, *first_minute]
     try:
-        answers = native_answers(keys)
+        answers = native_answers(every)
     except TracesUnavailable as native:
         try:
-            answers = pyodide_answers(keys, core, wheels)
+            answers = pyodide_answers(every, core, wheels)
         except TracesUnavailable as pyodide:
             raise TracesUnavailable(f"{native}; and under Pyodide in Node: {pyodide}") from None
         say(f"  shipped traces computed under Pyodide in Node: {native}", quiet)
-    traces = {}
-    for key, answer in zip(keys, answers):
-        if not isinstance(answer, dict) or "trace" not in answer:
+    landing, minute = {}, {}
+    for index, (key, answer) in enumerate(zip(every, answers)):
+        if isinstance(answer, dict) and "trace" in answer:
+            (landing if index < len(keys) else minute)[key] = answer["trace"]
+        elif index < len(keys):
             why = answer.get("error") if isinstance(answer, dict) else answer
             raise TracesUnavailable(f"poolgrad refused a landing view ({why}): {key[:120]}")
-        traces[key] = answer["trace"]
-    return traces
+        elif not (isinstance(answer, dict) and isinstance(answer.get("error"), str)):
+            raise TracesUnavailable(f"poolgrad gave no answer for a first-minute view ({answer!r:.80}): {key[:120]}")
+    return landing, minute
 
 
 def traces_file(traces: dict) -> bytes:
@@ -154,7 +166,7 @@ def traces_file(traces: dict) -> bytes:
 
 def _inputs_digest() -> str:
     h = hashlib.sha256(NATIVE_PROGRAM.encode())
-    files = [VIEWS_SCRIPT, PYODIDE_SCRIPT, *sorted(WEB.glob("*.js")), *sorted(PACKAGE.rglob("*.py"))]
+    files = [VIEWS_SCRIPT, PYODIDE_SCRIPT, *sorted(WEB.rglob("*.js")), *sorted(PACKAGE.rglob("*.py"))]
     for path in files:
         if path.is_file() and "__pycache__" not in path.parts:
             name = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else path.name
@@ -162,13 +174,17 @@ def _inputs_digest() -> str:
     return h.hexdigest()
 
 
-def shipped_traces(cache: Path, core: Path, wheels: Path, quiet: bool = True) -> Path:
-    """The shipped traces file for the current front end and package: computed once, then
-    taken from the cache (keyed by the sha256 of web/'s modules, poolgrad's sources and the
-    scripts), so a warm build runs neither Node nor Python. ``core`` and ``wheels`` hold the
-    verified Pyodide core and wheels, for a machine without NumPy. Raises
-    TracesUnavailable."""
-    cached = cache / "shipped-traces" / _inputs_digest()[:24] / SHIPPED_TRACES_FILE
-    if not cached.is_file():
-        atomic_write_bytes(cached, traces_file(compute_traces(first_view_keys(), core, wheels, quiet)))
-    return cached
+def shipped_traces(cache: Path, core: Path, wheels: Path, quiet: bool = True) -> tuple[Path, Path]:
+    """The shipped traces files (the landing views', the first minute's) for the current
+    front end and package: computed once, then taken from the cache (keyed by the sha256 of
+    web/'s modules, poolgrad's sources and the scripts), so a warm build runs neither Node
+    nor Python. ``core`` and ``wheels`` hold the verified Pyodide core and wheels, for a
+    machine without NumPy. Raises TracesUnavailable."""
+    folder = cache / "shipped-traces" / _inputs_digest()[:24]
+    landing, minute = folder / SHIPPED_TRACES_FILE, folder / FIRST_MINUTE_TRACES_FILE
+    if not (landing.is_file() and minute.is_file()):
+        keys, first_minute = view_keys()
+        traces, minute_traces = compute_traces(keys, core, wheels, quiet, first_minute)
+        atomic_write_bytes(minute, traces_file(minute_traces))
+        atomic_write_bytes(landing, traces_file(traces))
+    return landing, minute

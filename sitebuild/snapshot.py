@@ -1,4 +1,4 @@
-"""Python's start-up snapshots, made under Node by scripts/pyodide_snapshot.mjs, checked and
+"""Python's start-up snapshots, made under Node by sitebuild/pyodide_snapshot.mjs, checked and
 cached by the sha256 of their inputs; without Node the site is built without them."""
 
 from __future__ import annotations
@@ -21,8 +21,9 @@ from .pins import (NODE_MIN_MAJOR, NUMPY_SNAPSHOT_FILE, NUMPY_SNAPSHOT_MAGIC, PY
                    PYODIDE_LOCK_SHA256, PYODIDE_VERSION, PYODIDE_WHEELS, SNAPSHOT_FILE, SNAPSHOT_INPUTS,
                    SNAPSHOT_MAGIC, SNAPSHOT_TIMEOUT_S)
 
-SNAPSHOT_SCRIPT = ROOT / "scripts" / "pyodide_snapshot.mjs"
-SNAPSHOT_RESTORE = WEB / "snapshot.js"  # the script restores what it made, as the worker does
+HERE = Path(__file__).resolve().parent  # the Node helpers sit beside the code that runs them
+SNAPSHOT_SCRIPT = HERE / "pyodide_snapshot.mjs"
+SNAPSHOT_RESTORE = WEB / "runtime" / "snapshot.js"  # the script restores what it made, as the worker does
 
 
 # ------------------------------------------------------------- start-up snapshot
@@ -54,7 +55,7 @@ def check_snapshot(data: bytes, build_id: str | None) -> None:
 
 
 def read_numpy_snapshot(data: bytes) -> dict:
-    """The manifest of a NumPy snapshot container (web/snapshot.js describes the layout)."""
+    """The manifest of a NumPy snapshot container (web/runtime/snapshot.js describes the layout)."""
     if data[:4] != NUMPY_SNAPSHOT_MAGIC:
         raise SnapshotUnavailable(f"the NumPy snapshot starts with {data[:4].hex()}, not {NUMPY_SNAPSHOT_MAGIC!r}")
     (length,) = struct.unpack_from("<I", data, 4)
@@ -125,7 +126,7 @@ def _snapshot_wheels(wheels: Path) -> list[Path]:
 
 
 def make_snapshot(core: Path, wheels: Path, out: Path) -> None:
-    """Run scripts/pyodide_snapshot.mjs with Node against the Pyodide core in ``core`` and
+    """Run sitebuild/pyodide_snapshot.mjs with Node against the Pyodide core in ``core`` and
     the wheels in ``wheels``, and write both checked, gzipped snapshots into the folder
     ``out``. Raises SnapshotUnavailable."""
     node = node_for_snapshot()

@@ -33,3 +33,18 @@ def dist(build_module):
     if os.environ.get("POOLGRAD_SKIP_BUILD") == "1" and (existing / "build-info.json").is_file():
         return existing
     return Path(build_module.build(quiet=True))
+
+
+# Each kind of browser test: its folder and the fixture it stands on. A test in the folder,
+# or one that uses the fixture anywhere, carries the marker whatever its module says, so
+# the fast tier (`python build.py test --fast`, which leaves these markers out) never
+# opens a browser, and a test that opens none is never left out of it for want of a marker.
+BROWSER_TESTS = {"browser": ("web", "browser"), "engines": ("engines", "driver")}
+TESTS = Path(__file__).resolve().parent
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        for marker, (folder, fixture) in BROWSER_TESTS.items():
+            if (TESTS / folder) in Path(item.path).parents or fixture in getattr(item, "fixturenames", ()):
+                item.add_marker(marker)

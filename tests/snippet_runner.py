@@ -1,4 +1,4 @@
-"""Runs the Code panel's snippets (web/snippets.js) as a learner would and compares what
+"""Runs the Code panel's snippets (web/takeaway/snippets.js) as a learner would and compares what
 they define with poolgrad's trace: shared by the browser test (tests/web/test_code_view.py)
 and the browser-free one (tests/test_snippets_native.py)."""
 

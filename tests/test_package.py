@@ -17,7 +17,7 @@ import poolgrad
 import poolgrad.wire
 
 REPO = Path(__file__).resolve().parents[1]
-MODULES = {"__init__", "avg_pool", "exercises", "geometry", "layers", "max_pool", "trace", "validation", "windows"}
+MODULES = {"__init__", "adaptive_pool", "avg_pool", "exercises", "geometry", "layers", "lp_pool", "max_pool", "trace", "unpool", "validation", "windows"}
 
 
 def _local_backend_is_new_enough() -> bool:
@@ -45,6 +45,7 @@ def built(tmp_path_factory):
     return wheels[0], sdists[0]
 
 
+@pytest.mark.slow
 def test_wheel_holds_the_package_licence_and_type_marker(built):
     wheel, _ = built
     with zipfile.ZipFile(wheel) as zf:
@@ -57,6 +58,7 @@ def test_wheel_holds_the_package_licence_and_type_marker(built):
     assert not any(n.startswith(("tests/", "web/", "build.py")) for n in names)
 
 
+@pytest.mark.slow
 def test_wheel_metadata_is_complete_and_matches_the_module(built):
     wheel, _ = built
     with zipfile.ZipFile(wheel) as zf:
@@ -68,15 +70,27 @@ def test_wheel_metadata_is_complete_and_matches_the_module(built):
     assert meta.get_all("Requires-Dist") and any(r.startswith("numpy") for r in meta.get_all("Requires-Dist"))
     assert "Typing :: Typed" in meta.get_all("Classifier")
     assert meta["Summary"].startswith("PyTorch-exact 2D max/average pooling")
-    assert "python build.py serve" in meta.get_payload()  # the README is the long description
+    description = meta.get_payload()
+    assert description == (REPO / "py" / "README.md").read_text(encoding="utf-8")
+    assert meta["Description-Content-Type"] == "text/markdown"
 
 
+def test_the_pypi_description_is_short_and_shows_nothing_pypi_cannot():
+    # PyPI renders the description alone: a relative image (docs/widget.png) would be a
+    # broken picture there, and the project configures no public address for absolute ones.
+    text = (REPO / "py" / "README.md").read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 45
+    assert "![" not in text and "<img" not in text
+    assert "max_pool2d(input=x, kernel_size=2" in text
+
+
+@pytest.mark.slow
 def test_sdist_holds_sources_licence_and_type_marker(built):
     _, sdist = built
     root = sdist.name[: -len(".tar.gz")]
     with tarfile.open(sdist) as tf:
         names = set(tf.getnames())
-    for required in ("LICENSE", "README.md", "pyproject.toml", "py/poolgrad/py.typed", "py/poolgrad/__init__.py"):
+    for required in ("LICENSE", "py/README.md", "pyproject.toml", "py/poolgrad/py.typed", "py/poolgrad/__init__.py"):
         assert f"{root}/{required}" in names
 
 
@@ -90,7 +104,9 @@ def _public_callables():
     for name in poolgrad.__all__:
         obj = getattr(poolgrad, name)
         if inspect.isclass(obj):
-            yield from ((f"{name}.{m}", getattr(obj, m)) for m in ("__init__", "forward", "backward"))
+            # MaxUnpool2d, like torch's, has no backward.
+            yield from ((f"{name}.{m}", getattr(obj, m)) for m in ("__init__", "forward", "backward")
+                        if hasattr(obj, m))
         elif callable(obj):
             yield name, obj
     yield from ((f"exercises.{n}", getattr(poolgrad.exercises, n)) for n in ("max_pool2d", "max_pool2d_backward"))

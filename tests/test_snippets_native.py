@@ -1,4 +1,4 @@
-"""The Code panel's snippets (web/snippets.js, run under Node to write them) rebuild what
+"""The Code panel's snippets (web/takeaway/snippets.js, run under Node to write them) rebuild what
 poolgrad's trace() answers for the same view, over many generated views: every keyword,
 pairs, padding, dilation, ceil_mode, count_include_pad, custom gradients, NaN, infinities
 and -0. Browser-free; tests/web/test_code_view.py checks the page's own snippets against
@@ -21,8 +21,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 # Writes each view's snippets and its worker request, as the page would.
 WRITE_SNIPPETS = """
-const { parseHash, traceRequest } = await import(process.argv[1] + "/web/state.js");
-const { poolgradSnippet, torchSnippet } = await import(process.argv[1] + "/web/snippets.js");
+const { parseHash, traceRequest } = await import(process.argv[1] + "/web/widget/state.js");
+const { poolgradSnippet, torchSnippet } = await import(process.argv[1] + "/web/takeaway/snippets.js");
 let input = "";
 for await (const chunk of process.stdin) input += chunk;
 const views = JSON.parse(input).map((hash) => {
@@ -37,7 +37,7 @@ SPECIAL = [math.nan, math.inf, -math.inf]
 
 
 def spelling(value):
-    """A number as the hash writes it (web/format.js encodeNumber)."""
+    """A number as the hash writes it (web/widget/format.js encodeNumber)."""
     if math.isnan(value):
         return "NaN"
     if math.isinf(value):

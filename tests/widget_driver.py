@@ -1,15 +1,23 @@
 """The browser tests' driver of the widget: opens views and reads the grids through the
 widget's DOM contract (docs/design.md, "The widget's DOM contract"). Importable by any test
 (tests/conftest.py puts this folder on the path); tests/web/conftest.py's fixtures hand one
-out per test (``widget``: a fresh page; ``booted``: the module's shared, booted page)."""
+out per test (``widget``: a fresh page; ``booted``: the module's shared, booted page).
+The benchmarks and scripts/screenshots.py take its timeouts: importing it needs no
+Playwright."""
 
 import json
+import re
 from contextlib import contextmanager
+from pathlib import Path
 from urllib.parse import urlsplit
 
-from playwright.sync_api import expect
-
-BOOT_TIMEOUT_MS = 90_000
+# The widget's boot fails by itself, naming the step, once its worker has reported no
+# progress for this long: read from its one home, the page's side of the worker.
+BOOT_STALL_MS = int(re.search(r"^const BOOT_STALL_MS = (\d+);$", (
+    Path(__file__).resolve().parents[1] / "web" / "runtime" / "bridge.js").read_text(), re.M).group(1))
+# How long a test, a benchmark or a screenshot waits for a boot: the stall timeout and a
+# margin, so a boot that stalls ends in the page's own error rather than in the wait's.
+BOOT_TIMEOUT_MS = BOOT_STALL_MS + 30_000
 
 # A grid's cell texts, row by row (padding left out): a JavaScript function of the grid's
 # name, for Playwright's evaluate and, in the engines suite, Selenium's execute_script.
@@ -45,6 +53,8 @@ def build_info(root):
 def wait_settled(where, state="ready"):
     """Wait until the widget in `where` (a page, a frame or a frame locator) has booted and
     its output matches the current state, then check that its status is `state`."""
+    from playwright.sync_api import expect
+
     status = where.locator("#status")
     expect(status).not_to_have_attribute("data-state", "loading", timeout=BOOT_TIMEOUT_MS)
     expect(where.locator("#output-grid")).to_have_attribute("aria-busy", "false")

@@ -17,20 +17,20 @@
 // window.poolgradWidget.exerciseTimings the exercise panel's last run (lastRunMs: from Run
 // to the result, Python's start included on the first run; lastCheckMs: the check alone).
 
-import { WorkerBridge } from "./bridge.js";
-import { CodeView } from "./code-view.js";
-import { bindControls, controlElements, fillPresetOptions, switchMode, syncControls } from "./controls.js";
-import { decodeNumber, encodeNumber, pairText, sizeText } from "./format.js";
-import { Guide, progressKey } from "./guide.js";
-import { lessonBlocks, renderLesson } from "./lesson.js";
-import { keepOffline } from "./offline.js";
-import { Player } from "./player.js";
-import { mountExercise } from "./exercise.js";
-import { applyPreview, explanationText, redrawPlan, renderSelection, renderView } from "./render.js";
-import { shippedAvailable, shippedLoaded, shippedTrace } from "./shipped.js";
+import { WorkerBridge } from "./runtime/bridge.js";
+import { CodeView } from "./takeaway/code-view.js";
+import { bindControls, controlElements, fillPresetOptions, switchMode, syncControls } from "./widget/controls.js";
+import { decodeNumber, encodeNumber, pairText, sizeText } from "./widget/format.js";
+import { Guide, progressKey } from "./lesson/guide.js";
+import { lessonBlocks, renderLesson } from "./lesson/lesson.js";
+import { keepOffline } from "./offline/offline.js";
+import { Player } from "./lesson/player.js";
+import { mountExercise } from "./exercise/exercise.js";
+import { applyPreview, explanationText, redrawPlan, renderSelection, renderView } from "./widget/render.js";
+import { firstMinuteLoaded, shippedAvailable, shippedLoaded, shippedTrace } from "./runtime/shipped.js";
 import {
   InputError, defaultState, gridsKey, hashFor, parseCellValue, parseHash, requestKey, serialiseState, traceRequest,
-} from "./state.js";
+} from "./widget/state.js";
 
 const byId = (id) => document.getElementById(id);
 const regions = {
@@ -166,12 +166,16 @@ function render() {
   regions.outputGrid.setAttribute("aria-busy", String(awaitingTrace || (app.traceKey !== app.stateKey && !app.traceError)));
   syncControls(controls, app.state);
   updateStatus();
-  codeView.update(app.state);
+  codeView.update();
   if (plan !== "wait") renderTeaching(trace);
   app.timings.lastRenderMs = performance.now() - started;
 }
 
 function writeHash() {
+  // A refused link stays in the address bar until a valid state replaces it: written over
+  // with the view shown, the link fixed to that very view would change nothing, fire no
+  // hashchange and leave the error up.
+  if (app.hashError) return;
   const canonical = hashFor(app.state, isCurrent() ? app.trace : null);
   if (location.hash !== canonical) history.replaceState(null, "", canonical);
 }
@@ -566,5 +570,11 @@ if (app.hashError) requestTrace();
 // The shipped traces arrive while Python starts: they may answer the view already shown.
 shippedLoaded.then(() => {
   if (answerFromShipped()) writeHash();
+  render();
+});
+// Then the first minute's: a view changed to meanwhile may be one of them.
+firstMinuteLoaded.then(() => {
+  if (!answerFromShipped()) return;
+  writeHash();
   render();
 });

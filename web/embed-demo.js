@@ -1,14 +1,18 @@
-// The host side of embedding: each widget iframe posts {type: "poolgrad:size", height}
-// whenever its content's height changes; the frame that sent it is found by comparing
-// event.source, and is given that height so it never shows a scroll bar of its own.
-// The origin check keeps other frames and windows from resizing these iframes.
+// The demo host page: its widget frames are sized by the same script "Copy embed code"
+// gives a host page. With ?site=URL (another origin serving the same build, e.g.
+// http://localhost:8000/ while this page is on http://127.0.0.1:8000/) the frames load the
+// widget from there, as a course site frames a widget published elsewhere.
 
-const frames = [...document.querySelectorAll("iframe.widget-frame")];
+import { sizePoolgradFrames } from "./embed-sizing.js";
 
-window.addEventListener("message", (event) => {
-  if (event.origin !== window.location.origin) return;
-  const { type, height } = event.data ?? {};
-  if (type !== "poolgrad:size" || !Number.isFinite(height) || height <= 0) return;
-  const frame = frames.find((candidate) => candidate.contentWindow === event.source);
-  if (frame) frame.style.height = `${Math.ceil(height)}px`;
-});
+sizePoolgradFrames();
+
+const site = new URLSearchParams(location.search).get("site");
+if (site) {
+  const base = new URL(site, location.href);
+  for (const frame of document.querySelectorAll("iframe[data-poolgrad]")) {
+    frame.src = new URL(frame.getAttribute("src"), base).href;
+  }
+  document.getElementById("demo-origin").textContent =
+    `These widgets come from ${base.origin}, another origin than this page's (${location.origin}).`;
+}

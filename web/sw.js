@@ -25,18 +25,24 @@ async function belongsToBuild(file, body) {
 }
 
 // A content-hashed path never changes, so the HTTP cache (filled by the page's own first
-// load) may answer; the fixed names must come from the server. A second try bypasses
-// every cache in case a cached copy was damaged.
+// load) may answer; the fixed names must come from the server. Any failure (an error
+// answer, a damaged or foreign copy) is tried again past every cache: an error a host let
+// the HTTP cache keep would otherwise be replayed to every later install.
 async function download(url, file) {
+  let failure;
   for (const cache of [file.hashed ? "default" : "no-cache", "reload"]) {
     const response = await fetch(url, { cache });
-    if (!response.ok) throw new Error(`${file.path} answered HTTP ${response.status}`);
+    if (!response.ok) {
+      failure = `${file.path} answered HTTP ${response.status}`;
+      continue;
+    }
     const body = await response.arrayBuffer();
     if (await belongsToBuild(file, body)) {
       return new Response(body, { status: 200, statusText: "OK", headers: response.headers });
     }
+    failure = `${file.path} is not the one of build ${BUILD.id}: the site changed while it was being saved`;
   }
-  throw new Error(`${file.path} is not the one of build ${BUILD.id}: the site changed while it was being saved`);
+  throw new Error(failure);
 }
 
 async function saveBuild() {

@@ -3,7 +3,8 @@
 A window's sum is divided by the number of its cells that lie inside the *padded* input
 (``count_include_pad=True``, the default: usually ``kh * kw``, fewer only where a
 ceil-mode window hangs past the padding), or by the number of its cells inside the
-unpadded input (``count_include_pad=False``). Padding adds zeros to the sum.
+unpadded input (``count_include_pad=False``), or, when ``divisor_override`` is given, by
+that number whatever the window covers. Padding adds zeros to the sum.
 
 Floating-point inputs keep their dtype (``float16`` is summed in ``float32``, as PyTorch
 does, and rounded at the end); integer inputs give ``float64`` means, where PyTorch
@@ -13,12 +14,14 @@ would refuse most integer dtypes and truncate ``int64``.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Sequence
 
 import numpy as np
 
 from .geometry import geometry, window_starts
-from .validation import ArrayLike, IntOrPair, as_flag, as_input, check_grad_shape, input_shape_of
+from .validation import (MAX_PARAMETER, ArrayLike, IntOrPair, as_flag, as_input, check_grad_shape,
+                         input_shape_of)
 from .windows import PhaseLayout, compact
 
 
@@ -74,13 +77,52 @@ def _avg_geometry(shape, kernel_size, stride, padding, ceil_mode):
     return geometry(shape[-2:], kernel_size, stride, padding, 1, ceil_mode)
 
 
-def avg_pool2d(x: ArrayLike, kernel_size: IntOrPair, stride: IntOrPair | None = None,
-               padding: IntOrPair = 0, ceil_mode: bool = False, count_include_pad: bool = True) -> np.ndarray:
-    """Slide a window over the last two axes of ``x`` and keep each window's mean.
+def divisor_override_of(value):
+    """``divisor_override`` checked as PyTorch checks it: None, or a nonzero int.
 
-    ``x`` is ``(H, W)``, ``(C, H, W)`` or ``(N, C, H, W)``; parameters are an int or an
+    >>> divisor_override_of(None), divisor_override_of(-3)
+    (None, -3)
+    >>> divisor_override_of(0)
+    Traceback (most recent call last):
+    ...
+    ValueError: divisor_override must not be 0: it is what every window's sum is divided by
+    >>> divisor_override_of(2.5)
+    Traceback (most recent call last):
+    ...
+    TypeError: divisor_override must be an int or None, got 2.5 of type float
+    """
+    if value is None:
+        return None
+    if not isinstance(value, (numbers.Integral, np.integer)) or isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"divisor_override must be an int or None, got {value!r} of type "
+                        f"{type(value).__name__}")
+    if value == 0:
+        raise ValueError("divisor_override must not be 0: it is what every window's sum is divided by")
+    if abs(value) > MAX_PARAMETER:
+        raise ValueError(f"divisor_override={value} is too large: PyTorch keeps it in a 64-bit "
+                         f"integer, at most 2**63 - 1 in size")
+    return int(value)
+
+
+def _window_divisors(geo, count_include_pad, divisor_override):
+    override = divisor_override_of(divisor_override)
+    include = as_flag(count_include_pad, "count_include_pad")
+    if override is None:
+        return divisors(geo, include)
+    return np.full(geo.output, override, np.int64)
+
+
+def avg_pool2d(input: ArrayLike, kernel_size: IntOrPair, stride: IntOrPair | None = None,
+               padding: IntOrPair = 0, ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: int | None = None) -> np.ndarray:
+    """Slide a window over the last two axes of ``input`` and keep each window's mean.
+
+    ``input`` is ``(H, W)``, ``(C, H, W)`` or ``(N, C, H, W)``; parameters are an int or an
     ``(h, w)`` pair and ``stride=None`` means ``stride = kernel_size``. Padding cells hold
     0; whether they count in the divisor is ``count_include_pad`` (see :func:`divisors`).
+    ``divisor_override``, a nonzero int, replaces every window's divisor (and makes
+    ``count_include_pad`` irrelevant), as in ``torch.nn.functional.avg_pool2d``, whose
+    parameters these are, in its order and under its names.
 
     >>> x = np.array([[12, 10, 9, 6],
     ...               [11, 8, 13, 5],
@@ -97,10 +139,16 @@ def avg_pool2d(x: ArrayLike, kernel_size: IntOrPair, stride: IntOrPair | None = 
     >>> avg_pool2d([[1.0, 2.0], [3.0, 4.0]], 2, stride=1, padding=1,
     ...            count_include_pad=False)[0]
     array([1. , 1.5, 2. ])
+
+    A window's sum over a divisor of your choice (here the sums themselves):
+
+    >>> avg_pool2d(input=x, kernel_size=2, divisor_override=1)
+    array([[41., 33.],
+           [23., 23.]])
     """
-    array = as_input(x)
+    array = as_input(input, "input")
     geo = _avg_geometry(array.shape, kernel_size, stride, padding, ceil_mode)
-    divisor = divisors(geo, count_include_pad)
+    divisor = _window_divisors(geo, count_include_pad, divisor_override)
     work_dtype, result_dtype = _float_dtypes(array.dtype)
     planes = array.reshape((-1,) + geo.input)
     count = planes.shape[0]
@@ -126,13 +174,16 @@ def avg_pool2d(x: ArrayLike, kernel_size: IntOrPair, stride: IntOrPair | None = 
 
 def avg_pool2d_backward(grad_output: ArrayLike, input_shape: Sequence[int], kernel_size: IntOrPair,
                         stride: IntOrPair | None = None, padding: IntOrPair = 0, ceil_mode: bool = False,
-                        count_include_pad: bool = True) -> np.ndarray:
+                        count_include_pad: bool = True, divisor_override: int | None = None) -> np.ndarray:
     """Spread each output's gradient evenly over the input cells of its window.
 
     Output ``(i, j)`` hands ``grad_output[i, j] / divisor[i, j]`` to every cell of its
     window inside the input (the share of padding cells is dropped); where windows
-    overlap the shares add up. Parameters are those of the forward call; the result has
-    ``input_shape`` and a floating dtype (that of ``grad_output``, or ``float64``).
+    overlap the shares add up. Parameters are those of the forward call, in its order
+    (``input_shape`` stands where the input stood); the result has ``input_shape`` and a
+    floating dtype (that of ``grad_output``, or ``float64`` for integer gradients, which
+    PyTorch refuses: only floating tensors can require gradients).
+    :func:`max_pool2d_backward` says why its arguments differ.
 
     >>> avg_pool2d_backward([[1, 2], [3, 4]], (4, 4), 2)
     array([[0.25, 0.25, 0.5 , 0.5 ],
@@ -146,13 +197,17 @@ def avg_pool2d_backward(grad_output: ArrayLike, input_shape: Sequence[int], kern
     >>> avg_pool2d_backward([[4.0, 8.0]], (2, 3), 2, stride=1)
     array([[1., 3., 2.],
            [1., 3., 2.]])
+    >>> avg_pool2d_backward(grad_output=[[4.0, 8.0]], input_shape=(2, 3), kernel_size=2,
+    ...                     stride=1, divisor_override=2)
+    array([[2., 6., 4.],
+           [2., 6., 4.]])
     """
     grad = as_input(grad_output, "grad_output")
     shape = input_shape_of(input_shape)
     geo = _avg_geometry(shape, kernel_size, stride, padding, ceil_mode)
     check_grad_shape(grad.shape, shape[:-2] + geo.output,
                      f"avg_pool2d's output for input_shape={shape}")
-    divisor = divisors(geo, count_include_pad)
+    divisor = _window_divisors(geo, count_include_pad, divisor_override)
     dtype = grad.dtype if grad.dtype.kind == "f" else np.dtype(np.float64)
     count = math.prod(shape[:-2])
     grad_planes = grad.reshape((count,) + geo.output)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -165,11 +166,14 @@ def case_inputs_json(exercise: str) -> str:
     return json.dumps(case_inputs(exercise), allow_nan=False)
 
 
-def check(source: str, exercise: str) -> dict:
-    """Run the learner's ``source`` for ``exercise`` (``"forward"`` or ``"backward"``) on
-    every case and judge what it returned; the answer says what happened, as JSON-safe data.
-    Here the code runs in this Python (:mod:`poolgrad.exercise_run`): natively this is a
-    teaching aid, not a sandbox; the page runs it in a worker of its own.
+def check(fn_or_source: Callable | str, exercise: str) -> dict:
+    """Run the learner's answer to ``exercise`` (``"forward"`` or ``"backward"``) on every
+    case and judge what it returned; the answer says what happened, as JSON-safe data.
+
+    The answer is a function (from Python: ``check(my_max_pool2d, "forward")``) or the
+    source text that defines it under the exercise's name, as the page's panel sends it.
+    Here it runs in this Python (:mod:`poolgrad.exercise_run`): natively this is a teaching
+    aid, not a sandbox; the page runs it in a worker of its own.
 
     >>> good = "from poolgrad.exercises import max_pool2d"
     >>> check(good, "forward")["state"], check(good, "forward")["sentence"]
@@ -198,12 +202,27 @@ def check(source: str, exercise: str) -> dict:
 
     >>> check("def max_pool2d(image, pool_size=2)\\n    return image", "forward")["sentence"]
     "SyntaxError on line 1 of your code: expected ':'."
+
+    A function works as well as its source:
+
+    >>> def first_cell(image, pool_size=2):
+    ...     return image[::pool_size, ::pool_size]
+    >>> check(first_cell, "forward")["sentence"][:49]
+    "Case 1 of 13 fails on the lesson's example. 4 cel"
+
+    A function works as well as its source:
+
+    >>> def first_cell(image, pool_size=2):
+    ...     return image[::pool_size, ::pool_size]
+    >>> check(first_cell, "forward")["sentence"][:49]
+    "Case 1 of 13 fails on the lesson's example. 4 cel"
     """
     _check_exercise(exercise)
-    if not isinstance(source, str):
-        raise TypeError(f"source must be the code as a string, got {type(source).__name__}")
+    if not callable(fn_or_source) and not isinstance(fn_or_source, str):
+        raise TypeError(f"fn_or_source must be a function or its source as a string, got "
+                        f"{type(fn_or_source).__name__}")
     inputs = json.loads(case_inputs_json(exercise))
-    return judge(exercise, exercise_run.run(source, exercise, inputs))
+    return judge(exercise, exercise_run.run(fn_or_source, exercise, inputs))
 
 
 def _check_exercise(exercise):

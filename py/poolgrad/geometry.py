@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .validation import MAX_ELEMENTS, _describe, _is_int, _pair, pooling_parameters
+from .validation import MAX_ELEMENTS, _describe, _is_int, _pair, as_output_size, pooling_parameters
 
 
 class Geometry(NamedTuple):
@@ -185,3 +185,59 @@ def geometry(input_hw, kernel_size, stride=None, padding=0, dilation=1, ceil_mod
     out_w = _checked_axis(width, 1, params)
     return Geometry(params.kernel, params.stride, params.padding, params.dilation,
                     params.ceil_mode, (height, width), (out_h, out_w))
+
+
+def adaptive_bounds(size, count):
+    """Where each of ``count`` adaptive windows over ``size`` lines starts and ends.
+
+    Window ``i`` spans ``[floor(i * size / count), ceil((i + 1) * size / count))``, as
+    aten's ``start_index`` / ``end_index`` place it: the windows cover every line, their
+    sizes differ by at most one where ``count`` divides ``size`` unevenly, and
+    neighbours share a line when the division has a remainder. ``count`` may exceed
+    ``size`` (windows of one or two lines, repeated).
+
+    >>> starts, ends = adaptive_bounds(5, 3)
+    >>> starts.tolist(), ends.tolist()
+    ([0, 1, 3], [2, 4, 5])
+    >>> starts, ends = adaptive_bounds(2, 5)
+    >>> starts.tolist(), (ends - starts).tolist()
+    ([0, 0, 0, 1, 1], [1, 1, 2, 1, 1])
+    """
+    lines = np.arange(count, dtype=np.int64)
+    starts = lines * size // count
+    ends = -(-(lines + 1) * size // count)
+    return starts, ends
+
+
+def adaptive_output(input_hw, output_size):
+    """The ``(OH, OW)`` of an adaptive pooling of an ``input_hw`` plane: ``output_size``
+    checked (:func:`~poolgrad.validation.as_output_size`), ``None`` entries keeping the
+    input's side, and the output bounded by :data:`~poolgrad.validation.MAX_ELEMENTS`.
+
+    >>> adaptive_output((5, 7), (None, 3)), adaptive_output((5, 7), 1)
+    ((5, 3), (1, 1))
+    """
+    sides = tuple(input_hw if side is None else side
+                  for input_hw, side in zip(input_hw, as_output_size(output_size)))
+    if sides[0] * sides[1] > MAX_ELEMENTS:
+        raise ValueError(
+            f"output_size={sides} is too large: an output plane holds at most "
+            f"{MAX_ELEMENTS} cells")
+    return sides
+
+
+def adaptive_covers(size, count):
+    """For each input line, the first output window covering it and how many do.
+
+    The windows covering a line are consecutive, so ``first[r] + t`` for ``t <
+    covers[r]`` are exactly the outputs whose window holds line ``r``, in output order.
+
+    >>> first, covers = adaptive_covers(5, 3)
+    >>> first.tolist(), covers.tolist()
+    ([0, 0, 1, 1, 2], [1, 2, 1, 2, 1])
+    """
+    starts, ends = adaptive_bounds(size, count)
+    lines = np.arange(size, dtype=np.int64)
+    first = np.searchsorted(ends, lines, side="right")
+    last = np.searchsorted(starts, lines, side="right") - 1
+    return first, last - first + 1

@@ -2,23 +2,52 @@
 
 A layer checks its parameters when it is built, remembers what its last ``forward``
 needs (the input's shape, and for max pooling the indices of the maxima) and routes a
-gradient back with ``backward``. The results are those of the functions.
+gradient back with ``backward``. Calling a layer runs ``forward``, as in PyTorch. The
+results are those of the functions.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
-from .avg_pool import avg_pool2d, avg_pool2d_backward
+from .adaptive_pool import (adaptive_avg_pool2d, adaptive_avg_pool2d_backward, adaptive_max_pool2d,
+                            adaptive_max_pool2d_backward)
+from .avg_pool import avg_pool2d, avg_pool2d_backward, divisor_override_of
+from .lp_pool import lp_pool2d, lp_pool2d_backward
 from .max_pool import max_pool2d, max_pool2d_backward
-from .validation import ArrayLike, IntOrPair, as_flag, as_input, pooling_parameters
+from .unpool import max_unpool2d
+from .validation import (ArrayLike, IntOrPair, OutputSize, as_flag, as_input, as_norm_type,
+                         as_output_size, check_grad_shape, pooling_parameters)
 
 
-class MaxPool2d:
+class _Layer:
+    """What every layer shares: calling it runs ``forward`` (``layer(input)``, as a
+    ``torch.nn`` module), and ``backward`` can check the gradient against the last
+    forward's output."""
+
+    def __call__(self, *args, **kwargs):
+        return self.forward(*args, **kwargs)
+
+    def _checked_grad(self, grad_output):
+        name = type(self).__name__
+        if self.output_shape is None:
+            raise RuntimeError(f"{name}.backward needs a forward call first")
+        grad = as_input(grad_output, "grad_output")
+        check_grad_shape(grad.shape, self.output_shape, f"{name}'s last forward output")
+        return grad
+
+
+class MaxPool2d(_Layer):
     """Max pooling as a layer; ``indices`` holds the argmax of the last forward.
 
+    ``return_indices`` and ``ceil_mode`` are keyword-only: ``torch.nn.MaxPool2d`` takes
+    them in the opposite order to ``torch.nn.functional.max_pool2d``, so a fifth
+    positional argument could mean either.
+
     >>> layer = MaxPool2d(2)
-    >>> layer.forward([[1, 2, 5, 6], [3, 4, 8, 7], [0, -1, -3, -2], [-4, 9, -6, -5]])
+    >>> layer([[1, 2, 5, 6], [3, 4, 8, 7], [0, -1, -3, -2], [-4, 9, -6, -5]])
     array([[ 4,  8],
            [ 9, -2]])
     >>> layer.indices
@@ -32,39 +61,42 @@ class MaxPool2d:
     """
 
     def __init__(self, kernel_size: IntOrPair, stride: IntOrPair | None = None, padding: IntOrPair = 0,
-                 dilation: IntOrPair = 1, ceil_mode: bool = False) -> None:
+                 dilation: IntOrPair = 1, *, return_indices: bool = False,
+                 ceil_mode: bool = False) -> None:
         params = pooling_parameters(kernel_size, stride, padding, dilation, ceil_mode)
         self.kernel_size, self.stride = params.kernel, params.stride
         self.padding, self.dilation = params.padding, params.dilation
         self.ceil_mode = params.ceil_mode
+        self.return_indices = as_flag(return_indices, "return_indices")
         self.indices = None
         self.input_shape = None
+        self.output_shape = None
 
-    def forward(self, x: ArrayLike) -> np.ndarray:
-        """Pool ``x``; keep the indices and the input's shape for :meth:`backward`."""
-        array = as_input(x)
+    def forward(self, input: ArrayLike) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+        """Pool ``input``; keep the indices and the shapes for :meth:`backward`. The result
+        is ``(out, indices)`` when the layer was built with ``return_indices=True``."""
+        array = as_input(input, "input")
         out, self.indices = max_pool2d(array, self.kernel_size, self.stride, self.padding,
                                        self.dilation, self.ceil_mode, return_indices=True)
-        self.input_shape = array.shape
-        return out
+        self.input_shape, self.output_shape = array.shape, out.shape
+        return (out, self.indices) if self.return_indices else out
 
     def backward(self, grad_output: ArrayLike) -> np.ndarray:
         """The gradient of the last forward's input, given the output's gradient."""
-        if self.indices is None:
-            raise RuntimeError("MaxPool2d.backward needs a forward call first")
-        return max_pool2d_backward(grad_output, self.indices, self.input_shape)
+        grad = self._checked_grad(grad_output)
+        return max_pool2d_backward(grad, self.indices, self.input_shape)
 
     def __repr__(self):
         return (f"MaxPool2d(kernel_size={self.kernel_size}, stride={self.stride}, "
                 f"padding={self.padding}, dilation={self.dilation}, "
-                f"ceil_mode={self.ceil_mode})")
+                f"return_indices={self.return_indices}, ceil_mode={self.ceil_mode})")
 
 
-class AvgPool2d:
+class AvgPool2d(_Layer):
     """Average pooling as a layer.
 
     >>> layer = AvgPool2d(2)
-    >>> layer.forward([[12, 10, 9, 6], [11, 8, 13, 5], [2, 14, 15, 0], [4, 3, 7, 1]])
+    >>> layer([[12, 10, 9, 6], [11, 8, 13, 5], [2, 14, 15, 0], [4, 3, 7, 1]])
     array([[10.25,  8.25],
            [ 5.75,  5.75]])
     >>> layer.backward([[1, 2], [3, 4]])[0]
@@ -72,31 +104,162 @@ class AvgPool2d:
     """
 
     def __init__(self, kernel_size: IntOrPair, stride: IntOrPair | None = None, padding: IntOrPair = 0,
-                 ceil_mode: bool = False, count_include_pad: bool = True) -> None:
+                 ceil_mode: bool = False, count_include_pad: bool = True,
+                 divisor_override: int | None = None) -> None:
         params = pooling_parameters(kernel_size, stride, padding, 1, ceil_mode)
         self.kernel_size, self.stride = params.kernel, params.stride
         self.padding, self.ceil_mode = params.padding, params.ceil_mode
         self.count_include_pad = as_flag(count_include_pad, "count_include_pad")
+        self.divisor_override = divisor_override_of(divisor_override)
+        self.input_shape = None
+        self.output_shape = None
+
+    def forward(self, input: ArrayLike) -> np.ndarray:
+        """Pool ``input``; keep the shapes for :meth:`backward`."""
+        array = as_input(input, "input")
+        out = avg_pool2d(array, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                         self.count_include_pad, self.divisor_override)
+        self.input_shape, self.output_shape = array.shape, out.shape
+        return out
+
+    def backward(self, grad_output: ArrayLike) -> np.ndarray:
+        """The gradient of the last forward's input, given the output's gradient."""
+        grad = self._checked_grad(grad_output)
+        return avg_pool2d_backward(grad, self.input_shape, self.kernel_size,
+                                   self.stride, self.padding, self.ceil_mode,
+                                   self.count_include_pad, self.divisor_override)
+
+    def __repr__(self):
+        return (f"AvgPool2d(kernel_size={self.kernel_size}, stride={self.stride}, "
+                f"padding={self.padding}, ceil_mode={self.ceil_mode}, "
+                f"count_include_pad={self.count_include_pad}, "
+                f"divisor_override={self.divisor_override})")
+
+
+
+class AdaptiveAvgPool2d(_Layer):
+    """Adaptive average pooling as a layer: the output size is fixed, the windows follow
+    the input (``AdaptiveAvgPool2d(1)`` is global average pooling).
+
+    >>> layer = AdaptiveAvgPool2d(1)
+    >>> layer.forward([[1.0, 2.0], [3.0, 6.0]])
+    array([[3.]])
+    >>> layer.backward([[4.0]])
+    array([[1., 1.],
+           [1., 1.]])
+    """
+
+    def __init__(self, output_size: OutputSize) -> None:
+        self.output_size = as_output_size(output_size)
         self.input_shape = None
 
     def forward(self, x: ArrayLike) -> np.ndarray:
         """Pool ``x``; keep its shape for :meth:`backward`."""
         array = as_input(x)
-        out = avg_pool2d(array, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                         self.count_include_pad)
+        out = adaptive_avg_pool2d(array, self.output_size)
         self.input_shape = array.shape
         return out
 
     def backward(self, grad_output: ArrayLike) -> np.ndarray:
         """The gradient of the last forward's input, given the output's gradient."""
         if self.input_shape is None:
-            raise RuntimeError("AvgPool2d.backward needs a forward call first")
-        return avg_pool2d_backward(grad_output, self.input_shape, self.kernel_size,
-                                   self.stride, self.padding, self.ceil_mode,
-                                   self.count_include_pad)
+            raise RuntimeError("AdaptiveAvgPool2d.backward needs a forward call first")
+        return adaptive_avg_pool2d_backward(grad_output, self.input_shape)
 
     def __repr__(self):
-        return (f"AvgPool2d(kernel_size={self.kernel_size}, stride={self.stride}, "
-                f"padding={self.padding}, ceil_mode={self.ceil_mode}, "
-                f"count_include_pad={self.count_include_pad})")
+        return f"AdaptiveAvgPool2d(output_size={self.output_size})"
 
+
+class AdaptiveMaxPool2d(_Layer):
+    """Adaptive max pooling as a layer; ``indices`` holds the argmax of the last forward.
+
+    >>> layer = AdaptiveMaxPool2d((1, 3))
+    >>> layer.forward([[1, 5, 2, 4, 3]]), layer.indices
+    (array([[5, 5, 4]]), array([[1, 1, 3]]))
+    >>> layer.backward([[1.0, 2.0, 4.0]])
+    array([[0., 3., 0., 4., 0.]])
+    """
+
+    def __init__(self, output_size: OutputSize) -> None:
+        self.output_size = as_output_size(output_size)
+        self.indices = None
+        self.input_shape = None
+
+    def forward(self, x: ArrayLike) -> np.ndarray:
+        """Pool ``x``; keep the indices and the input's shape for :meth:`backward`."""
+        array = as_input(x)
+        out, self.indices = adaptive_max_pool2d(array, self.output_size, return_indices=True)
+        self.input_shape = array.shape
+        return out
+
+    def backward(self, grad_output: ArrayLike) -> np.ndarray:
+        """The gradient of the last forward's input, given the output's gradient."""
+        if self.indices is None:
+            raise RuntimeError("AdaptiveMaxPool2d.backward needs a forward call first")
+        return adaptive_max_pool2d_backward(grad_output, self.indices, self.input_shape)
+
+    def __repr__(self):
+        return f"AdaptiveMaxPool2d(output_size={self.output_size})"
+
+
+class LPPool2d(_Layer):
+    """LP pooling as a layer (``norm_type`` is p; no padding, as in PyTorch).
+
+    >>> layer = LPPool2d(2, 2)
+    >>> layer.forward([[3.0, 4.0], [0.0, 0.0]])
+    array([[5.]])
+    >>> layer.backward([[1.0]])
+    array([[0.6, 0.8],
+           [0. , 0. ]])
+    """
+
+    def __init__(self, norm_type: float, kernel_size: IntOrPair, stride: IntOrPair | None = None,
+                 ceil_mode: bool = False) -> None:
+        self.norm_type = as_norm_type(norm_type)
+        params = pooling_parameters(kernel_size, stride, 0, 1, ceil_mode)
+        self.kernel_size, self.stride, self.ceil_mode = params.kernel, params.stride, params.ceil_mode
+        self.input = None
+
+    def forward(self, x: ArrayLike) -> np.ndarray:
+        """Pool ``x``; keep it for :meth:`backward` (the gradient needs its values)."""
+        array = as_input(x)
+        out = lp_pool2d(array, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)
+        self.input = array
+        return out
+
+    def backward(self, grad_output: ArrayLike) -> np.ndarray:
+        """The gradient of the last forward's input, given the output's gradient."""
+        if self.input is None:
+            raise RuntimeError("LPPool2d.backward needs a forward call first")
+        return lp_pool2d_backward(grad_output, self.input, self.norm_type, self.kernel_size,
+                                  self.stride, self.ceil_mode)
+
+    def __repr__(self):
+        return (f"LPPool2d(norm_type={self.norm_type}, kernel_size={self.kernel_size}, "
+                f"stride={self.stride}, ceil_mode={self.ceil_mode})")
+
+
+class MaxUnpool2d(_Layer):
+    """Max unpooling as a layer: ``forward(x, indices, output_size=None)``.
+
+    >>> pool, unpool = MaxPool2d(2), MaxUnpool2d(2)
+    >>> out = pool.forward([[1, 2], [4, 3]])
+    >>> unpool.forward(out, pool.indices)
+    array([[0, 0],
+           [4, 0]])
+    """
+
+    def __init__(self, kernel_size: IntOrPair, stride: IntOrPair | None = None,
+                 padding: IntOrPair = 0) -> None:
+        params = pooling_parameters(kernel_size, stride, 0, 1, False)
+        self.kernel_size, self.stride = params.kernel, params.stride
+        self.padding = pooling_parameters(kernel_size, stride, padding).padding
+
+    def forward(self, x: ArrayLike, indices: ArrayLike,
+                output_size: Sequence[int] | None = None) -> np.ndarray:
+        """Write each value of ``x`` at its index in a zero output (see :func:`max_unpool2d`)."""
+        return max_unpool2d(x, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+    def __repr__(self):
+        return (f"MaxUnpool2d(kernel_size={self.kernel_size}, stride={self.stride}, "
+                f"padding={self.padding})")

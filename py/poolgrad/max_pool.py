@@ -26,13 +26,14 @@ from .windows import PhaseLayout, compact
 _BACKWARD_BLOCK_BYTES = 1 << 19
 
 
-def max_pool2d(x: ArrayLike, kernel_size: IntOrPair, stride: IntOrPair | None = None,
+def max_pool2d(input: ArrayLike, kernel_size: IntOrPair, stride: IntOrPair | None = None,
                padding: IntOrPair = 0, dilation: IntOrPair = 1, ceil_mode: bool = False,
                return_indices: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
-    """Slide a window over the last two axes of ``x`` and keep each window's maximum.
+    """Slide a window over the last two axes of ``input`` and keep each window's maximum.
 
-    ``x`` is ``(H, W)``, ``(C, H, W)`` or ``(N, C, H, W)`` (an array or nested lists);
-    the result keeps the leading axes and the dtype of ``x``. ``kernel_size``, ``stride``,
+    ``input`` is ``(H, W)``, ``(C, H, W)`` or ``(N, C, H, W)`` (an array or nested
+    lists); the result keeps the leading axes and its dtype. The parameters are
+    ``torch.nn.functional.max_pool2d``'s, in its order and under its names. ``kernel_size``, ``stride``,
     ``padding`` and ``dilation`` are an int or an ``(h, w)`` pair; ``stride=None`` means
     the windows tile without overlap (``stride = kernel_size``). Padding is ``-inf``: it
     never wins. With ``return_indices`` the result is ``(out, indices)``, where
@@ -66,7 +67,7 @@ def max_pool2d(x: ArrayLike, kernel_size: IntOrPair, stride: IntOrPair | None = 
     >>> max_pool2d([[1.0, np.nan], [np.nan, 2.0]], 2, return_indices=True)
     (array([[nan]]), array([[2]]))
     """
-    array = as_input(x)
+    array = as_input(input, "input")
     geo = geometry(array.shape[-2:], kernel_size, stride, padding, dilation, ceil_mode)
     planes = array.reshape((-1,) + geo.input)
     out, indices = _pool_planes(planes, compact(geo))
@@ -218,7 +219,15 @@ def max_pool2d_backward(grad_output: ArrayLike, indices: ArrayLike, input_shape:
     ``max_pool2d(..., return_indices=True)`` returned, and ``input_shape`` is the shape
     of the input. Every other input cell gets 0; a cell chosen by several (overlapping)
     windows gets the sum of their gradients, added in output order as PyTorch does. The
-    result has ``grad_output``'s dtype.
+    result has ``grad_output``'s floating dtype, or ``float64`` for integer gradients
+    (PyTorch refuses those: only floating tensors can require gradients).
+
+    Why the arguments come in this order, unlike :func:`avg_pool2d_backward`'s: each
+    backward takes the output's gradient, then what it needs of the forward. Here that is
+    the indices, which already say where every window's maximum was (no window
+    parameters needed), and the shape to scatter into. Written with keywords, the two
+    read alike: ``max_pool2d_backward(grad_output=g, indices=i, input_shape=s)`` and
+    ``avg_pool2d_backward(grad_output=g, input_shape=s, kernel_size=2)``.
 
     >>> x = [[1, 5, 2],
     ...      [3, 4, 1]]
@@ -228,6 +237,8 @@ def max_pool2d_backward(grad_output: ArrayLike, indices: ArrayLike, input_shape:
     >>> max_pool2d_backward([[1.0, 2.0]], indices, (2, 3))
     array([[0., 3., 0.],
            [0., 0., 0.]])
+    >>> max_pool2d_backward(grad_output=[[1, 2]], indices=indices, input_shape=(2, 3)).dtype
+    dtype('float64')
     """
     grad = as_input(grad_output, "grad_output")
     shape = input_shape_of(input_shape)
@@ -259,8 +270,9 @@ def max_pool2d_backward(grad_output: ArrayLike, indices: ArrayLike, input_shape:
     outputs = math.prod(grad.shape[-2:])
     grad_planes = grad.reshape(count, outputs)
     index_planes = chosen.reshape(count, outputs)
-    grad_input = np.zeros((count, cells), grad.dtype)
-    block = max(1, min(count, _BACKWARD_BLOCK_BYTES // (cells * grad.dtype.itemsize)))
+    dtype = grad.dtype if grad.dtype.kind == "f" else np.dtype(np.float64)
+    grad_input = np.zeros((count, cells), dtype)
+    block = max(1, min(count, _BACKWARD_BLOCK_BYTES // (cells * dtype.itemsize)))
     plane_starts = (np.arange(block, dtype=np.int64) * cells)[:, None]
     for first in range(0, count, block):
         stop = min(count, first + block)

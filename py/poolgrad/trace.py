@@ -15,12 +15,20 @@ from typing import Any
 
 import numpy as np
 
+from .adaptive_pool import (adaptive_avg_pool2d, adaptive_avg_pool2d_backward, adaptive_max_pool2d,
+                            adaptive_max_pool2d_backward)
 from .avg_pool import avg_pool2d, avg_pool2d_backward, divisors
+from .geometry import adaptive_bounds, adaptive_covers, adaptive_output, axis_formula, geometry, sampled_lines
+from .lp_pool import _forward_steps, _mean_gradient, input_factor, lp_pool2d, lp_pool2d_backward
 from .max_pool import max_pool2d, max_pool2d_backward
-from .geometry import axis_formula, geometry, sampled_lines
-from .validation import ArrayLike, IntOrPair, as_flag, as_input
+from .unpool import unpool_planes
+from .validation import ArrayLike, IntOrPair, OutputSize, _pair, as_flag, as_input, as_norm_type
 
-MODES = ("max", "avg")
+MODES = ("max", "avg", "adaptive_max", "adaptive_avg", "lp")
+#: The modes whose windows follow output_size instead of kernel_size and stride.
+ADAPTIVE_MODES = ("adaptive_max", "adaptive_avg")
+#: The modes that choose one cell per window (where unpooling applies).
+MAX_MODES = ("max", "adaptive_max")
 
 #: Largest plane trace() describes: it is one plane for a person to look at (the widget
 #: itself stops at 16 x 16). Pool larger planes with max_pool2d / avg_pool2d.
@@ -90,14 +98,20 @@ def _coordinates(flat, width):
     return pairs.tolist()
 
 
-def trace(x: ArrayLike, kernel_size: IntOrPair, stride: IntOrPair | None = None, padding: IntOrPair = 0,
-          dilation: IntOrPair = 1, ceil_mode: bool = False, mode: str = "max",
-          grad_output: ArrayLike | float | None = None, count_include_pad: bool = True) -> dict[str, Any]:
+def trace(x: ArrayLike, kernel_size: IntOrPair | None = None, stride: IntOrPair | None = None,
+          padding: IntOrPair = 0, dilation: IntOrPair = 1, ceil_mode: bool = False, mode: str = "max",
+          grad_output: ArrayLike | float | None = None, count_include_pad: bool = True,
+          output_size: OutputSize | None = None, norm_type: float | None = None,
+          unpool: bool = False) -> dict[str, Any]:
     """Pool one 2D plane and describe every step of it for the widget.
 
-    Parameters are those of :func:`poolgrad.max_pool2d` (``mode="max"``) or
+    Parameters are those of :func:`poolgrad.max_pool2d` (``mode="max"``),
     :func:`poolgrad.avg_pool2d` (``mode="avg"``, where ``dilation`` must be 1 and
-    ``count_include_pad`` applies), validated the same way. ``grad_output``, when given,
+    ``count_include_pad`` applies) or :func:`poolgrad.lp_pool2d` (``mode="lp"`` with
+    ``norm_type``; no padding, no dilation), validated the same way. The adaptive modes
+    (``"adaptive_max"``, ``"adaptive_avg"``) take ``output_size`` instead of the kernel,
+    stride, padding, dilation and ceil mode, which do not apply there. ``unpool`` (the max
+    modes) adds ``max_unpool2d(output, indices)`` onto the input's plane. ``grad_output``, when given,
     is the upstream gradient (one value per output cell, or one number for all of them)
     routed back to the input, in ``float64``.
 
@@ -163,8 +177,18 @@ def trace(x: ArrayLike, kernel_size: IntOrPair, stride: IntOrPair | None = None,
     ('-Infinity', ['NaN', 'NaN', 1.0], [0, 0])
     """
     if not isinstance(mode, str) or mode not in MODES:
-        raise ValueError(f"mode={mode!r} is not a pooling mode: use 'max' or 'avg'")
+        raise ValueError(f"mode={mode!r} is not a pooling mode: use one of "
+                         + ", ".join(repr(name) for name in MODES))
     count_include_pad = as_flag(count_include_pad, "count_include_pad")
+    unpool = as_flag(unpool, "unpool")
+    if unpool and mode not in MAX_MODES:
+        raise ValueError(f"unpool applies to the max modes ('max', 'adaptive_max'), not "
+                         f"mode={mode!r}: it puts each output back at its argmax")
+    if norm_type is not None and mode != "lp":
+        raise ValueError(f"norm_type applies to mode='lp' only, not mode={mode!r}")
+    if output_size is not None and mode not in ADAPTIVE_MODES:
+        raise ValueError(f"output_size applies to the adaptive modes only, not mode={mode!r}: "
+                         "use kernel_size and stride")
     plane = as_input(x, "x")
     if plane.ndim != 2:
         raise ValueError(
@@ -175,6 +199,20 @@ def trace(x: ArrayLike, kernel_size: IntOrPair, stride: IntOrPair | None = None,
             f"x has {plane.shape[0]} x {plane.shape[1]} = {plane.size} cells, too many for "
             f"trace(): it describes at most {MAX_TRACE_CELLS} cells (64 x 64); pool larger "
             "planes with max_pool2d / avg_pool2d")
+    if mode in ADAPTIVE_MODES:
+        _refuse_window_parameters(mode, kernel_size, stride, padding, dilation, ceil_mode)
+        if output_size is None:
+            raise ValueError(f"mode={mode!r} needs output_size (an int or an (h, w) pair)")
+        return _adaptive_trace(plane, mode, output_size, grad_output, unpool)
+    if kernel_size is None:
+        raise ValueError(f"mode={mode!r} needs kernel_size")
+    if mode == "lp":
+        if norm_type is None:
+            raise ValueError("mode='lp' needs norm_type (p, such as 2)")
+        norm_type = as_norm_type(norm_type)
+        if _pair(padding, "padding") != (0, 0) or _pair(dilation, "dilation") != (1, 1):
+            raise ValueError("lp_pool2d has no padding and no dilation: use padding=0 and "
+                             "dilation=1 with mode='lp'")
     geo = geometry(plane.shape, kernel_size, stride, padding, dilation, ceil_mode)
     if mode == "avg" and geo.dilation != (1, 1):
         raise ValueError(
@@ -197,6 +235,7 @@ def trace(x: ArrayLike, kernel_size: IntOrPair, stride: IntOrPair | None = None,
         "ceil_mode": bool(ceil_mode), "count_include_pad": bool(count_include_pad),
         "input_shape": [height, width], "output_shape": [out_h, out_w],
         "pad_value": "-Infinity" if mode == "max" else 0,
+        **({"norm_type": json_values(norm_type)} if mode == "lp" else {}),
         "input": json_values(plane),
         "size_formula": {
             "rows": _size_formula(height, kh, sh, ph, dh, ceil_mode),
@@ -208,13 +247,29 @@ def trace(x: ArrayLike, kernel_size: IntOrPair, stride: IntOrPair | None = None,
 
     output_cells = np.arange(out_h * out_w).reshape(out_h, out_w)
     r, c, inside = _window_cells(rows, cols, height, width)
-    if mode == "max":
-        output, indices = max_pool2d(plane, geo.kernel, geo.stride, geo.padding,
+    lp_routes = mode == "lp" and abs(norm_type) == np.inf
+    if mode == "max" or lp_routes:
+        flip = -1 if mode == "lp" and norm_type < 0 else 1
+        scanned = plane if mode == "max" else flip * np.abs(plane.astype(np.float64))
+        output, indices = max_pool2d(scanned, geo.kernel, geo.stride, geo.padding,
                                      geo.dilation, ceil_mode, return_indices=True)
         result["argmax"] = _coordinates(indices, width)
         result["indices"] = indices.tolist()
-        result["tied"] = _tied_cells(plane, output, r, c, inside)
+        result["tied"] = _tied_cells(scanned, output, r, c, inside)
+        if mode == "lp":
+            output = lp_pool2d(plane, norm_type, geo.kernel, geo.stride, ceil_mode)
         input_flat, output_flat = indices.ravel(), output_cells.ravel()
+        if unpool:
+            result["unpooled"] = json_values(unpool_planes(output, indices, (height, width)))
+    elif mode == "lp":
+        array = plane if plane.dtype.kind == "f" else plane.astype(np.float64)
+        mean, plain, scaled, output = _forward_steps(array, norm_type, geo.kernel, geo.stride,
+                                                     ceil_mode)
+        divisor = divisors(geo)
+        result["divisor"] = divisor.tolist()
+        result["lp_sums"] = json_values(scaled)
+        input_flat = (r * width + c)[inside]
+        output_flat = np.broadcast_to(output_cells[:, :, None, None], inside.shape)[inside]
     else:
         output = avg_pool2d(plane, geo.kernel, geo.stride, geo.padding, ceil_mode,
                             count_include_pad)
@@ -223,34 +278,32 @@ def trace(x: ArrayLike, kernel_size: IntOrPair, stride: IntOrPair | None = None,
         # One (input cell, output cell) pair per kernel offset that lands inside the input.
         input_flat = (r * width + c)[inside]
         output_flat = np.broadcast_to(output_cells[:, :, None, None], inside.shape)[inside]
-    result["output"] = json_values(output)
-
-    grouped_outputs, bounds = _group_by_input(input_flat, output_flat, height * width)
-    result["sources"] = _per_cell(_coordinates(grouped_outputs, out_w), bounds, width)
+    grouped_outputs, bounds = _output_and_sources(result, output, input_flat, output_flat,
+                                                  (height, width), out_w)
 
     if grad_output is not None:
-        if np.ndim(grad_output) == 0:
-            grad_output = np.full((out_h, out_w), grad_output)
-        # float64 whatever came in, so that the terms, the gradient and its sums are
-        # the very numbers JSON carries.
-        grad = as_input(grad_output, "grad_output").astype(np.float64)
-        if grad.shape != (out_h, out_w):
-            raise ValueError(
-                f"grad_output must have the output's shape ({out_h}, {out_w}), "
-                f"got {grad.shape}")
+        grad = _upstream(grad_output, out_h, out_w)
         if mode == "max":
             grad_input = max_pool2d_backward(grad, indices, (height, width))
             terms = grad.ravel()[grouped_outputs]
+        elif mode == "lp":
+            array = plane.astype(np.float64)
+            grad_input = lp_pool2d_backward(grad, array, norm_type, geo.kernel, geo.stride,
+                                            ceil_mode)
+            if lp_routes:
+                terms = grad.ravel()[grouped_outputs]
+            else:
+                mean, plain, scaled, _ = _forward_steps(array, norm_type, geo.kernel,
+                                                        geo.stride, ceil_mode)
+                grad_mean = _mean_gradient(grad, mean, plain, scaled, norm_type, geo.kernel)
+                terms = (grad_mean / divisor).ravel()[grouped_outputs]
+            result["grad_factor"] = json_values(input_factor(array, norm_type))
         else:
             grad_input = avg_pool2d_backward(grad, (height, width), geo.kernel, geo.stride,
                                              geo.padding, ceil_mode, count_include_pad)
             # The very division avg_pool2d_backward makes before adding the shares up.
             terms = (grad / divisor).ravel()[grouped_outputs]
-        result["grad_output"] = json_values(grad)
-        result["grad_input"] = json_values(grad_input)
-        result["grad_terms"] = _per_cell(json_values(terms), bounds, width)
-        result["grad_output_sum"] = json_values(_exact_sum(grad))
-        result["grad_input_sum"] = json_values(_exact_sum(terms))
+        _gradient_fields(result, grad, grad_input, terms, bounds, width)
     return result
 
 
@@ -313,3 +366,127 @@ def _per_cell(flat_items, bounds, width):
     """Cut a list sorted by input cell into one slice per cell, laid out as rows."""
     cells = [flat_items[start:stop] for start, stop in pairwise(bounds)]
     return [cells[row:row + width] for row in range(0, len(cells), width)]
+
+
+def _refuse_window_parameters(mode, kernel_size, stride, padding, dilation, ceil_mode):
+    """The adaptive modes place their windows by output_size: a kernel, stride,
+    padding, dilation or ceil mode given with them is a mistake, said so."""
+    given = [name for name, value, unset in (
+        ("kernel_size", kernel_size, None), ("stride", stride, None))
+        if value is not unset]
+    if _pair(padding, "padding") != (0, 0):
+        given.append("padding")
+    if _pair(dilation, "dilation") != (1, 1):
+        given.append("dilation")
+    if as_flag(ceil_mode, "ceil_mode"):
+        given.append("ceil_mode")
+    if given:
+        raise ValueError(
+            f"{', '.join(given)} {'does' if len(given) == 1 else 'do'} not apply to "
+            f"mode={mode!r}: its windows follow output_size; leave "
+            f"{'it' if len(given) == 1 else 'them'} out")
+
+
+def _adaptive_pairs(size, count):
+    """(output line, input line) for every line of every adaptive window, by output."""
+    starts, ends = adaptive_bounds(size, count)
+    lengths = ends - starts
+    outputs = np.repeat(np.arange(count), lengths)
+    inputs = np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths) \
+        + np.repeat(starts, lengths)
+    return starts, ends, outputs, inputs
+
+
+def _adaptive_trace(plane, mode, output_size, grad_output, unpool):
+    """trace() for the adaptive modes: windows of varying size that may share cells."""
+    (height, width) = plane.shape
+    out_h, out_w = adaptive_output(plane.shape, output_size)
+    starts_r, ends_r, out_r, in_r = _adaptive_pairs(height, out_h)
+    starts_c, ends_c, out_c, in_c = _adaptive_pairs(width, out_w)
+    if in_r.size * in_c.size > MAX_TRACE_WINDOW_CELLS:
+        raise ValueError(
+            f"{out_h} x {out_w} adaptive windows hold {in_r.size * in_c.size} window cells, "
+            f"too many for trace() (at most {MAX_TRACE_WINDOW_CELLS}): use a smaller "
+            "output_size or input")
+    sizes = (ends_r - starts_r)[:, None] * (ends_c - starts_c)[None, :]
+    covers = adaptive_covers(height, out_h)[1][:, None] * adaptive_covers(width, out_w)[1][None, :]
+    result = {
+        "mode": mode, "output_size": [out_h, out_w],
+        "kernel_size": None, "stride": None, "padding": None, "dilation": None,
+        "ceil_mode": False, "count_include_pad": True,
+        "input_shape": [height, width], "output_shape": [out_h, out_w],
+        "pad_value": None,
+        "input": json_values(plane),
+        "window_bounds": {"rows": np.stack([starts_r, ends_r], 1).tolist(),
+                          "cols": np.stack([starts_c, ends_c], 1).tolist()},
+        "window_rows": [list(range(s, e)) for s, e in zip(starts_r.tolist(), ends_r.tolist())],
+        "window_cols": [list(range(s, e)) for s, e in zip(starts_c.tolist(), ends_c.tolist())],
+        "window_size": sizes.tolist(),
+        "shared": covers.tolist(),
+    }
+    # Every (output cell, window cell) pair: rows' pairs times columns' pairs. For one
+    # input cell its outputs come in row-major order, as _group_by_input needs.
+    output_flat = (out_r[:, None] * out_w + out_c[None, :]).ravel()
+    input_flat = (in_r[:, None] * width + in_c[None, :]).ravel()
+    if mode == "adaptive_max":
+        output, indices = adaptive_max_pool2d(plane, (out_h, out_w), return_indices=True)
+        result["argmax"] = _coordinates(indices, width)
+        result["indices"] = indices.tolist()
+        order = np.lexsort((input_flat, output_flat))
+        owners, cells = output_flat[order], input_flat[order]
+        tied = plane.ravel()[cells] == output.ravel()[owners]
+        bounds = np.searchsorted(owners[tied], np.arange(out_h * out_w + 1))
+        result["tied"] = _per_cell(_coordinates(cells[tied], width), bounds, out_w)
+        if unpool:
+            result["unpooled"] = json_values(unpool_planes(output, indices, (height, width)))
+        input_flat, output_flat = indices.ravel(), np.arange(out_h * out_w)
+    else:
+        output = adaptive_avg_pool2d(plane, (out_h, out_w))
+        result["divisor"] = sizes.tolist()
+    grouped_outputs, bounds = _output_and_sources(result, output, input_flat, output_flat,
+                                                  (height, width), out_w)
+    if grad_output is not None:
+        grad = _upstream(grad_output, out_h, out_w)
+        if mode == "adaptive_max":
+            grad_input = adaptive_max_pool2d_backward(grad, indices, (height, width))
+            terms = grad.ravel()[grouped_outputs]
+        else:
+            grad_input = adaptive_avg_pool2d_backward(grad, (height, width))
+            if (out_h, out_w) == (1, 1):
+                shares = grad / np.float64(height * width)
+            else:
+                shares = grad / (ends_r - starts_r).astype(np.float64)[:, None]
+                shares /= (ends_c - starts_c).astype(np.float64)[None, :]
+            terms = shares.ravel()[grouped_outputs]
+        _gradient_fields(result, grad, grad_input, terms, bounds, width)
+    return result
+
+
+def _output_and_sources(result, output, input_flat, output_flat, input_hw, out_w):
+    """Write ``output`` and ``sources`` (from the (input cell, output cell) pairs); return
+    the outputs grouped by input cell and each cell's bounds, for the gradient terms."""
+    result["output"] = json_values(output)
+    grouped_outputs, bounds = _group_by_input(input_flat, output_flat, input_hw[0] * input_hw[1])
+    result["sources"] = _per_cell(_coordinates(grouped_outputs, out_w), bounds, input_hw[1])
+    return grouped_outputs, bounds
+
+
+def _upstream(grad_output, out_h, out_w):
+    """The upstream gradient as float64 OH x OW (one number stands for all)."""
+    if np.ndim(grad_output) == 0:
+        grad_output = np.full((out_h, out_w), grad_output)
+    # float64 whatever came in, so that the terms, the gradient and its sums are the very
+    # numbers JSON carries.
+    grad = as_input(grad_output, "grad_output").astype(np.float64)
+    if grad.shape != (out_h, out_w):
+        raise ValueError(
+            f"grad_output must have the output's shape ({out_h}, {out_w}), got {grad.shape}")
+    return grad
+
+
+def _gradient_fields(result, grad, grad_input, terms, bounds, width):
+    result["grad_output"] = json_values(grad)
+    result["grad_input"] = json_values(grad_input)
+    result["grad_terms"] = _per_cell(json_values(terms), bounds, width)
+    result["grad_output_sum"] = json_values(_exact_sum(grad))
+    result["grad_input_sum"] = json_values(_exact_sum(terms))

@@ -24,6 +24,9 @@ import numpy.typing as npt
 IntOrPair = Union[int, Sequence[int]]
 #: Anything NumPy turns into an array: an array, nested lists, a number.
 ArrayLike = npt.ArrayLike
+#: An adaptive pooling's output size: one int, or an ``(h, w)`` pair whose entries may be
+#: None ("keep that side of the input").
+OutputSize = Union[int, Sequence[Union[int, None]]]
 
 #: Largest number of elements an input, output or gradient may have. Requests beyond
 #: this (say a 10**5 x 10**5 plane) are refused before anything is allocated.
@@ -260,3 +263,67 @@ def check_grad_shape(grad_shape, expected, what):
         raise ValueError(
             f"grad_output has shape {tuple(grad_shape)} but {what} has shape "
             f"{tuple(expected)}: they must match")
+
+
+def as_output_size(value, name="output_size"):
+    """An adaptive pooling's ``output_size`` as an ``(h, w)`` pair whose entries are ints
+    of at least 1 or ``None`` ("keep the input's side"), as in PyTorch; one int means a
+    square output. The sides are resolved against an input in :mod:`poolgrad.geometry`.
+
+    >>> as_output_size(3), as_output_size((None, 2))
+    ((3, 3), (None, 2))
+    >>> as_output_size([3])
+    Traceback (most recent call last):
+    ...
+    ValueError: output_size must be an int or an (h, w) pair, got 1 value: [3]
+    >>> as_output_size((2, 0))
+    Traceback (most recent call last):
+    ...
+    ValueError: output_size must have sides of at least 1 (or None to keep the input's side), got (2, 0)
+    """
+    if _is_int(value):
+        items = [value, value]
+    elif isinstance(value, (tuple, list, np.ndarray)) and not isinstance(value, str):
+        items = list(np.asarray(value, dtype=object).ravel()) if isinstance(
+            value, np.ndarray) else list(value)
+        if len(items) != 2:
+            count = f"{len(items)} value" + ("" if len(items) == 1 else "s")
+            raise ValueError(f"{name} must be an int or an (h, w) pair, got {count}: {value!r}")
+    else:
+        raise TypeError(
+            f"{name} must be an int or an (h, w) pair of ints (None keeps a side), got "
+            f"{value!r} of type {type(value).__name__}")
+    for item in items:
+        if item is not None and not _is_int(item):
+            raise TypeError(
+                f"{name} must hold ints or None, got {item!r} of type {type(item).__name__}")
+    pair = tuple(None if item is None else _bounded(int(item), name) for item in items)
+    if any(side is not None and side < 1 for side in pair):
+        raise ValueError(
+            f"{name} must have sides of at least 1 (or None to keep the input's side), "
+            f"got {tuple(pair)}")
+    return pair
+
+
+def as_norm_type(value):
+    """LP pooling's ``p``: a real number, not 0 and not NaN; ``inf`` (max pooling of
+    ``|x|``) and ``-inf`` (its minimum) are allowed, as in PyTorch.
+
+    >>> as_norm_type(2), as_norm_type(float("inf"))
+    (2.0, inf)
+    >>> as_norm_type(0)
+    Traceback (most recent call last):
+    ...
+    ValueError: norm_type must not be 0: the LP norm takes the 1/p-th power (use p = 1 for sums, p = inf for the maximum)
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.number)):
+        raise TypeError(
+            f"norm_type must be a number such as 2, got {value!r} of type {type(value).__name__}")
+    p = float(value)
+    if p != p:
+        raise ValueError("norm_type must be a number, got NaN")
+    if p == 0:
+        raise ValueError(
+            "norm_type must not be 0: the LP norm takes the 1/p-th power (use p = 1 for sums, "
+            "p = inf for the maximum)")
+    return p

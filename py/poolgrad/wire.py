@@ -1,6 +1,6 @@
 """The Python side of the widget's worker protocol: one JSON request in, one JSON answer out.
 
-The page's worker (web/worker.js) imports :func:`run_trace` and hands it every request
+The page's worker (web/runtime/worker.js) imports :func:`run_trace` and hands it every request
 as a JSON string: the keyword arguments of :func:`poolgrad.trace`. Strict JSON has no
 NaN, infinities or negative zero among its numbers, so inside ``x`` and ``grad_output``
 they travel as the strings ``"NaN"``, ``"Infinity"``, ``"-Infinity"`` and ``"-0"``.
@@ -20,7 +20,7 @@ from .trace import trace
 
 #: The keyword arguments a request may carry: those of :func:`poolgrad.trace`.
 REQUEST_KEYS = ("x", "kernel_size", "stride", "padding", "dilation", "ceil_mode", "mode",
-                "grad_output", "count_include_pad")
+                "grad_output", "count_include_pad", "output_size", "norm_type", "unpool")
 
 #: The strings that stand for the numbers strict JSON cannot write.
 NUMBER_NAMES = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf, "-0": -0.0}
@@ -73,9 +73,12 @@ def _parse(request_json):
         if key not in REQUEST_KEYS:
             raise RequestError(f'the request has an unknown setting "{key[:40]}"; known settings: '
                                f"{', '.join(REQUEST_KEYS)}")
-    if "x" not in request or "kernel_size" not in request:
-        raise RequestError("the request needs at least x and kernel_size")
+    if "x" not in request:
+        raise RequestError("the request needs at least x (and kernel_size, or output_size "
+                           "in the adaptive modes)")
     request["x"] = _decode(request["x"], "x")
+    if isinstance(request.get("norm_type"), str):
+        request["norm_type"] = _number(request["norm_type"], "norm_type")
     if "grad_output" in request and request["grad_output"] is not None:
         request["grad_output"] = _decode(request["grad_output"], "grad_output")
     return request

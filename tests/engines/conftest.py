@@ -12,26 +12,15 @@ A missing engine fails with what to install (`python build.py test` installs the
 
 from __future__ import annotations
 
-import importlib.util
 import threading
-from pathlib import Path
 
 import pytest
 
+from engines import drivers  # tests/ is on the import path (tests/conftest.py)
 from lesson_fixture import FIXTURE
 from widget_driver import GRID_ROWS
 
 ENGINES = ["firefox", "webkit", "wpe"]
-
-
-def _load(name, path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-drivers = _load("poolgrad_engine_drivers", Path(__file__).with_name("drivers.py"))
 
 
 class EngineSite:

@@ -11,11 +11,8 @@ Values are the lesson's reference numbers for its 4 x 4 fixture:
 import time
 from collections import Counter
 
-import pytest
-
 from lesson_fixture import FIXTURE
 
-pytestmark = pytest.mark.engines
 
 MAX_2X2 = [["4", "8"], ["9", "-2"]]  # 2 x 2, stride 2: from cells 5, 6, 13, 11
 MAX_3X3_STRIDE_1 = [["8", "8"], ["9", "9"]]  # two outputs share a cell

@@ -3,8 +3,8 @@ import { test } from "node:test";
 
 import {
   EXERCISES, ExerciseRunner, caseState, dedent, indent, mismatchMarks, newline, parseAnswer, resultText, shownPair, storageKey,
-} from "../../web/exercise.js";
-import { serialiseState } from "../../web/state.js";
+} from "../../web/exercise/exercise.js";
+import { serialiseState } from "../../web/widget/state.js";
 
 // The checker's answer for last_max_wins (tests/exercise_solutions.py) on the ties case,
 // as poolgrad.exercise_check writes it.

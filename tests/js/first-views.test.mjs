@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { firstViewKeys, firstViewStates } from "../../web/first-views.js";
-import { GUIDE_STEPS } from "../../web/guide.js";
-import { PRESETS } from "../../web/presets.js";
-import { defaultState, FIXTURE, requestKey, traceRequest } from "../../web/state.js";
+import { firstMinuteKeys, firstViewKeys, firstViewStates } from "../../web/lesson/first-views.js";
+import { GUIDE_STEPS } from "../../web/lesson/guide-steps.js";
+import { PRESETS } from "../../web/widget/presets.js";
+import { defaultState, FIXTURE, requestKey, traceRequest } from "../../web/widget/state.js";
 import { recorded } from "./traces.mjs";
 
 const leadsTo = (id) => {
@@ -49,4 +49,31 @@ test("each Try-it step leads to a view that, with an output selected, does the s
   }
   assert.deepEqual([leadsTo("shared").k, leadsTo("shared").s, leadsTo("shared").mode], [[3, 3], [1, 1], "max"]);
   assert.deepEqual(leadsTo("tie").x, PRESETS.ties.make([4, 4]));
+});
+
+test("the first minute: every single control change from every landing view, each key once, no landing view again", () => {
+  const landing = new Set(firstViewKeys());
+  const keys = firstMinuteKeys();
+  assert.equal(new Set(keys).size, keys.length);
+  assert.ok(keys.every((key) => !landing.has(key)));
+  const has = (change) => keys.includes(requestKey(change(defaultState())));
+  const withParam = (key, value, extra = {}) => (state) => Object.assign(state, { [key]: value, ...extra });
+  // From the default view (max pooling, 2 x 2, stride 2): each value of each field.
+  for (const n of [1, 3, 4, 5]) assert.ok(has(withParam("k", [n, n])), `kernel ${n}`);
+  for (const n of [1, 3, 4]) assert.ok(has(withParam("s", [n, n])), `stride ${n}`);
+  assert.ok(has(withParam("p", [1, 1])) && has(withParam("p", [2, 2])));
+  for (const n of [2, 3]) assert.ok(has(withParam("d", [n, n])), `dilation ${n}`);
+  assert.ok(has(withParam("ceil", true)));
+  // From the average view: count_include_pad off; no dilation there (the field is disabled).
+  const average = (change) => (state) => change(Object.assign(state, { mode: "avg" }));
+  assert.ok(has(average(withParam("cip", false))));
+  assert.ok(!has(average(withParam("d", [2, 2]))));
+  // From the 3 x 3, stride 1 step: stride 2, padding 1, kernel 5.
+  const step = leadsTo("shared");
+  for (const change of [{ s: [2, 2] }, { p: [1, 1] }, { k: [5, 5] }]) {
+    assert.ok(keys.includes(requestKey({ ...structuredClone(step), ...change })), JSON.stringify(change));
+  }
+  // The gradient toggle and the selection are not part of a request: no view of their own.
+  assert.equal(requestKey({ ...defaultState(), grad: true, sel: [1, 1] }), requestKey(defaultState()));
+  assert.equal(keys.length, 111);
 });

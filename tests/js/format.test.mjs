@@ -1,11 +1,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { cellName, decodeNumber, describeSpan, encodeNumber, formatNumber, formatSum } from "../../web/format.js";
+import { cellName, decodeNumber, describeSpan, encodeNumber, formatNumber, formatSum } from "../../web/widget/format.js";
 
 test("cells show up to 4 decimals, trailing zeros dropped, integers exactly", () => {
   const shown = [3, -2, 0.25, 10.25, 1 / 3, -0.00004, 123456789, 2.5e-5, 0.1 + 0.2].map(formatNumber);
   assert.deepEqual(shown, ["3", "-2", "0.25", "10.25", "0.3333", "0", "123456789", "0", "0.3"]);
+  // -0 is a value of its own (the input may hold it); a tiny negative only rounds to 0.
+  assert.deepEqual([-0, 0, -0.00004].map(formatNumber), ["-0", "0", "0"]);
 });
 
 test("non-finite values from trace() decode to numbers and display as symbols", () => {

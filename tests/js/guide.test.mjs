@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { combineCauses, GUIDE_STEPS, progressKey, stepsShown, stepsTicked } from "../../web/guide.js";
-import { parseHash } from "../../web/state.js";
+import { progressKey } from "../../web/lesson/guide.js";
+import { combineCauses, GUIDE_STEPS, stepsShown, stepsTicked } from "../../web/lesson/guide-steps.js";
+import { parseHash } from "../../web/widget/state.js";
 import { recorded } from "./traces.mjs";
 
 const step = (id) => GUIDE_STEPS.find((s) => s.id === id);

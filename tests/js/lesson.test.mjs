@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { lessonBlocks } from "../../web/lesson.js";
-import { parseHash } from "../../web/state.js";
+import { lessonBlocks } from "../../web/lesson/lesson.js";
+import { parseHash } from "../../web/widget/state.js";
 import { recorded } from "./traces.mjs";
 
 const numbersIn = (text) => (text.match(/-?\d+(\.\d+)?/g) ?? []).map(Number);

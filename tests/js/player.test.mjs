@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { frame, marksByCell, playerSteps } from "../../web/player.js";
-import { withStepMark } from "../../web/render.js";
+import { frame, marksByCell, playerSteps } from "../../web/lesson/player.js";
+import { withStepMark } from "../../web/widget/render.js";
 import { recorded } from "./traces.mjs";
 
 const marksOf = (marks, grid, key) => marks.filter(([g, , , changes]) => g === grid && changes[key]).map(([, r, c]) => [r, c]);

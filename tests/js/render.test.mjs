@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { redrawPlan, withMismatch } from "../../web/render.js";
-import { gridsKey, parseHash } from "../../web/state.js";
+import { redrawPlan, withMismatch } from "../../web/widget/render.js";
+import { gridsKey, parseHash } from "../../web/widget/state.js";
 import { recorded } from "./traces.mjs";
 
 const { trace } = recorded("fixture_k2_grad");

@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
+import { sizePoolgradFrames } from "../../web/embed-sizing.js";
 import {
-  embedCode, poolgradSnippet, pythonMatrix, pythonNumber, pythonPair, torchSnippet, viewTitle,
-} from "../../web/snippets.js";
-import { parseHash } from "../../web/state.js";
+  embedCode, poolgradSnippet, pythonMatrix, pythonNumber, pythonPair, torchSnippet,
+} from "../../web/takeaway/snippets.js";
+import { viewTitle } from "../../web/lesson/sentences.js";
+import { parseHash } from "../../web/widget/state.js";
 
 const FIXTURE = "1,2,5,6;3,4,8,7;0,-1,-3,-2;-4,9,-6,-5";
 
@@ -124,14 +126,41 @@ test("the title names what differs from the defaults", () => {
   assert.equal(viewTitle(parseHash(`#k=2&mode=avg&cip=0&x=${FIXTURE}`)), "average pooling, 2 × 2 window, stride 2, count_include_pad=False");
 });
 
-test("the embed code is the README's iframe for this view, its attributes escaped", () => {
+test("the embed code is everything a host page needs: a named, sized iframe and the sizing script once", () => {
   const hash = `#k=3&s=1&p=0&d=1&mode=max&grad=1&sel=0,1&x=${FIXTURE}`;
   const state = parseHash(hash);
   const pageUrl = "https://example.org/lessons/poolgrad/index.html";
-  assert.equal(embedCode({ pageUrl, hash, state }), `<iframe src="${pageUrl}?embed=1${hash.replaceAll("&", "&amp;")}"
+  const code = embedCode({ pageUrl, hash, state, id: "a1b2" });
+  assert.equal(code.split("\n").slice(0, 4).join("\n"), `<iframe id="poolgrad-a1b2" data-poolgrad src="${pageUrl}?embed=1&amp;id=a1b2${hash.replaceAll("&", "&amp;")}"
         title="poolgrad: max pooling, 3 × 3 window, stride 1, gradient routing"
-        style="width: 100%; height: 640px; border: 0" loading="lazy"
+        style="width: 100%; height: 900px; border: 0" loading="lazy"
         allow="clipboard-write"></iframe>`);
-  assert.match(embedCode({ pageUrl, hash, state, lesson: false }), /\?embed=1&amp;lesson=0#k=3&amp;s=1/);
-  assert.match(embedCode({ pageUrl: 'https://h/a"b&c/index.html', hash: "#k=2", state }), /src="https:\/\/h\/a&quot;b&amp;c\/index\.html\?embed=1#k=2"/);
+  // The script is embed-sizing.js's own function, marked as needed once per page.
+  assert.match(code, /Needed once per\n {5}page/);
+  assert.ok(code.endsWith(`<script>(${sizePoolgradFrames})();</script>`));
+  assert.match(embedCode({ pageUrl, hash, state, id: "x", lesson: false }), /\?embed=1&amp;lesson=0&amp;id=x#k=3&amp;s=1/);
+  assert.match(embedCode({ pageUrl, hash, state, id: "x", code: false }), /\?embed=1&amp;code=0&amp;id=x#/);
+  assert.match(embedCode({ pageUrl: 'https://h/a"b&c/index.html', hash: "#k=2", state, id: "x" }), /src="https:\/\/h\/a&quot;b&amp;c\/index\.html\?embed=1&amp;id=x#k=2"/);
+});
+
+test("the sizing script sizes only the frames it marks, from any origin, and listens once", () => {
+  const listeners = [];
+  const frames = [{ contentWindow: {}, style: {} }, { contentWindow: {}, style: {} }];
+  const foreign = { contentWindow: {}, style: {} };
+  globalThis.window = { addEventListener: (type, listener) => listeners.push(listener) };
+  globalThis.document = { querySelectorAll: (selector) => (selector === "iframe[data-poolgrad]" ? frames : [...frames, foreign]) };
+  try {
+    sizePoolgradFrames();
+    sizePoolgradFrames();
+    assert.equal(listeners.length, 1);
+    const post = (source, data) => listeners[0]({ source, data, origin: "https://elsewhere.example" });
+    post(frames[1].contentWindow, { type: "poolgrad:size", height: 3180.2 });
+    post(foreign.contentWindow, { type: "poolgrad:size", height: 50 });
+    post(frames[0].contentWindow, { type: "other", height: 50 });
+    post(frames[0].contentWindow, { type: "poolgrad:size", height: -1 });
+    assert.deepEqual([frames[0].style.height, frames[1].style.height, foreign.style.height], [undefined, "3181px", undefined]);
+  } finally {
+    delete globalThis.window;
+    delete globalThis.document;
+  }
 });

@@ -4,7 +4,7 @@ import { test } from "node:test";
 import {
   defaultState, FIXTURE, HASH_PROPERTIES, hashFor, InputError, MATRIX_SPELLINGS, parseCellValue, parseHash, parseMatrix, parsePair,
   requestKey, serialiseState, traceRequest,
-} from "../../web/state.js";
+} from "../../web/widget/state.js";
 import { recorded } from "./traces.mjs";
 
 const FIXTURE_TEXT = "1,2,5,6;3,4,8,7;0,-1,-3,-2;-4,9,-6,-5";
@@ -134,7 +134,22 @@ test("the paste box reads rows on lines, spaces or commas, and bracketed NumPy a
   assert.deepEqual(paste("array([[1.5, 2. , 3. ],\n       [4. , 5. , 6. ]])"), [[1.5, 2, 3], [4, 5, 6]]);
   assert.deepEqual(paste("[[1 2]\n [3 4]]"), [[1, 2], [3, 4]]);
   assert.deepEqual(paste("NaN -Infinity"), [[NaN, -Infinity]]);
+  assert.deepEqual(paste("1,2,3\n4,5,6"), [[1, 2, 3], [4, 5, 6]]); // comma-separated values
+  assert.ok(Object.is(paste("-0 1")[0][0], -0));
 });
+
+test("the paste box reads NumPy's and PyTorch's printouts with their keywords, and Python's nan and inf", () => {
+  assert.deepEqual(paste("array([[1, 2], [3, 4]], dtype=int8)"), [[1, 2], [3, 4]]);
+  // The Code panel's own snippets print this.
+  assert.deepEqual(paste("tensor([[4., 8.],\n        [9., -2.]], dtype=torch.float64)"), [[4, 8], [9, -2]]);
+  assert.deepEqual(paste("tensor([[4., 8.]], dtype=torch.float64, requires_grad=True)"), [[4, 8]]);
+  assert.deepEqual(paste("np.array([ 1.5,  2. ])"), [[1.5, 2]]);
+  assert.deepEqual(paste("nan inf -inf\n1 2 3"), [[NaN, Infinity, -Infinity], [1, 2, 3]]);
+  assert.deepEqual(paste("array([[nan, -inf]])"), [[NaN, -Infinity]]);
+  assert.deepEqual(paste("1e-320 0e5"), [[1e-320, 0]]); // a subnormal is a double; 0e5 is 0
+});
+
+const AMBIGUOUS_COMMA = /could be a decimal comma \(1,5 for 1\.5\) or a thousands separator \(1,000 for 1000\); write decimals with a point \(1\.5\), thousands with no separator \(1000\), and separate values with spaces or ", "\.$/;
 
 const PASTE_REFUSED = [
   ["1 2\n3", /^Row 1 has 1 numbers but row 0 has 2; every row needs the same count\.$/],
@@ -146,6 +161,19 @@ const PASTE_REFUSED = [
   [Array(17).fill("1").join("\n"), /^The pasted matrix has 17 rows; the limit is 16 x 16\.$/],
   [Array(17).fill("1").join(" "), /^The pasted matrix has 17 columns; the limit is 16 x 16\.$/],
   ["1e16", /too large; values must lie between -1e15 and 1e15/],
+  ["1e400", /^Row 0, col 0: "1e400" is too large/],
+  ["1 1e-400", /^Row 0, col 1: "1e-400" is too small for a double \(it would become 0; the smallest is about 5e-324\); write 0 if you mean 0$/],
+  // Decimal commas, as a German or French spreadsheet writes them; thousands separators.
+  ["1,5 2,5\n3,5 4,5", /^Row 0: the comma in "1,5"/],
+  ["1,000 2,500", /^Row 0: the comma in "1,000"/],
+  ["1 2\n2,5 -0,75", /^Row 1: the comma in "2,5"/],
+  ["1, 2,5", /^Row 0: the comma in "2,5"/],
+  ["1,000,2", AMBIGUOUS_COMMA],
+  ["[[1,5 2,5]]", AMBIGUOUS_COMMA],
+  ["[[[1,2],[3,4]],[[5,6],[7,8]]]", /^The pasted matrix has 3 dimensions \(brackets nested 3 deep\); the widget shows one 2-D plane/],
+  ["array([[[1]]], dtype=int8)", /has 3 dimensions/],
+  ["[[1, 2], [3, 4]", /brackets do not match/],
+  ["tensor([[1, 2]], grad_fn=<X>) 5", /numbers outside the brackets/],
 ];
 
 for (const [text, message] of PASTE_REFUSED) {

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { parseHash } from "../../web/state.js";
-import { escapeXml } from "../../web/format.js";
-import { pictureName, pictureSvg } from "../../web/svg-export.js";
+import { parseHash } from "../../web/widget/state.js";
+import { escapeXml } from "../../web/widget/format.js";
+import { pictureName, pictureSvg } from "../../web/takeaway/svg-export.js";
 import { recorded } from "./traces.mjs";
 
 // A small XML well-formedness check (node has no XML parser): one root element, tags that

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { TraceService } from "../../web/trace-service.js";
+import { TraceService } from "../../web/runtime/trace-service.js";
 
 // A service whose Python answers {trace: request.k} (or {error} for k < 1), whose boot the
 // test finishes with boot(), and whose hand-backs the test runs with turn(): nothing

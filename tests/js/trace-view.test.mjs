@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { parseHash } from "../../web/state.js";
+import { parseHash } from "../../web/widget/state.js";
 import {
   gradientReceivers, outputInRange, selectedOutput, sharedCells, termFrom, tiedCells, windowCells, windowSamples, windowText,
-} from "../../web/trace-view.js";
+} from "../../web/widget/trace-view.js";
 import { recorded } from "./traces.mjs";
 
 test("a selection outside the current output is no selection", () => {

@@ -79,7 +79,8 @@ def max_pool2d_backward(grad_output, indices, input_shape):
     return grad_input.reshape(input_shape)
 
 
-def _avg_windows(shape, kernel, stride, padding, ceil_mode, count_include_pad):
+def _avg_windows(shape, kernel, stride, padding, ceil_mode, count_include_pad,
+                 divisor_override=None):
     """For every output (i, j): the inside cells of its window and its divisor."""
     height, width = shape
     out_h, out_w = _sides(shape, kernel, stride, padding, (1, 1), ceil_mode)
@@ -92,19 +93,20 @@ def _avg_windows(shape, kernel, stride, padding, ceil_mode, count_include_pad):
             padded_count = (bottom - top) * (right - left)
             cells = [(r, c) for r in range(max(top, 0), min(bottom, height))
                      for c in range(max(left, 0), min(right, width))]
-            windows[i, j] = cells, padded_count if count_include_pad else len(cells)
+            divisor = padded_count if count_include_pad else len(cells)
+            windows[i, j] = cells, divisor if divisor_override is None else divisor_override
     return (out_h, out_w), windows
 
 
 def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False,
-               count_include_pad=True):
+               count_include_pad=True, divisor_override=None):
     """Means in float64 (exactly what the vectorised code gives for float64 input)."""
     kernel = pair(kernel_size)
     stride = kernel if stride is None else pair(stride)
     padding = pair(padding)
     planes, leading = _planes(x)
     (out_h, out_w), windows = _avg_windows(planes.shape[1:], kernel, stride, padding,
-                                           ceil_mode, count_include_pad)
+                                           ceil_mode, count_include_pad, divisor_override)
     out = np.empty((len(planes), out_h, out_w), np.float64)
     for p, plane in enumerate(planes):
         for (i, j), (cells, divisor) in windows.items():
@@ -116,13 +118,14 @@ def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False,
 
 
 def avg_pool2d_backward(grad_output, input_shape, kernel_size, stride=None, padding=0,
-                        ceil_mode=False, count_include_pad=True):
+                        ceil_mode=False, count_include_pad=True, divisor_override=None):
     kernel = pair(kernel_size)
     stride = kernel if stride is None else pair(stride)
     padding = pair(padding)
     grad, _ = _planes(grad_output)
     (out_h, out_w), windows = _avg_windows(tuple(input_shape[-2:]), kernel, stride,
-                                           padding, ceil_mode, count_include_pad)
+                                           padding, ceil_mode, count_include_pad,
+                                           divisor_override)
     grad_input = np.zeros((len(grad),) + tuple(input_shape[-2:]), np.float64)
     for p in range(len(grad)):
         for i in range(out_h):

@@ -70,6 +70,37 @@ def test_avg_pool_refuses_dilation_style_arguments_and_bad_flags():
         poolgrad.avg_pool2d(EXAMPLE, 2, padding=2)
 
 
+def test_divisor_override_divides_every_window_by_it():
+    # torch.nn.functional.avg_pool2d(x, 2, divisor_override=3) on the example: the sums
+    # 41, 33, 23, 23 over 3; padding and ceil mode change what is summed, not the divisor.
+    out = poolgrad.avg_pool2d(EXAMPLE, 2, divisor_override=3)
+    np.testing.assert_array_equal(out, np.array([[41, 33], [23, 23]]) / 3.0)
+    padded = poolgrad.avg_pool2d([[1.0, 2.0], [3.0, 4.0]], 2, 1, 1, divisor_override=2,
+                                 count_include_pad=False)
+    assert padded.tolist()[0] == [0.5, 1.5, 1.0]
+    assert poolgrad.avg_pool2d(EXAMPLE, 2, divisor_override=-1).tolist() == [[-41, -33], [-23, -23]]
+    grad = poolgrad.avg_pool2d_backward([[1.0, 2.0]], (2, 4), 2, divisor_override=4)
+    assert grad.tolist() == [[0.25, 0.25, 0.5, 0.5]] * 2
+    layer = poolgrad.AvgPool2d(2, divisor_override=1)
+    assert layer(EXAMPLE).tolist() == [[41, 33], [23, 23]]
+    assert layer.backward([[1, 2], [3, 4]]).tolist()[0] == [1.0, 1.0, 2.0, 2.0]
+
+
+@pytest.mark.parametrize("value, error, message", [
+    (0, ValueError, "divisor_override must not be 0"),
+    (2.0, TypeError, "divisor_override must be an int or None, got 2.0 of type float"),
+    (True, TypeError, "divisor_override must be an int or None, got True of type bool"),
+    (2**63, ValueError, "divisor_override=9223372036854775808 is too large"),
+])
+def test_divisor_override_is_a_nonzero_int_as_in_torch(value, error, message):
+    for call in (lambda: poolgrad.avg_pool2d(EXAMPLE, 2, divisor_override=value),
+                 lambda: poolgrad.avg_pool2d_backward(np.ones((2, 2)), (4, 4), 2,
+                                                      divisor_override=value),
+                 lambda: poolgrad.AvgPool2d(2, divisor_override=value)):
+        with pytest.raises(error, match=message):
+            call()
+
+
 @pytest.mark.parametrize("grad, shape, error, message", [
     (np.ones((2, 3)), (4, 4), ValueError,
      r"grad_output has shape \(2, 3\) but avg_pool2d's output for input_shape=\(4, 4\) "
@@ -97,7 +128,9 @@ def avg_cases(draw):
                                                              st.integers(1, 4)))),
                   padding=(draw(st.integers(0, kh // 2)), draw(st.integers(0, kw // 2))),
                   ceil_mode=draw(st.booleans()),
-                  count_include_pad=draw(st.booleans()))
+                  count_include_pad=draw(st.booleans()),
+                  divisor_override=draw(st.one_of(st.none(), st.none(),
+                                                  st.integers(-9, 9).filter(bool))))
     shape = leading + (height, width)
     values = draw(st.lists(st.floats(-50, 50), min_size=int(np.prod(shape)),
                            max_size=int(np.prod(shape))))
@@ -159,7 +192,7 @@ def test_matches_torch_bit_for_bit(torch, case, dtype, data):
     x = x.astype(dtype)
     kernel = params["kernel_size"]
     args = (list(kernel), list(params["stride"] or kernel), list(params["padding"]),
-            params["ceil_mode"], params["count_include_pad"])
+            params["ceil_mode"], params["count_include_pad"], params["divisor_override"])
     planes = torch.from_numpy(x.reshape((-1,) + x.shape[-2:]))
     expected = torch.ops.aten.avg_pool2d(planes, *args)
     out = poolgrad.avg_pool2d(x, **params)
@@ -168,7 +201,7 @@ def test_matches_torch_bit_for_bit(torch, case, dtype, data):
     grad = np.array(data.draw(st.lists(st.floats(-4, 4, width=16), min_size=out.size,
                                        max_size=out.size))).astype(dtype).reshape(shape)
     expected_grad = torch.ops.aten.avg_pool2d_backward(
-        torch.from_numpy(grad.reshape(expected.shape)), planes, *args, None)
+        torch.from_numpy(grad.reshape(expected.shape)), planes, *args)
     np.testing.assert_array_equal(
         poolgrad.avg_pool2d_backward(grad, x.shape, **params).reshape(expected_grad.shape),
         expected_grad.numpy())

@@ -303,3 +303,31 @@ def test_the_exercise_signatures_come_from_the_reference_functions():
     assert exercise_run.signature_text("forward") == "def max_pool2d(image, pool_size=2)"
     assert exercise_check.FUNCTION_NAMES == {"forward": exercises.max_pool2d.__name__,
                                              "backward": exercises.max_pool2d_backward.__name__}
+
+
+@pytest.mark.parametrize("exercise, source", [
+    ("forward", FORWARD["numpy"]), ("forward", FORWARD["off_by_one"]),
+    ("backward", BACKWARD["loops"]), ("backward", BACKWARD["last_max_wins"]),
+], ids=["forward-right", "forward-off-by-one", "backward-right", "backward-last-wins"])
+def test_a_function_is_checked_as_its_source_is(exercise, source):
+    # From Python a learner hands check() the function itself: the same verdict, case by
+    # case, as for the text that defines it.
+    namespace = {}
+    exec(source, namespace)
+    function = namespace[exercise_check.FUNCTION_NAMES[exercise]]
+    assert exercise_check.check(function, exercise) == exercise_check.check(source, exercise)
+
+
+def test_a_function_that_raises_is_reported_not_raised():
+    def broken(image, pool_size=2):
+        raise KeyError("oops")
+
+    answer = exercise_check.check(broken, "forward")
+    assert answer["state"] == "error"
+    assert answer["sentence"] == "Case 1 of 13 (the lesson's example): KeyError: 'oops'."
+
+
+def test_check_refuses_what_is_neither_a_function_nor_source():
+    with pytest.raises(TypeError, match="fn_or_source must be a function or its source as a string, got int"):
+        exercise_check.check(3, "forward")
+    assert exercise_check.check(exercises.max_pool2d, "forward")["state"] == "pass"

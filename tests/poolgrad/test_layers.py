@@ -55,3 +55,38 @@ def test_backward_uses_the_last_forward():
     assert layer.backward([[5.0]]).tolist() == [[0.0, 0.0], [0.0, 5.0]]
     assert "MaxPool2d(kernel_size=(2, 2)" in repr(layer)
     assert "count_include_pad=True" in repr(poolgrad.AvgPool2d(2))
+
+
+def test_a_layer_is_called_like_a_torch_module():
+    x = [[1, 2, 5, 6], [3, 4, 8, 7], [0, -1, -3, -2], [-4, 9, -6, -5]]
+    layer = poolgrad.MaxPool2d(2, stride=1)
+    np.testing.assert_array_equal(layer(x), poolgrad.max_pool2d(x, 2, 1))
+    assert layer(input=x).tolist() == [[4, 8, 8], [4, 8, 8], [9, 9, -2]]
+    assert layer.backward(np.ones((3, 3)))[1, 2] == 4.0  # the last call's indices
+    assert poolgrad.AvgPool2d(2)(input=x).tolist() == [[2.5, 6.5], [1.0, -4.0]]
+
+
+def test_max_layer_returns_indices_when_asked_as_torch_does():
+    layer = poolgrad.MaxPool2d(2, return_indices=True)
+    out, indices = layer([[1, 2, 5, 6], [3, 4, 8, 7]])
+    assert out.tolist() == [[4, 8]] and indices.tolist() == [[5, 6]]
+    assert "return_indices=True" in repr(layer)
+    # torch.nn.MaxPool2d's fifth argument is return_indices, functional max_pool2d's is
+    # ceil_mode: poolgrad takes both by keyword only rather than guess.
+    with pytest.raises(TypeError, match="positional"):
+        poolgrad.MaxPool2d(2, 2, 0, 1, True)
+    with pytest.raises(TypeError, match="return_indices must be True or False"):
+        poolgrad.MaxPool2d(2, return_indices=1)
+
+
+@pytest.mark.parametrize("layer", [poolgrad.MaxPool2d(2), poolgrad.AvgPool2d(2)],
+                         ids=["max", "avg"])
+def test_backward_of_the_wrong_shape_names_what_the_user_passed(layer):
+    layer(np.zeros((1, 4, 4)))
+    with pytest.raises(ValueError) as raised:
+        layer.backward(np.ones((2, 3)))
+    message = str(raised.value)
+    name = type(layer).__name__
+    assert message == (f"grad_output has shape (2, 3) but {name}'s last forward output has "
+                       "shape (1, 2, 2): they must match")
+    assert "indices" not in message and "input_shape" not in message

@@ -108,11 +108,17 @@ def test_max_pooling_keeps_the_dtype(dtype):
     assert indices.tolist() == expected_indices.tolist()
 
 
-def test_backward_keeps_the_gradient_dtype():
+def test_backward_keeps_a_floating_gradient_dtype_and_turns_integers_to_float64():
+    # Integer gradients: PyTorch refuses them (no integer tensor requires grad, and
+    # max_pool2d_backward is "not implemented for 'Long'"); poolgrad returns float64, as
+    # avg_pool2d_backward does.
     _, indices = poolgrad.max_pool2d(FIXTURE, 2, return_indices=True)
-    for dtype in (np.float16, np.float32, np.float64, np.int64):
-        grad = poolgrad.max_pool2d_backward(np.ones((2, 2), dtype), indices, (4, 4))
-        assert grad.dtype == dtype
+    for dtype, result in ((np.float16, np.float16), (np.float32, np.float32),
+                          (np.float64, np.float64), (np.int64, np.float64),
+                          (np.int8, np.float64), (np.uint16, np.float64)):
+        grad = poolgrad.max_pool2d_backward(np.full((2, 2), 3, dtype), indices, (4, 4))
+        assert grad.dtype == result
+        assert grad.sum() == 12 and grad[1, 1] == 3
 
 
 def test_non_contiguous_input_is_fine():
@@ -169,6 +175,7 @@ def _valid(x, params):
     return True
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(pooling_cases(), st.sampled_from([np.float64, np.float32, np.int32]), st.data())
 def test_forward_indices_and_backward_match_the_loop_reference(case, dtype, data):
@@ -228,6 +235,7 @@ def test_backward_refuses_inconsistent_input(grad, indices, shape, error, messag
 
 # -- PyTorch ----------------------------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.torch
 @settings(max_examples=150, deadline=None)
 @given(pooling_cases(), st.sampled_from(["float32", "float64", "float16", "int32"]),
@@ -277,3 +285,26 @@ def test_matches_torch_on_a_large_random_batch(torch):
             ceil, expected_indices)
         np.testing.assert_array_equal(poolgrad.max_pool2d_backward(grad, indices, x.shape),
                                       expected_grad.numpy())
+
+
+def test_torch_keyword_names_are_accepted():
+    # torch.nn.functional.max_pool2d(input, kernel_size, stride, padding, dilation,
+    # ceil_mode, return_indices) and avg_pool2d(input, kernel_size, stride, padding,
+    # ceil_mode, count_include_pad, divisor_override): the same names here.
+    out, indices = poolgrad.max_pool2d(input=FIXTURE, kernel_size=2, stride=2, padding=0,
+                                       dilation=1, ceil_mode=False, return_indices=True)
+    assert out.tolist() == [[4, 8], [9, -2]] and indices.tolist() == [[5, 6], [13, 11]]
+    avg = poolgrad.avg_pool2d(input=FIXTURE, kernel_size=2, stride=2, padding=0,
+                              ceil_mode=False, count_include_pad=True, divisor_override=None)
+    assert avg.tolist() == [[2.5, 6.5], [1.0, -4.0]]
+    with pytest.raises(ValueError, match="input has ragged rows"):
+        poolgrad.max_pool2d(input=[[1, 2], [3]], kernel_size=1)
+
+
+def test_the_backward_functions_read_alike_with_keywords():
+    _, indices = poolgrad.max_pool2d(FIXTURE, 2, return_indices=True)
+    grad = [[1.0, 2.0], [3.0, 4.0]]
+    routed = poolgrad.max_pool2d_backward(grad_output=grad, indices=indices, input_shape=(4, 4))
+    spread = poolgrad.avg_pool2d_backward(grad_output=grad, input_shape=(4, 4), kernel_size=2)
+    assert routed.shape == spread.shape == (4, 4)
+    assert routed.sum() == spread.sum() == 10.0

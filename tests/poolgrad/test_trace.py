@@ -1,6 +1,8 @@
 """trace(): the widget's one source of truth, checked against the pooling functions."""
 
+import functools
 import json
+import operator
 import math
 
 import numpy as np
@@ -9,6 +11,7 @@ from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 
 import poolgrad
+import poolgrad.geometry
 from poolgrad.trace import json_values, trace
 
 FIXTURE = [[1, 2, 5, 6], [3, 4, 8, 7], [0, -1, -3, -2], [-4, 9, -6, -5]]
@@ -145,6 +148,7 @@ def cases(draw):
                    dilation=(dh, dw), ceil_mode=ceil, mode=mode, count_include_pad=cip)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(cases(), st.data())
 def test_trace_agrees_with_the_pooling_functions(case, data):
@@ -204,3 +208,98 @@ def test_trace_states_the_ties_and_the_formulas_count():
     rows = poolgrad.trace(np.arange(25.0).reshape(5, 5), 2, padding=1, ceil_mode=True)["size_formula"]["rows"]
     assert (rows["by_formula"], rows["size"], rows["dropped_last"]) == (4, 3, True)
     assert "tied" not in poolgrad.trace(np.ones((2, 2)), 2, mode="avg")
+
+
+# -- the pooling family's modes ---------------------------------------------------------
+
+def _left_to_right(terms):
+    # float() reads the strict-JSON names ("NaN", "Infinity") back.
+    return functools.reduce(operator.add, map(float, terms), 0.0)
+
+
+@pytest.mark.parametrize("shape, output_size", [((5, 5), 3), ((2, 3), (5, 4)), ((4, 6), (None, 4)),
+                                                ((3, 3), 1), ((7, 5), (3, 2))])
+def test_adaptive_traces_describe_windows_that_vary_and_share_cells(shape, output_size):
+    rng = np.random.default_rng(sum(shape))
+    x = rng.integers(-3, 4, shape).astype(float)
+    for mode in ("adaptive_avg", "adaptive_max"):
+        t = poolgrad.trace(x, mode=mode, output_size=output_size, grad_output=rng.standard_normal(
+            poolgrad.geometry.adaptive_output(shape, output_size)))
+        json.dumps(t, allow_nan=False)
+        out_h, out_w = t["output_shape"]
+        assert t["kernel_size"] is None and t["output_size"] == [out_h, out_w]
+        for i, rows in enumerate(t["window_rows"]):
+            for j, cols in enumerate(t["window_cols"]):
+                assert t["window_size"][i][j] == len(rows) * len(cols)
+        shared = np.zeros(shape, int)
+        for rows in t["window_rows"]:
+            for cols in t["window_cols"]:
+                shared[np.ix_(rows, cols)] += 1
+        assert t["shared"] == shared.tolist()
+        for r in range(shape[0]):
+            for c in range(shape[1]):
+                assert _left_to_right(t["grad_terms"][r][c]) == t["grad_input"][r][c]
+        if mode == "adaptive_max":
+            assert all(t["tied"][i][j][0] == t["argmax"][i][j] or np.isnan(t["output"][i][j])
+                       for i in range(out_h) for j in range(out_w) if t["tied"][i][j])
+        else:
+            assert t["divisor"] == t["window_size"]
+            expected_sources = [[sorted([i, j] for i, rows in enumerate(t["window_rows"]) if r in rows
+                                        for j, cols in enumerate(t["window_cols"]) if c in cols)
+                                 for c in range(shape[1])] for r in range(shape[0])]
+            assert t["sources"] == expected_sources
+
+
+def test_five_into_three_shares_the_middle_lines():
+    t = poolgrad.trace(np.arange(25.0).reshape(5, 5), mode="adaptive_avg", output_size=3)
+    assert t["window_bounds"]["rows"] == [[0, 2], [1, 4], [3, 5]]
+    assert [row.count(4) for row in t["shared"]] == [0, 2, 0, 2, 0]
+    assert t["divisor"][0] == [4, 6, 4]
+
+
+def test_unpooling_in_the_max_modes_writes_each_output_once():
+    fixture = [[1, 2, 5, 6], [3, 4, 8, 7], [0, -1, -3, -2], [-4, 9, -6, -5]]
+    t = poolgrad.trace(fixture, 3, stride=1, unpool=True, grad_output=1)
+    assert t["unpooled"] == [[0, 0, 0, 0], [0, 0, 8, 0], [0, 0, 0, 0], [0, 9, 0, 0]]
+    assert t["grad_input"][1][2] == 2.0  # the gradient adds what unpooling writes once
+    t = poolgrad.trace([[1, 5, 2, 4, 3]], mode="adaptive_max", output_size=(1, 3), unpool=True)
+    assert t["unpooled"] == [[0, 5, 0, 4, 0]]
+    out, indices = poolgrad.max_pool2d(np.array(fixture), 2, return_indices=True)
+    assert poolgrad.trace(fixture, 2, unpool=True)["unpooled"] == poolgrad.max_unpool2d(
+        out, indices, 2).tolist()
+
+
+@pytest.mark.parametrize("p", [1, 2, 3, float("inf")])
+def test_lp_traces_split_the_gradient_into_shares_and_a_factor(p):
+    rng = np.random.default_rng(int(p) if p != float("inf") else 9)
+    x = rng.integers(-3, 4, (5, 6)).astype(float)
+    t = poolgrad.trace(x, 2, stride=(1, 2), mode="lp", norm_type=p, ceil_mode=True,
+                       grad_output=1.5)
+    json.dumps(t, allow_nan=False)
+    np.testing.assert_array_equal(
+        np.array(t["output"], dtype=float),
+        poolgrad.lp_pool2d(x, p, 2, (1, 2), ceil_mode=True))
+    for r in range(5):
+        for c in range(6):
+            total = _left_to_right(t["grad_terms"][r][c]) * float(t["grad_factor"][r][c])
+            expected = float(t["grad_input"][r][c])
+            assert total == expected or (np.isnan(total) and np.isnan(expected))
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(mode="adaptive_avg", output_size=2, kernel_size=2), "kernel_size does not apply"),
+    (dict(mode="adaptive_max", output_size=2, stride=1, padding=1),
+     "stride, padding do not apply to mode='adaptive_max'"),
+    (dict(mode="adaptive_avg"), "needs output_size"),
+    (dict(mode="max"), "mode='max' needs kernel_size"),
+    (dict(mode="avg", kernel_size=2, unpool=True), "unpool applies to the max modes"),
+    (dict(mode="lp", kernel_size=2), "mode='lp' needs norm_type"),
+    (dict(mode="lp", kernel_size=2, norm_type=0), "norm_type must not be 0"),
+    (dict(mode="max", kernel_size=2, norm_type=2), "norm_type applies to mode='lp' only"),
+    (dict(mode="avg", kernel_size=2, output_size=2), "output_size applies to the adaptive modes"),
+    (dict(mode="lp", kernel_size=2, norm_type=2, padding=1), "lp_pool2d has no padding"),
+    (dict(mode="adaptive_avg", output_size=0), "output_size must have sides of at least 1"),
+])
+def test_family_modes_refuse_what_does_not_apply(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        poolgrad.trace(np.ones((4, 4)), **kwargs)

@@ -7,6 +7,8 @@ work on these machines); without it the browser tests fail with a message saying
 install.
 """
 
+import functools
+import http.server
 import threading
 import time
 
@@ -65,12 +67,28 @@ class Site:
         return [r for r in self.requests if r.host and r.host != self.origin_host]
 
 
-def serve(build_module, root, site_headers=True):
+def serve(build_module, root, site_headers=True, errors_cached=False):
     requests = []
     server = build_module.make_server(root, request_log=requests, site_headers=site_headers)
+    if errors_cached:
+        server.RequestHandlerClass = functools.partial(_errors_cached(server.RequestHandlerClass.func),
+                                                       **server.RequestHandlerClass.keywords)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     return Site(server, requests)
+
+
+def _errors_cached(handler):
+    """A handler that answers an error as some hosts do: cacheable for a year."""
+
+    class ErrorsCached(handler):
+        def send_error(self, code, message=None, explain=None):
+            self.send_response(code, message)
+            self.send_header("Cache-Control", "public, max-age=31536000, immutable")
+            self.send_header("Content-Length", "0")
+            http.server.BaseHTTPRequestHandler.end_headers(self)
+
+    return ErrorsCached
 
 
 def stop(running):
@@ -96,11 +114,12 @@ def plain_host(build_module, dist):
 
 @pytest.fixture
 def serve_directory(build_module):
-    """Serve another folder (e.g. one that puts dist/ under a sub-path) for one test."""
+    """Serve another folder (e.g. one that puts dist/ under a sub-path) for one test;
+    `errors_cached=True` serves it as a host that lets the HTTP cache keep its errors."""
     started = []
 
-    def start(root):
-        started.append(serve(build_module, root))
+    def start(root, errors_cached=False):
+        started.append(serve(build_module, root, errors_cached=errors_cached))
         return started[-1]
 
     yield start

@@ -14,7 +14,6 @@ from playwright.sync_api import expect
 from lesson_fixture import FIXTURE
 from widget_driver import axe_violations
 
-pytestmark = pytest.mark.browser
 
 AVG_EXAMPLE = "12,10,9,6;11,8,13,5;2,14,15,0;4,3,7,1"
 

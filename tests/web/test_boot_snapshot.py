@@ -1,4 +1,4 @@
-"""Python's start-up snapshots (build.py makes them, web/worker.js and web/snapshot.js
+"""Python's start-up snapshots (build.py makes them, web/runtime/worker.js and web/runtime/snapshot.js
 restore them): the built site boots to ready and draws the reference trace from the NumPy
 snapshot, from the plain one when the NumPy one does not fit, with a normal start when
 neither fits or the browser cannot unpack them, and without any; each in the same worker,
@@ -18,7 +18,6 @@ from playwright.sync_api import expect
 from lesson_fixture import FIXTURE
 from widget_driver import DEDICATED_WORKER, build_info
 
-pytestmark = pytest.mark.browser
 
 REFERENCE = f"#k=2&s=2&p=0&d=1&mode=max&grad=1&x={FIXTURE}&g=1,2;3,4"
 # File names, not paths: the build publishes them in content-hashed folders.
@@ -40,7 +39,6 @@ WORKER_SPY = """
   };
 })();
 """
-
 
 
 @pytest.fixture(autouse=True)

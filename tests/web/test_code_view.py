@@ -8,6 +8,7 @@ page's grids and with the page's own Python (its worker's trace), and the PyTorc
 needs torch (installed by CI, `pip install torch`)."""
 
 import math
+import re
 import xml.etree.ElementTree as ElementTree
 
 import pytest
@@ -17,7 +18,6 @@ from lesson_fixture import FIXTURE
 from snippet_runner import as_array, assert_matches_trace, run_snippet
 from widget_driver import Widget, axe_violations, wait_settled
 
-pytestmark = pytest.mark.browser
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -52,13 +52,16 @@ def open_view(widget, hash_):
 
 
 def shown(value):
-    """A number as the grids show it (web/format.js formatNumber): up to 4 decimals,
-    trailing zeros dropped, integers exactly, -0 as 0, the infinities as ∞ and -∞."""
+    """A number as the grids show it (web/widget/format.js formatNumber): up to 4 decimals,
+    trailing zeros dropped, integers exactly (-0 as -0), a value rounding to zero as 0, the
+    infinities as ∞ and -∞."""
     value = float(value)
     if math.isnan(value):
         return "NaN"
     if math.isinf(value):
         return "∞" if value > 0 else "-∞"
+    if value == 0 and math.copysign(1, value) < 0:
+        return "-0"
     if value == int(value):
         return str(int(value))
     text = f"{value:.4f}".rstrip("0").rstrip(".")
@@ -140,21 +143,47 @@ def test_copy_buttons_put_the_code_the_link_and_the_embed_code_on_the_clipboard(
     page.click("#copy-link")
     expect(message).to_have_text("Copied the link.")
     assert clipboard(page) == f"{site.url}index.html{hash_}" == page.url
+    shown = page.locator("#code-embed").text_content()
     page.click("#copy-embed")
     expect(message).to_have_text("Copied the embed code.")
-    assert clipboard(page) == (
-        f'<iframe src="{site.url}index.html?embed=1{hash_.replace("&", "&amp;")}"\n'
+    copied = clipboard(page)
+    assert copied == shown
+    name = re.search(r'<iframe id="poolgrad-([0-9a-f]{8})"', copied).group(1)
+    assert copied.startswith(
+        f'<iframe id="poolgrad-{name}" data-poolgrad src="{site.url}index.html?embed=1&amp;id={name}'
+        f'{hash_.replace("&", "&amp;")}"\n'
         '        title="poolgrad: max pooling, 3 × 3 window, stride 1, gradient routing"\n'
-        '        style="width: 100%; height: 640px; border: 0" loading="lazy"\n'
-        '        allow="clipboard-write"></iframe>'
-    )
-    assert page.locator("#code-embed").text_content() == clipboard(page)
+        '        style="width: 100%; height: 900px; border: 0" loading="lazy"\n'
+        '        allow="clipboard-write"></iframe>\n<!-- poolgrad: sizes every poolgrad frame')
+    assert copied.endswith("})();</script>")
+    # The next paste is another widget: the panel now shows another name.
+    expect(page.locator("#code-embed")).not_to_have_text(copied)
+    assert f"poolgrad-{name}" not in page.locator("#code-embed").text_content()
+
+
+def test_a_refused_link_is_not_what_the_copy_buttons_copy(code_widget, site):
+    """Issue 19, 7: after a link the page refused, the view shown is the last valid one (the
+    embed code's title describes it): the link and the embed code are that view's."""
+    hash_ = f"#k=3&s=1&p=0&d=1&mode=max&grad=1&sel=0,1&x={FIXTURE}"
+    page = open_view(code_widget, hash_).page
+    code_widget.set_hash("#k=999999")
+    expect(page.locator("#status")).to_have_attribute("data-state", "error")
+    assert code_widget.hash() == "#k=999999"  # the address bar keeps the link to be fixed
+    message = page.locator("#code-message")
+    page.click("#copy-link")
+    expect(message).to_have_text("Copied the link.")
+    assert clipboard(page) == f"{site.url}index.html{hash_}" == page.locator("#code-link").text_content()
+    page.click("#copy-embed")
+    expect(message).to_have_text("Copied the embed code.")
+    assert clipboard(page).startswith(f'<iframe src="{site.url}index.html?embed=1{hash_.replace("&", "&amp;")}"\n'
+                                      '        title="poolgrad: max pooling, 3 × 3 window, stride 1, gradient routing"')
 
 
 def test_embed_code_keeps_lesson_0_and_opens_the_same_view(page, site):
     widget = Widget(page, site).open(f"#k=2&s=2&p=0&d=1&mode=avg&grad=0&x={FIXTURE}", path="index.html?embed=1&lesson=0")
     embed = page.locator("#code-embed").text_content()
-    assert f'src="{site.url}index.html?embed=1&amp;lesson=0#k=2&amp;s=2&amp;p=0&amp;d=1&amp;mode=avg&amp;grad=0&amp;x=' in embed
+    assert re.search(re.escape(f'src="{site.url}index.html?embed=1&amp;lesson=0&amp;id=') + r"[0-9a-f]{8}"
+                     + re.escape("#k=2&amp;s=2&amp;p=0&amp;d=1&amp;mode=avg&amp;grad=0&amp;x="), embed)
     # The snippet is real HTML: in a lesson page of the same site, its frame opens this view.
     lesson_page = f"<!doctype html><title>A lesson</title><h1>Pooling</h1>{embed}"
     page.route(site.url + "a-lesson.html", lambda route: route.fulfill(body=lesson_page, content_type="text/html"))
@@ -162,7 +191,7 @@ def test_embed_code_keeps_lesson_0_and_opens_the_same_view(page, site):
     frame = page.frame_locator("iframe")
     wait_settled(frame)
     assert frame.locator('[data-grid="output"][data-row="0"][data-col="0"]').text_content() == "2.5"
-    assert widget.page.frames[1].evaluate("location.search") == "?embed=1&lesson=0"
+    assert re.fullmatch(r"\?embed=1&lesson=0&id=[0-9a-f]{8}", widget.page.frames[1].evaluate("location.search"))
 
 
 def test_a_refused_clipboard_selects_the_text_and_says_so(code_widget):

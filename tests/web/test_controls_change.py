@@ -3,8 +3,6 @@ typing (WebDriver's clear() and keys, autofill, some mobile keyboards) may only 
 
 import pytest
 
-pytestmark = pytest.mark.browser
-
 
 @pytest.mark.parametrize("field, value, outputs", [
     ("#kernel", "3", [["8"]]),  # 3 x 3, stride 2 on the 4 x 4 fixture: one window

@@ -11,7 +11,6 @@ from playwright.sync_api import expect
 from lesson_fixture import FIXTURE
 from widget_driver import Widget, page_of_its_own, wait_settled
 
-pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
 AVG_EXAMPLE = "12,10,9,6;11,8,13,5;2,14,15,0;4,3,7,1"
@@ -189,3 +188,100 @@ def test_every_module_app_js_imports_is_preloaded():
     preloaded = set(re.findall(r'<link rel="modulepreload" href="\./([\w-]+\.js)">', html))
     started = set(re.findall(r'<script type="module"[^>]*src="\./([\w-]+\.js)"', html))
     assert graph - started == preloaded
+
+
+# -- the host page's side (issue 22): the sizing script, across origins, pasted twice ----
+
+def _sized(page, selector):
+    """Wait until every frame matching `selector` is as tall as its document (within 1 px),
+    each scrolled into view first: Chromium lays out no cross-origin frame off the screen,
+    so such a frame tells its height once the reader gets to it."""
+    for handle in page.query_selector_all(selector):
+        handle.scroll_into_view_if_needed()
+        page.wait_for_timeout(300)
+
+    def check():
+        pairs = []
+        for handle in page.query_selector_all(selector):
+            inner = handle.content_frame().evaluate(
+                "Math.ceil(document.documentElement.getBoundingClientRect().height)")
+            pairs.append((handle.evaluate("frame => frame.clientHeight"), inner))
+        return pairs and all(abs(outer - inner) <= 1 for outer, inner in pairs), pairs
+
+    for _ in range(100):
+        ok, pairs = check()
+        if ok:
+            return pairs
+        page.wait_for_timeout(100)
+    raise AssertionError(f"frames not sized to their content: {pairs}")
+
+
+def test_widgets_from_another_origin_size_themselves_in_the_demo_page(page, site, serve_directory, dist):
+    # The demo page from one origin, the widgets from another (another port): a course site
+    # framing a widget published elsewhere. The old script dropped every such message.
+    host = serve_directory(dist)
+    assert host.url != site.url
+    page.goto(f"{host.url}embed-demo.html?site={site.url}")
+    frames = page.frame_locator("iframe[data-poolgrad]")
+    for index in (0, 1):
+        wait_settled(frames.nth(index))
+    origins = [handle.content_frame().evaluate("location.origin")
+               for handle in page.query_selector_all("iframe[data-poolgrad]")]
+    assert origins == [site.url.rstrip("/")] * 2
+    expect(page.locator("#demo-origin")).to_contain_text(site.url.rstrip("/"))
+    pairs = _sized(page, "iframe[data-poolgrad]")
+    assert all(outer > 640 for outer, _ in pairs), pairs  # not the 640 px guess
+
+
+def _copied_embed_code(page):
+    """What "Copy embed code" copied: the clipboard's text after a click on #copy-embed."""
+    if not page.evaluate("document.getElementById('code').open"):
+        page.locator("#code > summary").click()
+    page.locator("#copy-embed").click()
+    expect(page.locator("#code-message")).to_have_text("Copied the embed code.")
+    return page.evaluate("navigator.clipboard.readText()")
+
+
+def test_the_copied_embed_code_pasted_twice_into_a_new_page_gives_two_sized_widgets(
+        browser, site, serve_directory, tmp_path):
+    with page_of_its_own(browser, permissions=["clipboard-read", "clipboard-write"]) as page:
+        page.goto(f"{site.url}index.html#k=3&s=1&p=0&d=1&mode=max&grad=1&sel=0,1&x={FIXTURE}")
+        wait_settled(page)
+        first = _copied_embed_code(page)
+        second = _copied_embed_code(page)
+        assert first != second  # each copy is a widget of its own
+        for code in (first, second):
+            assert 'loading="lazy"' in code and 'allow="clipboard-write"' in code
+            assert 'title="poolgrad: max pooling, 3 × 3 window, stride 1, gradient routing"' in code
+            assert "Needed once per" in code and "<script>" in code
+        ids = [re.search(r'<iframe id="([^"]+)"', code).group(1) for code in (first, second)]
+        assert ids[0] != ids[1]
+        # A teacher's new page on another origin, with both pastes and nothing else.
+        (tmp_path / "lesson.html").write_text(
+            "<!doctype html><meta charset=utf-8><title>A lesson</title><h1>Pooling</h1>"
+            f"<p>First widget.</p>{first}<p>Second widget.</p>{second}", encoding="utf-8")
+        host = serve_directory(tmp_path)
+        page.goto(host.url + "lesson.html")
+        frames = page.frame_locator("iframe[data-poolgrad]")
+        for index in (0, 1):
+            wait_settled(frames.nth(index))
+            expect(frames.nth(index).locator('[data-grid="output"]')).to_have_text(["8", "8", "9", "9"])
+        _sized(page, "iframe[data-poolgrad]")
+        assert page.evaluate("window.poolgradFramesSized") is True
+        searches = [handle.content_frame().evaluate("location.search")
+                    for handle in page.query_selector_all("iframe[data-poolgrad]")]
+        assert [re.search(r"[?&]id=([^&]+)", s).group(1) for s in searches] == [i.removeprefix("poolgrad-") for i in ids]
+
+
+@pytest.mark.parametrize("width, height", [(360, 640), (736, 900), (1280, 800)])
+def test_the_input_and_output_grids_begin_on_the_frames_first_screen(browser, site, width, height):
+    # The widget with its lesson, as a frame shows it (embed=1): a 736 px course column on
+    # a 900 px screen had the output 1,100 px down, below the player and the input gradient.
+    with page_of_its_own(browser, viewport={"width": width, "height": height}) as page:
+        page.goto(f"{site.url}index.html?embed=1#k=2&s=2&p=0&d=1&mode=max&grad=1&x={FIXTURE}")
+        wait_settled(page)
+        tops = page.evaluate("""() => ['#input-grid', '#output-grid', '#player'].map(
+            (s) => document.querySelector(s).getBoundingClientRect().top)""")
+        assert tops[0] < height and tops[1] < height, (width, tops)
+        if width <= 1000:
+            assert tops[2] > tops[1]  # the player follows the grids; wider, it fits above them

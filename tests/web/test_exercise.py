@@ -7,14 +7,12 @@ checker tests run; here they are typed into the page with Playwright's fill."""
 
 import re
 
-import pytest
 from playwright.sync_api import expect
 
 from exercise_solutions import BACKWARD, FORWARD
 from sandbox_attacks import ATTACKS, KEEP_WORKERS_ALIVE, REACHABLE, Listener
 from widget_driver import Widget, axe_violations
 
-pytestmark = pytest.mark.browser
 
 # The first run starts the exercise worker's Python; under load that takes a while.
 FIRST_RUN_MS = 120_000

@@ -8,10 +8,9 @@ from playwright.sync_api import expect
 from lesson_fixture import FIXTURE
 from widget_driver import Widget, page_of_its_own, wait_settled
 
-pytestmark = pytest.mark.browser
 
 PHONE = {"width": 390, "height": 844}
-TIES = "3,3,1,2;3,1,2,2;0,5,4,4;5,5,4,1"  # the Ties preset (web/presets.js)
+TIES = "3,3,1,2;3,1,2,2;0,5,4,4;5,5,4,1"  # the Ties preset (web/widget/presets.js)
 DEFAULT_HASH = f"#k=2&s=2&p=0&d=1&mode=max&grad=0&x={FIXTURE}"
 
 

@@ -4,12 +4,10 @@ its assertions on one page (Pyodide boots once per load)."""
 
 import re
 
-import pytest
 from playwright.sync_api import expect
 
 from lesson_fixture import FIXTURE
 
-pytestmark = pytest.mark.browser
 
 OVERLAP = f"#k=3&s=1&p=0&d=1&mode=max&grad=1&sel=0,1&x={FIXTURE}&g=1,2;3,4"
 

@@ -4,7 +4,6 @@ page with an empty output grid for a moment)."""
 
 import pytest
 
-pytestmark = pytest.mark.browser
 
 # Before any page script: note what the output grid held whenever #status changed state.
 RECORD_STATES = """

@@ -1,12 +1,9 @@
 """render.js updates a grid of unchanged shape in place; the result must be exactly what a
 fresh render of the same state draws, and the step-through's marks must not leak into it."""
 
-import pytest
 from playwright.sync_api import expect
 
 from lesson_fixture import FIXTURE
-
-pytestmark = pytest.mark.browser
 
 
 # Every grid cell as (grid, row, col, text, sorted attributes including the inline style).

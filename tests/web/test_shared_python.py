@@ -1,7 +1,7 @@
 """One Python per page: the widgets of a lesson page (same-origin iframes) share one Python
 through the site's shared worker, and each falls back to a dedicated worker of its own
 where the browser has no module SharedWorker or the shared one cannot serve it
-(web/bridge.js, web/trace-service.js).
+(web/runtime/bridge.js, web/runtime/trace-service.js).
 
 The host page is written by the test (a lesson page with three widgets, each showing
 another of the lesson's reference views) and served on the site's origin by a route.
@@ -17,7 +17,6 @@ from playwright.sync_api import expect
 from lesson_fixture import FIXTURE
 from widget_driver import BOOT_TIMEOUT_MS, DEDICATED_WORKER, wait_settled
 
-pytestmark = pytest.mark.browser
 
 HOST_PAGE = "three-widgets.html"  # answered by a route, not a file of dist/
 AVG_EXAMPLE = "12,10,9,6;11,8,13,5;2,14,15,0;4,3,7,1"

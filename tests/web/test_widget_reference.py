@@ -1,11 +1,9 @@
 """The lesson's reference numbers (docs/design.md, "Reference numbers") as the widget shows them, and selection."""
 
-import pytest
 from playwright.sync_api import expect
 
 from lesson_fixture import FIXTURE
 
-pytestmark = pytest.mark.browser
 
 AVERAGE_EXAMPLE = "12,10,9,6;11,8,13,5;2,14,15,0;4,3,7,1"
 

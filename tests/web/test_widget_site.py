@@ -11,8 +11,6 @@ import poolgrad
 from lesson_fixture import FIXTURE
 from widget_driver import DEDICATED_WORKER, wait_settled
 
-pytestmark = pytest.mark.browser
-
 
 def test_boot_draws_first_queues_changes_then_works_offline(widget, context, site, published):
     page = widget.page

@@ -5,7 +5,6 @@ from playwright.sync_api import expect
 
 from lesson_fixture import FIXTURE
 
-pytestmark = pytest.mark.browser
 
 LINK_EXAMPLE = f"#k=3&s=1&p=0&d=1&mode=max&grad=1&sel=0,1&x={FIXTURE}"
 
@@ -119,6 +118,41 @@ def test_presets_resize_edit_and_paste(booted):
     assert widget.values("input") == [["1", "5", "2"], ["3", "4", "1"]]
 
 
+def test_the_paste_box_refuses_what_it_cannot_read_exactly_and_reads_python_printouts(booted):
+    """Issue 19, 6: decimal commas, thousands separators, a 3-D input and an underflow are
+    refused with what to write instead (the grid keeps its values); NumPy's and PyTorch's
+    printouts, nan and inf load; a -0 shows as -0."""
+    widget = booted.open()
+    page = widget.page
+    page.evaluate("document.querySelector('.paste').open = true")  # an earlier test may have opened it
+    message = page.locator("#paste-message")
+    before = widget.values("input")
+    for text, refusal in (
+        ("1,5 2,5\n3,5 4,5", 'Row 0: the comma in "1,5" could be a decimal comma (1,5 for 1.5) or a thousands separator'),
+        ("1,000 2,500", 'the comma in "1,000" could be a decimal comma'),
+        ("2,5 -0,75", "write decimals with a point (1.5), thousands with no separator (1000)"),
+        ("[[[1,2],[3,4]],[[5,6],[7,8]]]", "The pasted matrix has 3 dimensions"),
+        ("1e-400 1", '"1e-400" is too small for a double (it would become 0'),
+        ("1e400 1", '"1e400" is too large'),
+    ):
+        page.fill("#paste", text)
+        page.click("#paste-apply")
+        expect(message).to_contain_text(refusal)
+        expect(page.locator("#status")).to_have_attribute("data-state", "error")
+        assert widget.values("input") == before, text
+    for text, shown in (
+        ("array([[1, 2], [3, 4]], dtype=int8)", [["1", "2"], ["3", "4"]]),
+        ("tensor([[4., 8.],\n        [9., -2.]], dtype=torch.float64)", [["4", "8"], ["9", "-2"]]),
+        ("nan inf\n-inf -0", [["NaN", "∞"], ["-∞", "-0"]]),
+    ):
+        page.fill("#paste", text)
+        page.click("#paste-apply")
+        widget.wait_settled()
+        expect(message).to_have_text("Loaded a 2 × 2 matrix.")
+        assert widget.values("input") == shown, text
+    assert widget.hash().endswith("x=NaN,Infinity;-Infinity,-0")
+
+
 def test_gradient_editing_and_presets(booted):
     widget = booted
     page = widget.page
@@ -163,6 +197,28 @@ BAD_HASHES = [
     (f"#k=5&x={FIXTURE}", "output"),
     (f"#k=2&x={FIXTURE}&g=1,2,3", "grad_output"),
 ]
+
+
+DEFAULT_VIEW = f"#k=2&s=2&p=0&d=1&mode=max&grad=0&x={FIXTURE}"
+
+
+@pytest.mark.parametrize("opened", ["#k=abc", "#k=2&s=2&p=0&d=1&mode=max&grad=0&x=1,2;3"])
+def test_a_valid_link_clears_the_error_even_when_it_is_the_view_shown(widget, opened):
+    """Issue 19, 5: opened on a bad link, the page shows the default view with the error;
+    the link fixed to that very view (same state, no new trace) must clear the error."""
+    page = widget.page
+    widget.open(opened, wait=False)
+    status = page.locator("#status")
+    expect(status).to_have_attribute("data-state", "error")
+    widget.set_hash(DEFAULT_VIEW)
+    widget.wait_settled()
+    expect(status).to_contain_text("Ready: max pooling, 2 × 2 window, stride 2.")
+    assert widget.hash() == DEFAULT_VIEW
+    # And once more on the booted page: a bad link, then the view shown's own link.
+    widget.set_hash("#k=abc")
+    expect(status).to_have_attribute("data-state", "error")
+    widget.set_hash(DEFAULT_VIEW)
+    expect(status).to_have_attribute("data-state", "ready")
 
 
 def test_bad_hashes_are_explained_and_recovered_from(booted):

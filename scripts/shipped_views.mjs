@@ -1,9 +1,0 @@
-// Build-time helper for build.py: prints, as one line of JSON, the request keys of the
-// views a learner lands on (web/first-views.js), in the front end's own spelling
-// (web/state.js requestKey). Each key is the JSON text of a poolgrad trace() request;
-// build.py computes each with poolgrad and ships the traces under these very keys.
-//
-//   node scripts/shipped_views.mjs
-
-const { firstViewKeys } = await import(new URL("../web/first-views.js", import.meta.url).href);
-process.stdout.write(`${JSON.stringify(firstViewKeys())}\n`);

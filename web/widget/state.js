@@ -1,0 +1,409 @@
+// The widget's whole state, its one serialisation (the URL hash), and every parse of the
+// learner's text into it. One table, HASH_PROPERTIES, drives both directions: parseHash
+// reads each property by its kind, serialiseState writes them in table order, leaving out
+// the ones whose rule says so (docs/design.md, "The URL hash"). Errors are InputError,
+// carrying where the text came from (the hash, the paste box, a cell edit, a field) and a
+// message that says what to fix.
+
+import { NON_FINITE, decodeNumber, encodeNumber, pairText, wireNumber } from "./format.js";
+import { FIXTURE, PRESETS } from "./presets.js";
+import { outputInRange } from "./trace-view.js";
+
+export { FIXTURE };
+
+export const MAX_SIDE = 16;
+const MAX_HASH_LENGTH = 20000;
+const MAX_MAGNITUDE = 1e15;
+const NUMBER_PATTERN = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+
+// A refusal of the learner's text. `source` says where the text came from: "hash",
+// "paste", "cell" or "field"; status lines word the error after it.
+export class InputError extends Error {
+  constructor(message, source) {
+    super(message);
+    this.name = "InputError";
+    this.source = source;
+  }
+}
+
+// Quote user text in a message without letting a huge or odd token swamp it.
+export function quote(text) {
+  const clipped = text.length > 24 ? `${text.slice(0, 24)}…` : text;
+  return `"${clipped}"`;
+}
+
+// The one number rule, for every matrix value and every cell edit: a decimal or
+// exponent spelling, or one of the words NaN / Infinity / -Infinity, within ±1e15. A
+// spelling of a non-zero number too small for a double (1e-400) is refused, not read as 0.
+function parseNumberToken(token, where, source) {
+  const trimmed = token.trim();
+  if (NON_FINITE.has(trimmed)) return NON_FINITE.get(trimmed);
+  if (!NUMBER_PATTERN.test(trimmed)) {
+    throw new InputError(`${where}: ${quote(trimmed)} is not a number (use digits like 3, -1.5, 2e-3, or NaN / Infinity)`, source);
+  }
+  const number = Number(trimmed);
+  if (!(Math.abs(number) <= MAX_MAGNITUDE)) {
+    throw new InputError(`${where}: ${quote(trimmed)} is too large; values must lie between -1e15 and 1e15`, source);
+  }
+  if (number === 0 && /[1-9]/.test(trimmed.split(/e/i)[0])) {
+    throw new InputError(`${where}: ${quote(trimmed)} is too small for a double (it would become 0; the smallest is about 5e-324); write 0 if you mean 0`, source);
+  }
+  return number;
+}
+
+// NumPy's and PyTorch's printouts wrap the nested lists: array([[1, 2]], dtype=int8),
+// tensor([[4., 8.]], dtype=torch.float64, requires_grad=True). The keywords after the
+// last "]" say nothing about the values.
+const PRINTOUT = /^\s*(?:np\.|numpy\.|torch\.)?(?:array|tensor)\(([\s\S]*)\)\s*$/;
+const KEYWORD_ARGUMENTS = /^(\s*,\s*[A-Za-z_]\w*\s*=\s*[^,=]+?)*\s*,?\s*$/;
+
+function unwrapPrintout(text) {
+  const match = PRINTOUT.exec(text);
+  if (!match) return text;
+  const inner = match[1];
+  const end = inner.lastIndexOf("]");
+  return end >= 0 && KEYWORD_ARGUMENTS.test(inner.slice(end + 1)) ? inner.slice(0, end + 1) : inner;
+}
+
+// How deep the brackets nest: a matrix is [[...]] at most; unbalanced brackets are refused.
+function bracketDepth(text) {
+  let depth = 0;
+  let deepest = 0;
+  for (const char of text) {
+    if (char === "[") deepest = Math.max(deepest, ++depth);
+    else if (char === "]" && --depth < 0) break;
+  }
+  if (depth !== 0) {
+    throw new InputError("The pasted matrix's brackets do not match; write every row in brackets, like [[1, 2], [3, 4]], or one row per line without brackets.", "paste");
+  }
+  return deepest;
+}
+
+// Rows on lines, numbers separated by spaces or commas (what a spreadsheet prints), or
+// bracketed rows, whatever the line breaks ([[1, 2], [3, 4]], NumPy's [[1 2]\n [3 4]] and
+// array([[...]]), PyTorch's tensor([[...]])): each innermost [...] is one row.
+function pastedRows(pasted) {
+  const text = unwrapPrintout(pasted);
+  if (!text.includes("[") && !text.includes("]")) {
+    return text.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== "");
+  }
+  const depth = bracketDepth(text);
+  if (depth > 2) {
+    throw new InputError(`The pasted matrix has ${depth} dimensions (brackets nested ${depth} deep); the widget shows one 2-D plane: paste a single matrix, like [[1, 2], [3, 4]].`, "paste");
+  }
+  const rows = [...text.matchAll(/\[([^[\]]*)\]/g)].map((match) => match[1].trim());
+  const rest = text.replace(/\[([^[\]]*)\]/g, " ");
+  if (/[^\s,[\]]/.test(rest)) {
+    throw new InputError("The pasted matrix has numbers outside the brackets of its rows; write every row in brackets, like [[1, 2], [3, 4]], or one row per line without brackets.", "paste");
+  }
+  return rows;
+}
+
+// A comma between digits is the separator only in a row of comma-separated values
+// ("1,2,3"). In a row whose values are also spaced ("1,5 2,5", "1, 2,5"), or before a
+// value written with a leading zero ("1,000", "0,05"), it may as well be a decimal comma
+// or a thousands separator: the paste is refused rather than guessed.
+const DECIMAL_WORDS = new Map([["nan", "NaN"], ["inf", "Infinity"], ["infinity", "Infinity"]]);
+
+function pastedValues(row, r) {
+  const commaInNumber = /\d,\d/.test(row);
+  const tokens = row.split(/[\s,]+/).filter((token) => token !== "");
+  const ambiguous = commaInNumber && (/\s/.test(row) || tokens.some((token) => /^[+-]?0\d/.test(token)));
+  if (ambiguous) {
+    const example = row.match(/\S*\d,\d\S*/)[0];
+    throw new InputError(`Row ${r}: the comma in ${quote(example)} could be a decimal comma (1,5 for 1.5) or a thousands separator (1,000 for 1000); write decimals with a point (1.5), thousands with no separator (1000), and separate values with spaces or ", ".`, "paste");
+  }
+  // Python prints nan, inf and -inf.
+  return tokens.map((token) => {
+    const word = /^([+-]?)([a-z]+)$/i.exec(token);
+    const spelled = word && DECIMAL_WORDS.get(word[2].toLowerCase());
+    if (!spelled) return token;
+    return spelled === "Infinity" && word[1] === "-" ? "-Infinity" : spelled;
+  });
+}
+
+// The spellings of a matrix parseMatrix reads: how text splits into rows and values,
+// and how its refusals are worded. The rules (size limits, same count per row, the
+// number rule) are parseMatrix's own and the same for both.
+export const MATRIX_SPELLINGS = {
+  // The hash's "r;r;r" with "v,v,v" rows; `label` names the matrix ("the input x").
+  hash: (label) => ({
+    source: "hash",
+    rows: (text) => (text === "" ? [] : text.split(";")),
+    values: (row) => row.split(","),
+    empty: `${label} is empty; give rows separated by ";" and values by ","`,
+    tooMany: (count, what) => `${label} has ${count} ${what}; the limit is ${MAX_SIDE} x ${MAX_SIDE}`,
+    ragged: (r, count, width) => `${label} is ragged: row ${r} has ${count} values, row 0 has ${width}; every row needs the same count`,
+    cell: (r, c) => `${label} row ${r}, col ${c}`,
+  }),
+  // The paste box: see pastedRows.
+  paste: () => ({
+    source: "paste",
+    // An all-blank paste ("", "[]") is empty, not a matrix of no numbers.
+    rows: (text) => {
+      const rows = pastedRows(text);
+      return rows.every((row) => row === "") ? [] : rows;
+    },
+    values: pastedValues,
+    empty: "Paste some numbers first: one row per line, separated by spaces or commas.",
+    tooMany: (count, what) => `The pasted matrix has ${count} ${what}; the limit is ${MAX_SIDE} x ${MAX_SIDE}.`,
+    ragged: (r, count, width) => `Row ${r} has ${count} numbers but row 0 has ${width}; every row needs the same count.`,
+    cell: (r, c) => `Row ${r}, col ${c}`,
+  }),
+};
+
+// The one matrix parser: text in `spelling` (a MATRIX_SPELLINGS entry) to rows of
+// numbers, refusing an oversized grid before touching its values.
+export function parseMatrix(text, spelling) {
+  const fail = (message) => new InputError(message, spelling.source);
+  const rows = spelling.rows(text);
+  if (rows.length === 0) throw fail(spelling.empty);
+  if (rows.length > MAX_SIDE) throw fail(spelling.tooMany(rows.length, "rows"));
+  const cells = rows.map(spelling.values);
+  const width = cells[0].length;
+  if (width > MAX_SIDE) throw fail(spelling.tooMany(width, "columns"));
+  cells.forEach((row, r) => {
+    if (row.length !== width) throw fail(spelling.ragged(r, row.length, width));
+  });
+  return cells.map((row, r) => row.map((token, c) => parseNumberToken(token, spelling.cell(r, c), spelling.source)));
+}
+
+// One edited cell: the number rule alone, the same as for a matrix value.
+export function parseCellValue(text, where) {
+  return parseNumberToken(text, where, "cell");
+}
+
+// How each kind of property reads its text and writes it back: parse(text, property,
+// source) returns the value or throws InputError; write(value) is the canonical text.
+const KINDS = {
+  pair: {
+    parse(text, property, source) {
+      const parts = pairParts(text, source);
+      if (parts.length > 2) throw new InputError(`${property.name} takes one number or a pair like 3,2; got ${quote(text)}`, source);
+      const values = parts.map((part) => wholeNumber(part.trim(), property, source));
+      return values.length === 1 ? [values[0], values[0]] : values;
+    },
+    write: pairText,
+  },
+  flag: {
+    parse(text, property, source) {
+      if (text === "1") return true;
+      if (text === "0") return false;
+      throw new InputError(`${property.key} must be 0 or 1 (${property.meaning}); got ${quote(text)}`, source);
+    },
+    write: (value) => (value ? "1" : "0"),
+  },
+  enum: {
+    parse(text, property, source) {
+      if (!property.values.includes(text)) throw new InputError(`${property.key} must be ${property.values.join(" or ")}; got ${quote(text)}`, source);
+      return text;
+    },
+    write: String,
+  },
+  selection: {
+    parse(text, property, source) {
+      const match = /^(\d{1,2}),(\d{1,2})$/.exec(text);
+      if (!match) throw new InputError(`${property.key} must be row,col of an output cell, like 0,1; got ${quote(text)}`, source);
+      return [Number(match[1]), Number(match[2])];
+    },
+    write: ([row, col]) => `${row},${col}`,
+  },
+  matrix: {
+    parse: (text, property) => parseMatrix(text, MATRIX_SPELLINGS.hash(property.name)),
+    write: (matrix) => matrix.map((row) => row.map(encodeNumber).join(",")).join(";"),
+  },
+};
+
+// The separators a parameter field takes between the two numbers of a pair: a phone's
+// numeric keypad has no comma, so a space, ";", "x", "*" or "×" does as well ("3 2", "3x2").
+// The hash is the page's own writing and keeps to the comma.
+const FIELD_PAIR_SEPARATOR = /\s*[,;x*×]\s*|\s+/i;
+
+function pairParts(text, source) {
+  return source === "field" ? text.trim().split(FIELD_PAIR_SEPARATOR) : text.split(",");
+}
+
+function wholeNumber(text, property, source) {
+  if (!/^\d{1,6}$/.test(text)) {
+    const pairs = source === "field" ? "a pair like 3,2 (or 3 2, 3x2)" : "a pair like 3,2";
+    throw new InputError(`${property.name} must be a whole number or ${pairs}; got ${quote(text)}`, source);
+  }
+  const value = Number(text);
+  if (value < property.min || value > property.max) {
+    throw new InputError(`${property.name} must be between ${property.min} and ${property.max}; got ${value}`, source);
+  }
+  return value;
+}
+
+// The state, property by property, in the hash's canonical order. `initial(state)` is
+// the value when the hash leaves the key out (it may depend on properties above it);
+// `written` says when serialiseState writes it: "always", "unless-initial" (left out
+// while it equals its initial value) or, for the selection, "unless-implicit" (left out
+// while state.selImplicit holds, or when nothing is selected). `check(state)`, run once every property is known,
+// returns a message for a combination the hash may not ask for.
+export const HASH_PROPERTIES = [
+  { key: "k", kind: "pair", name: "kernel (k)", min: 1, max: MAX_SIDE, initial: () => [2, 2], written: "always" },
+  // PyTorch's default: a missing stride equals the kernel.
+  { key: "s", kind: "pair", name: "stride (s)", min: 1, max: MAX_SIDE, initial: (state) => state.k.slice(), written: "always" },
+  { key: "p", kind: "pair", name: "padding (p)", min: 0, max: MAX_SIDE / 2, initial: () => [0, 0], written: "always" },
+  {
+    key: "d", kind: "pair", name: "dilation (d)", min: 1, max: MAX_SIDE, initial: () => [1, 1], written: "always",
+    check: (state) => (!applies("d", state) && (state.d[0] !== 1 || state.d[1] !== 1)
+      ? "dilation applies to max pooling only; use d=1 with mode=avg" : null),
+  },
+  { key: "mode", kind: "enum", values: ["max", "avg"], initial: () => "max", written: "always" },
+  { key: "ceil", kind: "flag", meaning: "1 rounds the output size up", initial: () => false, written: "unless-initial" },
+  { key: "cip", kind: "flag", meaning: "0 leaves padding out of the average's divisor", initial: () => true, written: "unless-initial" },
+  { key: "grad", kind: "flag", meaning: "1 shows gradient routing", initial: () => false, written: "always" },
+  // With no sel in the link the first output is selected, so the main interaction shows at
+  // once; that implicit selection (state.selImplicit) is never written: the link carries a
+  // selection only when someone picked it.
+  { key: "sel", kind: "selection", initial: () => [0, 0], written: "unless-implicit" },
+  { key: "x", kind: "matrix", name: "the input x", initial: () => FIXTURE.map((row) => row.slice()), written: "always" },
+  { key: "g", kind: "matrix", name: "the upstream gradient g", initial: () => null, written: "unless-initial" },
+];
+const PROPERTY = new Map(HASH_PROPERTIES.map((property) => [property.key, property]));
+
+// Give every property `state` lacks its initial value, in table order. A selection the
+// state lacks is the implicit one.
+function fillInitial(state) {
+  state.selImplicit ??= !("sel" in state);
+  for (const property of HASH_PROPERTIES) {
+    if (!(property.key in state)) state[property.key] = property.initial(state);
+  }
+  return state;
+}
+
+export function defaultState() {
+  return fillInitial({});
+}
+
+// A pair parameter (k, s, p, d) as the hash and the parameter fields spell it.
+export function parsePair(text, key, source = "hash") {
+  const property = PROPERTY.get(key);
+  return KINDS[property.kind].parse(text, property, source);
+}
+
+export function parseHash(hash) {
+  const fail = (message) => new InputError(message, "hash");
+  const body = hash.startsWith("#") ? hash.slice(1) : hash;
+  if (body.length > MAX_HASH_LENGTH) {
+    throw fail(`the link's state is ${body.length} characters long; the largest allowed grid is ${MAX_SIDE} x ${MAX_SIDE}`);
+  }
+  const given = new Map();
+  for (const part of body.split("&")) {
+    if (part === "") continue;
+    const equals = part.indexOf("=");
+    const key = equals < 0 ? part : part.slice(0, equals);
+    if (!PROPERTY.has(key)) {
+      throw fail(`unknown setting ${quote(key)} in the link; known settings: ${[...PROPERTY.keys()].join(", ")}`);
+    }
+    if (given.has(key)) throw fail(`${key} appears twice in the link`);
+    try {
+      given.set(key, decodeURIComponent(equals < 0 ? "" : part.slice(equals + 1)));
+    } catch {
+      throw fail(`${key} is not valid URL text`);
+    }
+  }
+  // Parsed in the link's order, so the first bad setting is the one reported.
+  const state = {};
+  for (const [key, text] of given) {
+    const property = PROPERTY.get(key);
+    state[key] = KINDS[property.kind].parse(text, property, "hash");
+  }
+  fillInitial(state);
+  for (const property of HASH_PROPERTIES) {
+    const refusal = property.check?.(state);
+    if (refusal) throw fail(refusal);
+  }
+  return state;
+}
+
+function leftOut(property, value, state) {
+  if (property.written === "always") return false;
+  if (property.written === "unless-implicit") return state.selImplicit || value === null;
+  const initial = property.initial(state);
+  if (value === null || initial === null) return value === initial;
+  const { write } = KINDS[property.kind];
+  return write(value) === write(initial);
+}
+
+export function serialiseState(state) {
+  const parts = HASH_PROPERTIES
+    .filter((property) => !leftOut(property, state[property.key], state))
+    .map((property) => `${property.key}=${KINDS[property.kind].write(state[property.key])}`);
+  return `#${parts.join("&")}`;
+}
+
+// The state's link less its selection: two states with the same one draw the same grids
+// but for the selection marks (render.js redrawPlan), and keep the exercise panel's marks.
+export function gridsKey(state) {
+  return serialiseState({ ...state, sel: null });
+}
+
+// The hash the page writes for `state`, given `trace`, the answer for this very state
+// (null while there is none): the canonical form, less a selection the output does not
+// have, whether it arrived in a link or the output shrank under it. This is the one place
+// the trace bears on the link: the state itself keeps the selection as it was made (every
+// view of it asks trace-view's selectedOutput, which ignores it), so nothing the worker
+// answers is written back into the state.
+export function hashFor(state, trace) {
+  const unshown = trace !== null && state.sel !== null && !outputInRange(trace, state.sel);
+  return serialiseState(unshown ? { ...state, sel: null } : state);
+}
+
+// What the worker needs: everything but the view-only parts (selection, grad toggle).
+export function traceRequest(state) {
+  const encodeMatrix = (matrix) => matrix.map((row) => row.map(wireNumber));
+  return {
+    x: encodeMatrix(state.x),
+    kernel_size: state.k,
+    stride: state.s,
+    padding: state.p,
+    dilation: state.d,
+    ceil_mode: state.ceil,
+    count_include_pad: state.cip,
+    mode: state.mode,
+    grad_output: state.g ? encodeMatrix(state.g) : 1,
+  };
+}
+
+export function requestKey(state) {
+  return JSON.stringify(traceRequest(state));
+}
+
+// ---- state changes: the rules every host, the controls and the build share (no DOM) ----
+
+// Which parameters apply in which mode: dilation to max pooling only (average pooling has
+// no dilation, as in PyTorch's avg_pool2d), count_include_pad to average pooling only.
+const APPLIES = { d: ["max"], cip: ["avg"] };
+export function applies(key, state) {
+  return !(key in APPLIES) || APPLIES[key].includes(state.mode);
+}
+
+// The properties whose change can change the output's shape: changing one resets a custom
+// upstream gradient (state.g) to all ones, as its shape may no longer fit.
+const RESETS_GRADIENT = new Set(["k", "s", "p", "d", "mode", "ceil", "x"]);
+
+// `state` with `changes` (state properties) applied under the rules above: a mode without
+// dilation sets it back to 1, and a change of shape resets the custom gradient unless the
+// changes give one. Returns a new state; `state` is left as it was.
+export function changedState(state, changes) {
+  const next = { ...structuredClone(state), ...structuredClone(changes) };
+  const resets = Object.keys(changes).some((key) => RESETS_GRADIENT.has(key)
+    && JSON.stringify(changes[key]) !== JSON.stringify(state[key]));
+  if (resets && !("g" in changes)) next.g = null;
+  if (!applies("d", next)) next.d = [1, 1];
+  return next;
+}
+
+// The state change of picking a pooling mode, from #mode or the Max / Average buttons, as a
+// mutator: the selection is kept (the next trace decides whether the output still has it).
+export function switchMode(mode) {
+  return (state) => Object.assign(state, changedState(state, { mode }), { g: null });
+}
+
+// The state change of loading the preset `name` (a PRESETS key) at the input's size.
+export function presetChange(name) {
+  return (state) => Object.assign(state, changedState(state, { x: PRESETS[name].make([state.x.length, state.x[0].length]) }), { g: null });
+}
