@@ -30,12 +30,12 @@ from .devenv import (CHROMIUM_ARGS, ENGINE_PARTS, GECKODRIVER_SHA256, apt_instal
                      ensure_engines, find_chromium, find_engine_parts, find_geckodriver)
 from .offline_bundle import bundle
 from .paths import DIST, DIST_MARKER, WEB
-from .pins import (CARRIER_WHEEL_SHA256, NODE_MIN_MAJOR, NUMPY_SNAPSHOT_FILE, NUMPY_SNAPSHOT_MAGIC,
+from .pins import (CARRIER_WHEEL_SHA256, NODE_MIN_MAJOR, NUMPY_SNAPSHOT_FILE,
                    PYODIDE_CORE_SHA256, PYODIDE_LOCK_SHA256, PYODIDE_SHIPPED, PYODIDE_TARBALL,
-                   PYODIDE_TARBALL_SHA256, PYODIDE_VERSION, PYODIDE_WHEELS, SNAPSHOT_FILE, SNAPSHOT_MAGIC)
+                   PYODIDE_TARBALL_SHA256, PYODIDE_VERSION, PYODIDE_WHEELS, SNAPSHOT_FILE)
 from .server import MIME_TYPES, headers_for, make_server, read_header_rules, server_url, serving
 from .snapshot import (SnapshotUnavailable, check_numpy_snapshot, check_snapshot, make_snapshot,
-                       node_for_snapshot, pyodide_build_id)
+                       node_for_snapshot, pyodide_build_id, snapshot_format)
 
 __all__ = [
     "apt_install",
@@ -70,7 +70,6 @@ __all__ = [
     "node_for_snapshot",
     "NODE_MIN_MAJOR",
     "NUMPY_SNAPSHOT_FILE",
-    "NUMPY_SNAPSHOT_MAGIC",
     "offline_bundle",
     "paths",
     "pins",
@@ -90,7 +89,7 @@ __all__ = [
     "shipped",
     "snapshot",
     "SNAPSHOT_FILE",
-    "SNAPSHOT_MAGIC",
+    "snapshot_format",
     "SnapshotUnavailable",
     "staging_dir",
     "verify_file",

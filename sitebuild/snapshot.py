@@ -16,10 +16,10 @@ import zipfile
 from pathlib import Path
 
 from .common import atomic_write_bytes, last_output_line, sha256_of
+from . import paths
 from .paths import ROOT, WEB
-from .pins import (NODE_MIN_MAJOR, NUMPY_SNAPSHOT_FILE, NUMPY_SNAPSHOT_MAGIC, PYODIDE_CORE_SHA256, PYODIDE_LOCK,
-                   PYODIDE_LOCK_SHA256, PYODIDE_VERSION, PYODIDE_WHEELS, SNAPSHOT_FILE, SNAPSHOT_INPUTS,
-                   SNAPSHOT_MAGIC, SNAPSHOT_TIMEOUT_S)
+from .pins import (NODE_MIN_MAJOR, NUMPY_SNAPSHOT_FILE, PYODIDE_CORE_SHA256, PYODIDE_LOCK, PYODIDE_LOCK_SHA256,
+                   PYODIDE_VERSION, PYODIDE_WHEELS, SNAPSHOT_FILE, SNAPSHOT_INPUTS, SNAPSHOT_TIMEOUT_S)
 
 HERE = Path(__file__).resolve().parent  # the Node helpers sit beside the code that runs them
 SNAPSHOT_SCRIPT = HERE / "pyodide_snapshot.mjs"
@@ -39,13 +39,27 @@ def pyodide_build_id(core: Path) -> str | None:
     return m.group(1) if m else None
 
 
+def snapshot_format() -> dict:
+    """The snapshots' magic numbers, read from their one home, the worker's side of the
+    format (web/runtime/snapshot.js, its ``export const NAME = <JSON>;`` lines).
+
+    >>> snapshot_format()
+    {'SNAPSHOT_MAGIC': 1886286592, 'CONTAINER_MAGIC': 'PGNS'}
+    """
+    source = (paths.WEB / "runtime" / "snapshot.js").read_text(encoding="utf-8")
+    found = dict(re.findall(r"^export const (SNAPSHOT_MAGIC|CONTAINER_MAGIC) = (.+);$", source, re.M))
+    if len(found) != 2:
+        raise SnapshotUnavailable("web/runtime/snapshot.js no longer declares SNAPSHOT_MAGIC and CONTAINER_MAGIC")
+    return {name: json.loads(found[name]) for name in ("SNAPSHOT_MAGIC", "CONTAINER_MAGIC")}
+
+
 def check_snapshot(data: bytes, build_id: str | None) -> None:
     """Raise SnapshotUnavailable unless ``data`` is a Pyodide 0.27 memory snapshot (header
     magic, a heap of whole 64 KiB wasm pages after the header) made by ``build_id``."""
     if len(data) < 1 << 20:
         raise SnapshotUnavailable(f"the snapshot has only {len(data)} bytes")
     magic, heap_offset = struct.unpack_from("<2I", data)
-    if magic != SNAPSHOT_MAGIC:
+    if magic != snapshot_format()["SNAPSHOT_MAGIC"]:
         raise SnapshotUnavailable(f"the snapshot starts with {data[:4].hex()}, not Pyodide's magic number")
     if heap_offset >= len(data) or (len(data) - heap_offset) % 65536:
         raise SnapshotUnavailable("the snapshot's heap is not a whole number of wasm pages")
@@ -56,8 +70,9 @@ def check_snapshot(data: bytes, build_id: str | None) -> None:
 
 def read_numpy_snapshot(data: bytes) -> dict:
     """The manifest of a NumPy snapshot container (web/runtime/snapshot.js describes the layout)."""
-    if data[:4] != NUMPY_SNAPSHOT_MAGIC:
-        raise SnapshotUnavailable(f"the NumPy snapshot starts with {data[:4].hex()}, not {NUMPY_SNAPSHOT_MAGIC!r}")
+    magic = snapshot_format()["CONTAINER_MAGIC"].encode()
+    if data[:4] != magic:
+        raise SnapshotUnavailable(f"the NumPy snapshot starts with {data[:4].hex()}, not {magic!r}")
     (length,) = struct.unpack_from("<I", data, 4)
     try:
         return json.loads(data[8:8 + length])

@@ -17,7 +17,7 @@ Every answer is a JSON-safe dict with ``state`` (``"pass"``, ``"fail"``, ``"erro
 ``"timeout"``) and a ``sentence`` for the learner; a ``fail`` (and an ``error`` raised
 while a case ran) also carries the ``case`` and, cell by cell, the ``mismatches``. Numbers
 the learner's code returned that strict JSON cannot write travel as ``"NaN"``,
-``"Infinity"`` and ``"-Infinity"``, as in :mod:`poolgrad.wire`.
+``"Infinity"`` and ``"-Infinity"``, as :mod:`poolgrad.json_numbers` writes them.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ import numpy as np
 from . import exercise_run, exercises
 from .exercise_run import clip as _clip
 from .exercise_run import number as _number
-from .wire import NUMBER_NAMES
+from .json_numbers import NUMBER_NAMES
 
 #: The names the page uses for the two exercises, and the function each one asks for.
 FUNCTION_NAMES = {exercise: function.__name__ for exercise, function in exercise_run.REFERENCES.items()}

@@ -29,6 +29,7 @@ import traceback
 import numpy as np
 
 from . import exercises
+from .json_numbers import number_name
 
 #: The page's name of each exercise, and the reference function it asks learners to write
 #: (its name and signature are the ones the learner's code must define).
@@ -79,9 +80,7 @@ def number(value):
         value = float(value)
     except OverflowError:
         value = math.inf if value > 0 else -math.inf
-    if not math.isfinite(value):
-        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
-    return value
+    return value if math.isfinite(value) else number_name(value)
 
 
 def _raised(error):

@@ -151,20 +151,19 @@ class AdaptiveAvgPool2d(_Layer):
 
     def __init__(self, output_size: OutputSize) -> None:
         self.output_size = as_output_size(output_size)
-        self.input_shape = None
+        self.input_shape = self.output_shape = None
 
     def forward(self, x: ArrayLike) -> np.ndarray:
         """Pool ``x``; keep its shape for :meth:`backward`."""
         array = as_input(x)
         out = adaptive_avg_pool2d(array, self.output_size)
-        self.input_shape = array.shape
+        self.input_shape, self.output_shape = array.shape, out.shape
         return out
 
     def backward(self, grad_output: ArrayLike) -> np.ndarray:
-        """The gradient of the last forward's input, given the output's gradient."""
-        if self.input_shape is None:
-            raise RuntimeError("AdaptiveAvgPool2d.backward needs a forward call first")
-        return adaptive_avg_pool2d_backward(grad_output, self.input_shape)
+        """The gradient of the last forward's input, given the output's gradient (whose
+        shape must be the last output's: the windows follow it)."""
+        return adaptive_avg_pool2d_backward(self._checked_grad(grad_output), self.input_shape)
 
     def __repr__(self):
         return f"AdaptiveAvgPool2d(output_size={self.output_size})"
@@ -183,20 +182,19 @@ class AdaptiveMaxPool2d(_Layer):
     def __init__(self, output_size: OutputSize) -> None:
         self.output_size = as_output_size(output_size)
         self.indices = None
-        self.input_shape = None
+        self.input_shape = self.output_shape = None
 
     def forward(self, x: ArrayLike) -> np.ndarray:
         """Pool ``x``; keep the indices and the input's shape for :meth:`backward`."""
         array = as_input(x)
         out, self.indices = adaptive_max_pool2d(array, self.output_size, return_indices=True)
-        self.input_shape = array.shape
+        self.input_shape, self.output_shape = array.shape, out.shape
         return out
 
     def backward(self, grad_output: ArrayLike) -> np.ndarray:
         """The gradient of the last forward's input, given the output's gradient."""
-        if self.indices is None:
-            raise RuntimeError("AdaptiveMaxPool2d.backward needs a forward call first")
-        return adaptive_max_pool2d_backward(grad_output, self.indices, self.input_shape)
+        return adaptive_max_pool2d_backward(self._checked_grad(grad_output), self.indices,
+                                            self.input_shape)
 
     def __repr__(self):
         return f"AdaptiveMaxPool2d(output_size={self.output_size})"
@@ -218,20 +216,18 @@ class LPPool2d(_Layer):
         self.norm_type = as_norm_type(norm_type)
         params = pooling_parameters(kernel_size, stride, 0, 1, ceil_mode)
         self.kernel_size, self.stride, self.ceil_mode = params.kernel, params.stride, params.ceil_mode
-        self.input = None
+        self.input = self.output_shape = None
 
     def forward(self, x: ArrayLike) -> np.ndarray:
         """Pool ``x``; keep it for :meth:`backward` (the gradient needs its values)."""
         array = as_input(x)
         out = lp_pool2d(array, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)
-        self.input = array
+        self.input, self.output_shape = array, out.shape
         return out
 
     def backward(self, grad_output: ArrayLike) -> np.ndarray:
         """The gradient of the last forward's input, given the output's gradient."""
-        if self.input is None:
-            raise RuntimeError("LPPool2d.backward needs a forward call first")
-        return lp_pool2d_backward(grad_output, self.input, self.norm_type, self.kernel_size,
+        return lp_pool2d_backward(self._checked_grad(grad_output), self.input, self.norm_type, self.kernel_size,
                                   self.stride, self.ceil_mode)
 
     def __repr__(self):

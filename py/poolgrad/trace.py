@@ -19,6 +19,7 @@ from .adaptive_pool import (adaptive_avg_pool2d, adaptive_avg_pool2d_backward, a
                             adaptive_max_pool2d_backward)
 from .avg_pool import avg_pool2d, avg_pool2d_backward, divisors
 from .geometry import adaptive_bounds, adaptive_covers, adaptive_output, axis_formula, geometry, sampled_lines
+from .json_numbers import json_values
 from .lp_pool import _forward_steps, _mean_gradient, input_factor, lp_pool2d, lp_pool2d_backward
 from .max_pool import max_pool2d, max_pool2d_backward
 from .unpool import unpool_planes
@@ -37,35 +38,6 @@ MAX_TRACE_CELLS = 64 * 64
 #: Largest number of (output cell, window cell) pairs trace() describes: the windows
 #: listed, and in average mode the sources and gradient terms, grow with it.
 MAX_TRACE_WINDOW_CELLS = 2**18
-
-_NON_FINITE_NAMES = (("NaN", np.isnan), ("Infinity", np.isposinf), ("-Infinity", np.isneginf))
-
-
-def json_values(values):
-    """Nested lists of ``values`` that survive strict JSON: non-finite floats as names.
-
-    JSON has no NaN or infinity, and ``JSON.parse`` rejects Python's ``NaN`` token, so
-    they travel as the strings ``"NaN"``, ``"Infinity"`` and ``"-Infinity"`` -- exactly
-    what JavaScript's ``Number()`` turns back into the numbers. Integer arrays stay
-    integers; floats wider than 64 bits (``longdouble``) are rounded to the 64-bit
-    floats JSON numbers are.
-
-    >>> json_values(np.array([[1.5, np.nan], [-np.inf, 2.0]]))
-    [[1.5, 'NaN'], ['-Infinity', 2.0]]
-    >>> json_values(np.array([3, -1]))
-    [3, -1]
-    >>> json_values(np.float32(np.inf))
-    'Infinity'
-    """
-    values = np.asarray(values)
-    if values.dtype.kind == "f" and values.dtype.itemsize > 8:
-        values = values.astype(np.float64)
-    if values.dtype.kind != "f" or np.isfinite(values).all():
-        return values.tolist()
-    boxed = values.astype(object)
-    for name, is_kind in _NON_FINITE_NAMES:
-        boxed[is_kind(values)] = name
-    return boxed.tolist()
 
 
 def _size_formula(n, k, s, p, d, ceil_mode):
@@ -120,7 +92,7 @@ def trace(x: ArrayLike, kernel_size: IntOrPair | None = None, stride: IntOrPair 
     output-cell-times-window-cell pairs (``OH * OW * kh * kw``).
 
     The keys, all plain lists, ints, floats, bools and strings (non-finite floats are
-    ``"NaN"``, ``"Infinity"``, ``"-Infinity"``; see :func:`json_values`):
+    ``"NaN"``, ``"Infinity"``, ``"-Infinity"``; see :func:`poolgrad.json_numbers.json_values`):
 
     - ``mode``, ``kernel_size``, ``stride``, ``padding``, ``dilation`` (``[h, w]``),
       ``ceil_mode``, ``count_include_pad``, ``input_shape`` ``[H, W]``, ``output_shape``

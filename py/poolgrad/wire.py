@@ -14,16 +14,13 @@ where the message says what is wrong, for the page to show as it is.
 from __future__ import annotations
 
 import json
-import math
 
+from .json_numbers import NUMBER_NAMES
 from .trace import trace
 
 #: The keyword arguments a request may carry: those of :func:`poolgrad.trace`.
 REQUEST_KEYS = ("x", "kernel_size", "stride", "padding", "dilation", "ceil_mode", "mode",
                 "grad_output", "count_include_pad", "output_size", "norm_type", "unpool")
-
-#: The strings that stand for the numbers strict JSON cannot write.
-NUMBER_NAMES = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf, "-0": -0.0}
 
 
 class RequestError(ValueError):

@@ -155,3 +155,11 @@ def test_an_empty_batch_pools_to_an_empty_batch(output_size):
     assert poolgrad.adaptive_avg_pool2d_backward(out, x.shape).shape == x.shape
     out, indices = poolgrad.adaptive_max_pool2d(x, output_size, return_indices=True)
     assert poolgrad.adaptive_max_pool2d_backward(out, indices, x.shape).shape == x.shape
+
+
+def test_an_adaptive_layer_refuses_a_gradient_of_another_output_shape():
+    # The functions read the output size off the gradient; the layer knows it.
+    layer = poolgrad.AdaptiveAvgPool2d(2)
+    layer(np.ones((4, 4)))
+    with pytest.raises(ValueError, match="grad_output has shape"):
+        layer.backward(np.ones((3, 3)))

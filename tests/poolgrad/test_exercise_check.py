@@ -5,11 +5,14 @@ The solutions here are the ones the browser tests (tests/web/test_exercise.py) t
 the page; they live in tests/exercise_solutions.py so both layers run the same code."""
 
 import json
+import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from exercise_solutions import BACKWARD, FORWARD
+from lesson_fixture import FIXTURE_ROWS
 from poolgrad import exercise_check, exercise_run, exercises
 
 
@@ -331,3 +334,18 @@ def test_check_refuses_what_is_neither_a_function_nor_source():
     with pytest.raises(TypeError, match="fn_or_source must be a function or its source as a string, got int"):
         exercise_check.check(3, "forward")
     assert exercise_check.check(exercises.max_pool2d, "forward")["state"] == "pass"
+
+
+def test_the_checkers_fixture_is_the_one_the_widget_starts_with(build_module):
+    # The "fixture" case promises the learner the grids' own 4 x 4 input: the front end's
+    # FIXTURE (web/widget/state.js, read under Node), which is also the lesson's.
+    try:
+        node = build_module.node_for_snapshot()
+    except build_module.SnapshotUnavailable as missing:
+        pytest.fail(f"this test needs Node.js {build_module.NODE_MIN_MAJOR}+ ({missing}): run it with "
+                    "`python build.py test`, which installs it, or install Debian's nodejs")
+    state = (Path(__file__).resolve().parents[2] / "web" / "widget" / "state.js").as_uri()
+    shown = subprocess.run([node, "--input-type=module", "-e",
+                            f"const {{ FIXTURE }} = await import({json.dumps(state)}); console.log(JSON.stringify(FIXTURE));"],
+                           capture_output=True, text=True, check=True).stdout
+    assert json.loads(shown) == exercise_check.FIXTURE == FIXTURE_ROWS

@@ -30,7 +30,7 @@ def test_the_snapshots_are_made_with_node_once_then_taken_from_the_cache(node, s
     assert re.fullmatch(r"pyodide/[0-9a-f]{12}/snapshot\.bin\.gz", info["snapshot"])
     packed = (first / info["snapshot"]).read_bytes()
     raw = gzip.decompress(packed)  # a valid gzip (its CRC checked)
-    assert struct.unpack_from("<I", raw)[0] == B.SNAPSHOT_MAGIC == 1886286592
+    assert struct.unpack_from("<I", raw)[0] == B.snapshot_format()["SNAPSHOT_MAGIC"] == 1886286592
     assert 8 << 20 <= len(raw) <= 256 << 20 and len(packed) < len(raw) // 2
     assert info["snapshot_bytes"] == len(raw)
     build_id = B.pyodide_build_id(first / info["pyodide"])
@@ -102,8 +102,19 @@ def test_without_a_usable_node_the_build_succeeds_without_snapshots(scratch_cach
     assert not list(scratch_cache.glob(f"pyodide-{B.PYODIDE_VERSION}-snapshots/*/*"))
 
 
+def test_the_snapshots_magic_numbers_have_one_home_the_worker_and_the_build_read():
+    # Pyodide 0.27's header and the NumPy container's, as web/runtime/snapshot.js declares
+    # them; the worker's other modules import them from there instead of retyping them.
+    assert B.snapshot_format() == {"SNAPSHOT_MAGIC": 1886286592, "CONTAINER_MAGIC": "PGNS"}
+    runtime = B.WEB / "runtime"
+    for module in [*runtime.glob("*.js"), *(B.WEB / "exercise").glob("*.js"), *Path(B.snapshot.HERE).glob("*.mjs")]:
+        if module.name != "snapshot.js":
+            source = module.read_text()
+            assert "1886286592" not in source and '"PGNS"' not in source, module.name
+
+
 def test_check_snapshot_refuses_what_would_hang_or_mismatch():
-    header = struct.pack("<4I", B.SNAPSHOT_MAGIC, 64, 0, 0) + struct.pack("<8I", *range(8)) + bytes(16)
+    header = struct.pack("<4I", B.snapshot_format()["SNAPSHOT_MAGIC"], 64, 0, 0) + struct.pack("<8I", *range(8)) + bytes(16)
     good = header + bytes(32 * 65536)
     build_id = "".join(f"{w:08x}" for w in range(8))
     B.check_snapshot(good, build_id)
@@ -126,12 +137,12 @@ def _numpy_container(image, files, libs, table_slots=()):
         manifest["files"].append({"path": path, "offset": offset, "bytes": len(data)})
         offset += len(data)
     text = json.dumps(manifest).encode()
-    head = B.NUMPY_SNAPSHOT_MAGIC + struct.pack("<I", len(text)) + text
+    head = B.snapshot_format()["CONTAINER_MAGIC"].encode() + struct.pack("<I", len(text)) + text
     return head + bytes(4096 - len(head)) + image + b"".join(files.values())
 
 
 def test_check_numpy_snapshot_refuses_a_container_that_is_not_the_wheels(tmp_path):
-    header = struct.pack("<4I", B.SNAPSHOT_MAGIC, 64, 0, 0) + struct.pack("<8I", *range(8)) + bytes(16)
+    header = struct.pack("<4I", B.snapshot_format()["SNAPSHOT_MAGIC"], 64, 0, 0) + struct.pack("<8I", *range(8)) + bytes(16)
     image = header + bytes(32 * 65536)
     build_id = "".join(f"{w:08x}" for w in range(8))
     wheel = tmp_path / "pkg-1.0-py3-none-any.whl"

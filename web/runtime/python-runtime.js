@@ -6,7 +6,9 @@
 // build-info.json (written by build.py) names the Pyodide folder, the wheel and (when the
 // build could make them) Python's start-up snapshots, restored by snapshot.js.
 
-import { AFTER_START, compileLibraries, readNumpySnapshot, restoreNumpySnapshot, takeTheIOSPath } from "./snapshot.js";
+import {
+  AFTER_START, SNAPSHOT_MAGIC, compileLibraries, readNumpySnapshot, restoreNumpySnapshot, takeTheIOSPath,
+} from "./snapshot.js";
 
 const STEPS = 5;
 
@@ -67,9 +69,6 @@ async function whileStarting(message, start) {
 // Pyodide's iOS check saw (snapshot.js) and what the engine says; trampolines: "js" when
 // Pyodide took its iOS path.
 const startup = { snapshot: "none", rejected: [], platform: null, enginePlatform: null, trampolines: null };
-
-// Pyodide 0.27's snapshot header: magic number, then the offset of the wasm heap.
-const SNAPSHOT_MAGIC = 1886286592;
 
 // loadPyodide sizes the runtime's memory from the file before it checks anything, and a
 // runtime whose memory is too small never starts (the wasm error is only logged), so a

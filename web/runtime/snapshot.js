@@ -14,6 +14,12 @@
 //   manifest (JSON), then Pyodide's own snapshot, then every file of the NumPy, micropip
 //   and packaging wheels (the file system is not part of a memory image).
 
+//
+// The two magic numbers live here only; the build reads these two lines too
+// (sitebuild/snapshot.py, snapshot_format), so keep each `export const NAME = <JSON>;`.
+// Pyodide 0.27's own snapshot header starts with SNAPSHOT_MAGIC (uint32, little-endian),
+// then the offset of the wasm heap; the NumPy snapshot's container with CONTAINER_MAGIC.
+export const SNAPSHOT_MAGIC = 1886286592;
 export const CONTAINER_MAGIC = "PGNS";
 
 // Pyodide 0.27 chooses at start-up how Python calls C functions: through a wasm-gc
