@@ -409,10 +409,10 @@ def _rename_in_html(html: str, names: dict) -> str:
     return HTML_REFERENCE.sub(swap, html)
 
 
-#: The exercise panel's worker runs learner code. A worker takes its Content-Security-Policy
-#: from its own response, so hosts that read _headers (and the local servers) give it one
-#: that refuses JavaScript made from strings (js.eval, js.Function) and scripts from other
-#: origins; the worker deletes storage and network from its scope by itself everywhere.
+#: The exercise panel's worker runs learner code. It locks itself down on any host
+#: (docs/sandbox.md); a worker takes its Content-Security-Policy from its own response, so
+#: hosts that read _headers (and the local servers) also give it one, a second wall that
+#: refuses JavaScript made from strings and scripts or connections to other origins.
 EXERCISE_WORKER = "exercise-worker.js"
 EXERCISE_WORKER_POLICY = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; object-src 'none'; base-uri 'none'"
 

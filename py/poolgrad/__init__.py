@@ -13,7 +13,8 @@ array([[4, 9]])
 
 The names in ``__all__`` are the API (``dir(poolgrad)`` lists those). Two modules belong
 to the lesson and are documented: :mod:`poolgrad.exercises` (the exercises, solved) and
-:mod:`poolgrad.exercise_check` (checks an answer to them); :mod:`poolgrad.wire` is the web
+:mod:`poolgrad.exercise_check` (checks an answer to them, running it with
+:mod:`poolgrad.exercise_run`, the exercise worker's side); :mod:`poolgrad.wire` is the web
 widget's entry. The other modules are how the API is built and may change.
 """
 

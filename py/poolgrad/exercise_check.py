@@ -1,51 +1,46 @@
-"""Checks a learner's answer to one of the lesson's exercises against :mod:`poolgrad.exercises`.
+"""Judges a learner's answer to one of the lesson's exercises against :mod:`poolgrad.exercises`.
 
-The page's exercise panel sends the learner's source and the exercise's name; its worker
-(web/exercise/exercise-worker.js) hands them to :func:`run_check` as JSON and shows the answer.
-:func:`check` compiles the source, takes the function the exercise asks for and calls it
-on the lesson's examples and on cases made to break one rule each (ties, negatives,
-sizes that do not divide, overlapping windows, integer dtypes, rounding). It stops at the
-first case the function gets wrong and says which rule that case tests, so the page can
+The cases are the lesson's examples and cases made to break one rule each (ties,
+negatives, sizes that do not divide, overlapping windows, integer dtypes, rounding); their
+expected answers are computed when this module is imported. :mod:`poolgrad.exercise_run`
+runs the learner's code on the cases' inputs (:func:`case_inputs`) and reports what it
+returned as plain data; :func:`judge` compares those reports with the expected answers,
+stops at the first case that is wrong and says which rule that case tests, so the page can
 load the case into the widget's grids and mark each wrong cell.
 
-Every answer is a JSON-safe dict with ``state`` (``"pass"``, ``"fail"`` or ``"error"``)
-and a ``sentence`` for the learner; a ``fail`` (and an ``error`` raised while a case ran)
-also carries the ``case`` and, cell by cell, the ``mismatches``. Numbers the learner's
-code returned that strict JSON cannot write travel as ``"NaN"``, ``"Infinity"`` and
-``"-Infinity"``, as :mod:`poolgrad.json_numbers` writes them.
+In the page the two halves never share a Python: the judge lives in a worker that runs no
+learner code (web/exercise/exercise-judge.js, entry :func:`run_check`), the learner's code
+in a fresh worker per Run, so nothing that code does can change what any case expects or
+how it is compared. :func:`check` runs both halves here, for native use and tests.
 
-The expected answers are computed when this module is imported, before any learner code
-runs, and each call gets its own copy of the inputs: what a learner's function does to
-its arguments or to NumPy cannot change what the next case expects.
+Every answer is a JSON-safe dict with ``state`` (``"pass"``, ``"fail"``, ``"error"`` or
+``"timeout"``) and a ``sentence`` for the learner; a ``fail`` (and an ``error`` raised
+while a case ran) also carries the ``case`` and, cell by cell, the ``mismatches``. Numbers
+the learner's code returned that strict JSON cannot write travel as ``"NaN"``,
+``"Infinity"`` and ``"-Infinity"``, as :mod:`poolgrad.json_numbers` writes them.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import numbers
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from . import exercises
-from .json_numbers import number_name
+from . import exercise_run, exercises
+from .exercise_run import clip as _clip
+from .exercise_run import number as _number
+from .json_numbers import NUMBER_NAMES
 
 #: The names the page uses for the two exercises, and the function each one asks for.
-FUNCTION_NAMES = {"forward": "max_pool2d", "backward": "max_pool2d_backward"}
-
-#: The file name compile() gives the learner's code, so tracebacks can find its lines.
-SOURCE_NAME = "<your code>"
+FUNCTION_NAMES = {exercise: function.__name__ for exercise, function in exercise_run.REFERENCES.items()}
 
 #: How far two gradient cells may differ and still agree (the answers are rounded to 4
 #: decimals; this only absorbs how the rounding itself was done).
 GRADIENT_TOLERANCE = 1e-9
-
-#: Text the learner wrote (an exception's message) is clipped to this many characters.
-MAX_MESSAGE = 300
 
 #: Each rule a case can test, as the sentence that names it.
 RULES = {
@@ -152,12 +147,33 @@ class _Verdict(Exception):
         self.mismatches = list(mismatches)
 
 
+def case_inputs(exercise: str) -> list:
+    """The inputs of ``exercise``'s cases as plain data, the form the exercise worker runs
+    the learner's code on (no expected answer in it).
+
+    >>> case_inputs("backward")[1]
+    {'x': [[10, 20], [15, 5]], 'pool_size': 2, 'stride': 2, 'grad_output': [[1]]}
+    """
+    if exercise == "forward":
+        return [{"x": case.x.tolist(), "dtype": case.x.dtype.str, "pool_size": case.pool_size,
+                 "stride": case.stride} for case in CASES[exercise]]
+    return [{"x": case.x.tolist(), "pool_size": case.pool_size, "stride": case.stride,
+             "grad_output": [list(row) for row in case.grad_output]} for case in CASES[exercise]]
+
+
+def case_inputs_json(exercise: str) -> str:
+    """:func:`case_inputs` as the JSON text the page hands, untouched, to the exercise worker."""
+    return json.dumps(case_inputs(exercise), allow_nan=False)
+
+
 def check(fn_or_source: Callable | str, exercise: str) -> dict:
     """Run the learner's answer to ``exercise`` (``"forward"`` or ``"backward"``) on every
-    case; the answer says what happened, as JSON-safe data.
+    case and judge what it returned; the answer says what happened, as JSON-safe data.
 
     The answer is a function (from Python: ``check(my_max_pool2d, "forward")``) or the
     source text that defines it under the exercise's name, as the page's panel sends it.
+    Here it runs in this Python (:mod:`poolgrad.exercise_run`): natively this is a teaching
+    aid, not a sandbox; the page runs it in a worker of its own.
 
     >>> good = "from poolgrad.exercises import max_pool2d"
     >>> check(good, "forward")["state"], check(good, "forward")["sentence"]
@@ -193,126 +209,153 @@ def check(fn_or_source: Callable | str, exercise: str) -> dict:
     ...     return image[::pool_size, ::pool_size]
     >>> check(first_cell, "forward")["sentence"][:49]
     "Case 1 of 13 fails on the lesson's example. 4 cel"
+
+    A function works as well as its source:
+
+    >>> def first_cell(image, pool_size=2):
+    ...     return image[::pool_size, ::pool_size]
+    >>> check(first_cell, "forward")["sentence"][:49]
+    "Case 1 of 13 fails on the lesson's example. 4 cel"
     """
-    if exercise not in FUNCTION_NAMES:
-        raise ValueError(f"exercise must be one of {', '.join(FUNCTION_NAMES)}; got {exercise!r}")
-    if callable(fn_or_source):
-        function = fn_or_source
-    elif isinstance(fn_or_source, str):
-        try:
-            function = _load(fn_or_source, FUNCTION_NAMES[exercise])
-        except _LoadError as refused:
-            return {"state": "error", "exercise": exercise, "sentence": str(refused), "line": refused.line}
-    else:
+    _check_exercise(exercise)
+    if not callable(fn_or_source) and not isinstance(fn_or_source, str):
         raise TypeError(f"fn_or_source must be a function or its source as a string, got "
                         f"{type(fn_or_source).__name__}")
+    inputs = json.loads(case_inputs_json(exercise))
+    return judge(exercise, exercise_run.run(fn_or_source, exercise, inputs))
+
+
+def _check_exercise(exercise):
+    if exercise not in FUNCTION_NAMES:
+        raise ValueError(f"exercise must be one of {', '.join(FUNCTION_NAMES)}; got {exercise!r}")
+
+
+class _Unreadable(Exception):
+    """A report is not one exercise_run writes (only a learner's forgery makes one)."""
+
+
+def judge(exercise: str, reports, ended: dict | None = None) -> dict:
+    """The verdict on ``reports`` (:mod:`poolgrad.exercise_run`'s JSON texts, in case order),
+    judged case by case against the expected answers computed at import, on the data alone.
+    ``ended`` says why the reports stop, when they stop early: ``{"how": "timeout",
+    "seconds": 5}`` or ``{"how": "crash", "detail": the JavaScript error's text}``.
+
+    >>> judge("forward", [])["state"]
+    'error'
+    >>> judge("forward", [], {"how": "timeout", "seconds": 5})["sentence"]
+    "Your code was still running after 5 s, on case 1 of 13 (the lesson's example), so it was stopped: a loop that never ends, or far too much work. The widget was not affected."
+    """
+    _check_exercise(exercise)
     cases = CASES[exercise]
+    reports = iter(reports)
     for number, case in enumerate(cases, start=1):
         where = f"Case {number} of {len(cases)}"
+        text = next(reports, None)
+        if text is None:
+            return _unfinished(exercise, number, len(cases), case, ended)
         try:
-            got = _call(function, case, exercise)
-        except _LearnerException as raised:
-            return {"state": "error", "exercise": exercise, "line": raised.line,
-                    "sentence": f"{where} ({RULES[case.rule]}): {raised}.",
-                    "case": _describe(case, exercise, number, len(cases), None), "mismatches": []}
-        try:
-            (_judge_forward if exercise == "forward" else _judge_backward)(case, got)
+            report = _read(text, number)
+            if "load" in report:
+                return {"state": "error", "exercise": exercise, "sentence": _clip(str(report["load"]["sentence"])),
+                        "line": _line(report["load"].get("line"))}
+            if "raised" in report:
+                raised = report["raised"]
+                return {"state": "error", "exercise": exercise, "line": _line(raised.get("line")),
+                        "sentence": f"{where} ({RULES[case.rule]}): {_raised_text(raised)}.",
+                        "case": _describe(case, exercise, number, len(cases), None), "mismatches": []}
+            (_judge_forward if exercise == "forward" else _judge_backward)(case, report["returned"])
         except _Verdict as verdict:
             return {"state": "fail", "exercise": exercise, "rule": verdict.rule,
                     "sentence": f"{where} fails on {RULES[verdict.rule]}. {verdict.detail}",
                     "case": _describe(case, exercise, number, len(cases), verdict.got),
                     "mismatches": verdict.mismatches}
+        except (_Unreadable, KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError):
+            return {"state": "error", "exercise": exercise,
+                    "sentence": f"{where}: what your code returned could not be read, so it cannot pass."}
     return {"state": "pass", "exercise": exercise,
             "sentence": f"All {len(cases)} cases pass: {_rules_covered(cases)}."}
 
 
 def run_check(request_json: str) -> str:
-    """The worker's entry: ``{"exercise": ..., "source": ...}`` as JSON in, :func:`check`'s
-    answer as strict JSON out (a malformed request is answered with ``state`` ``"error"``).
+    """The judge's entry (web/exercise/exercise-judge.js): ``{"exercise", "reports",
+    "ended"}`` as JSON in, :func:`judge`'s answer as strict JSON out (a malformed request is
+    answered with ``state`` ``"error"``).
 
-    >>> json.loads(run_check('{"exercise": "forward", "source": "x = 1"}'))["sentence"]
-    'Your code does not define max_pool2d; write def max_pool2d(image, pool_size=2): ...'
-    >>> json.loads(run_check('{"exercise": "sideways", "source": ""}'))["sentence"]
+    >>> reports = ['{"load": {"sentence": "Your code does not define max_pool2d.", "line": null}}']
+    >>> json.loads(run_check(json.dumps({"exercise": "forward", "reports": reports})))["sentence"]
+    'Your code does not define max_pool2d.'
+    >>> json.loads(run_check('{"exercise": "sideways", "reports": []}'))["sentence"]
     "exercise must be one of forward, backward; got 'sideways'"
     """
     try:
         request = json.loads(request_json)
-        if not isinstance(request, dict):
-            raise TypeError("the request must be a JSON object with exercise and source")
-        source = request.get("source")
-        if not isinstance(source, str):
-            raise TypeError(f"source must be the code as a string, got {type(source).__name__}")
-        answer = check(source, request.get("exercise"))
-    except (ValueError, TypeError) as refused:
+        if not isinstance(request, dict) or not isinstance(request.get("reports"), list):
+            raise TypeError("the request must be a JSON object with exercise and reports")
+        ended = request.get("ended")
+        answer = judge(request.get("exercise"), [str(text) for text in request["reports"]],
+                       ended if isinstance(ended, dict) else None)
+    except (ValueError, TypeError, KeyError) as refused:
         answer = {"state": "error", "sentence": str(refused)}
     return json.dumps(answer, allow_nan=False)
 
 
-# ------------------------------------------------------------------ loading the code
+# ------------------------------------------------------------------ reading the reports
 
 
-class _LoadError(Exception):
-    def __init__(self, message, line=None):
-        super().__init__(message)
-        self.line = line
+def _line(value):
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
-class _LearnerException(Exception):
-    """The learner's code raised: says what and on which of its lines."""
+def _read(text, number):
+    report = json.loads(text)
+    if not isinstance(report, dict) or len(report) != 1 or not ({"load", "raised", "returned"} & set(report)):
+        raise _Unreadable(text)
+    if "load" in report and number != 1:
+        raise _Unreadable(text)
+    if not all(isinstance(value, dict) for value in report.values()):
+        raise _Unreadable(text)
+    return report
 
-    def __init__(self, error):
-        self.line = _learner_line(error)
-        where = f" on line {self.line} of your code" if self.line else ""
-        text = _clip(str(error))
-        if isinstance(error, NotImplementedError):
-            super().__init__(f"your function still raises NotImplementedError{where}: replace it with your code")
+
+def _raised_text(raised):
+    """The learner's exception as the sentence says it: what, on which line, its message."""
+    line = _line(raised.get("line"))
+    where = f" on line {line} of your code" if line else ""
+    kind, name, message = raised.get("kind"), _clip(str(raised["type"])), _clip(str(raised.get("message", "")))
+    if kind == "not-implemented":
+        return f"your function still raises NotImplementedError{where}: replace it with your code"
+    if kind == "exit":
+        return f"your function calls sys.exit({message}){where}, which would end Python: return the result instead"
+    if kind == "recursion":
+        return (f"RecursionError{where}: your function calls itself too deeply (more than Python's recursion "
+                f"limit), or without end")
+    return f"{name}{where}{': ' + message if message else ''}"
+
+
+def _unfinished(exercise, number, total, case, ended):
+    """The answer when the reports stop before case ``number``: the run was stopped, or
+    Python itself stopped under the learner's code."""
+    how = ended.get("how") if isinstance(ended, dict) else None
+    where = f"case {number} of {total} ({RULES[case.rule]})"
+    if how == "timeout":
+        seconds = float(ended["seconds"])
+        return {"state": "timeout", "exercise": exercise,
+                "sentence": f"Your code was still running after {seconds:g} s, on {where}, so it was stopped: a loop "
+                            f"that never ends, or far too much work. The widget was not affected."}
+    if how == "crash":
+        detail = _clip(str(ended.get("detail", "")))
+        if "exit(" in detail or detail.startswith("Exit"):
+            sentence = (f"Your code stopped Python itself ({detail}) before {where} finished: os._exit() and "
+                        f"os.abort() end the whole interpreter. Remove that call; the checker needs your function "
+                        f"to return.")
+        elif "call stack" in detail or "too much recursion" in detail:
+            sentence = (f"Your code overflowed the browser's stack on {where} ({detail}): a recursion too deep "
+                        f"for the browser. Python was restarted.")
         else:
-            super().__init__(f"{type(error).__name__}{where}{': ' + text if text else ''}")
-
-
-def _clip(text):
-    return text if len(text) <= MAX_MESSAGE else text[:MAX_MESSAGE] + "…"
-
-
-def _learner_line(error):
-    """The line of the learner's code where ``error`` was raised (its last frame there)."""
-    if isinstance(error, SyntaxError) and error.filename == SOURCE_NAME:
-        return error.lineno
-    lines = [frame.lineno for frame in traceback.extract_tb(error.__traceback__) if frame.filename == SOURCE_NAME]
-    return lines[-1] if lines else None
-
-
-def _load(source, name):
-    try:
-        code = compile(source, SOURCE_NAME, "exec")
-    except SyntaxError as error:  # IndentationError and TabError are SyntaxErrors too
-        message = (error.msg or "invalid syntax").rstrip(".")
-        raise _LoadError(f"{type(error).__name__} on line {error.lineno} of your code: {message}.",
-                         error.lineno) from None
-    except ValueError as error:  # e.g. a NUL character in the text
-        raise _LoadError(f"Your code cannot be compiled: {_clip(str(error))}.") from None
-    namespace = {"__name__": "exercise"}
-    try:
-        exec(code, namespace)
-    # BaseException: sys.exit() in the learner's code is reported too, not obeyed.
-    except BaseException as error:  # noqa: BLE001 - whatever the learner's code raises is reported
-        raised = _LearnerException(error)
-        raise _LoadError(f"Running your code raised {raised}.", raised.line) from None
-    function = namespace.get(name)
-    if not callable(function):
-        signature = ("image, pool_size=2" if name == "max_pool2d"
-                     else "input_map, grad_output, pool_size=2, stride=2")
-        raise _LoadError(f"Your code does not define {name}; write def {name}({signature}): ...")
-    return function
-
-
-def _call(function, case, exercise):
-    try:
-        if exercise == "forward":
-            return function(case.x.copy(), case.pool_size)
-        return function(case.x.tolist(), [list(row) for row in case.grad_output], case.pool_size, case.stride)
-    except BaseException as error:  # noqa: BLE001
-        raise _LearnerException(error) from None
+            sentence = f"Python stopped while running your code on {where} ({detail}). It was restarted."
+        return {"state": "error", "exercise": exercise, "sentence": sentence}
+    return {"state": "error", "exercise": exercise,
+            "sentence": f"Your code's run stopped before {where} without saying why. Run it again."}
 
 
 # ------------------------------------------------------------------ judging an answer
@@ -323,46 +366,65 @@ def _shape_text(shape):
 
 
 def _judge_forward(case, got):
+    """Judges a returned value's plain data (exercise_run.returned) against the reference."""
     expected = case.expected
-    if not isinstance(got, np.ndarray):
+    if got["kind"] != "ndarray":
         raise _Verdict("return-type", f"max_pool2d must return a NumPy array; yours returned "
-                                      f"{type(got).__name__}.")
-    if got.shape != expected.shape:
+                                      f"{_clip(str(got['type']))}.")
+    shape = tuple(int(side) for side in got["shape"])
+    if shape != expected.shape:
         raise _Verdict("shape" if case.rule not in ("leftover", "pool-size", "non-square") else case.rule,
-                       f"The output should be {_shape_text(expected.shape)}; yours is {_shape_text(got.shape)}.")
-    if got.dtype.kind not in "biuf":
-        raise _Verdict("return-type", f"The output should hold numbers; yours has dtype {got.dtype}.")
-    wrong = np.argwhere(got != expected)
+                       f"The output should be {_shape_text(expected.shape)}; yours is {_shape_text(shape)}.")
+    dtype = np.dtype(str(got["dtype"]))
+    if dtype.kind not in "biuf" or got["values"] is None:
+        raise _Verdict("return-type", f"The output should hold numbers; yours has dtype {dtype}.")
+    values = np.array(_decoded(got["values"]), dtype=dtype)
+    if values.shape != shape:
+        raise _Unreadable(got)
+    wrong = np.argwhere(values != expected)
     if len(wrong):
-        raise _Verdict(case.rule, _cells_text(len(wrong), "output"), got.tolist(),
-                       [_mismatch("output", r, c, expected[r, c], got[r, c]) for r, c in wrong.tolist()])
-    if got.dtype != expected.dtype:
+        raise _Verdict(case.rule, _cells_text(len(wrong), "output"), values.tolist(),
+                       [_mismatch("output", r, c, expected[r, c], values[r, c]) for r, c in wrong.tolist()])
+    if dtype != expected.dtype:
         raise _Verdict("dtype", f"The input is {case.x.dtype}, so the output should be {expected.dtype}; "
-                                f"yours is {got.dtype}.", got.tolist())
+                                f"yours is {dtype}.", values.tolist())
 
 
 def _judge_backward(case, got):
+    """Judges a returned value's plain data (exercise_run.returned) against the reference."""
     expected = case.expected
     height, width = len(expected), len(expected[0])
-    if not isinstance(got, list) or not all(isinstance(row, list) for row in got):
+    rows = got.get("rows")
+    if got["kind"] != "list" or rows is None:
         raise _Verdict("return-type", f"max_pool2d_backward must return a list of lists (one per row); yours "
-                                      f"returned {type(got).__name__}"
-                                      f"{' (call .tolist() on it)' if isinstance(got, np.ndarray) else ''}.")
-    if len(got) != height or any(len(row) != width for row in got):
-        widths = sorted({len(row) for row in got})
+                                      f"returned {_clip(str(got['type']))}"
+                                      f"{' (call .tolist() on it)' if got['kind'] == 'ndarray' else ''}.")
+    if len(rows) != height or any(len(row) != width for row in rows):
+        widths = sorted({len(row) for row in rows})
         raise _Verdict("shape", f"The gradient should have {height} rows of {width} values, one per input cell; "
-                                f"yours has {len(got)} rows of {', '.join(map(str, widths)) or 'no'} values.")
-    for r, row in enumerate(got):
+                                f"yours has {len(rows)} rows of {', '.join(map(str, widths)) or 'no'} values.")
+    for r, row in enumerate(rows):
         for c, value in enumerate(row):
-            if isinstance(value, bool) or not isinstance(value, numbers.Real):
-                raise _Verdict("return-type", f"Row {r}, col {c} of your gradient is {type(value).__name__}, "
+            if isinstance(value, dict):
+                raise _Verdict("return-type", f"Row {r}, col {c} of your gradient is {_clip(str(value['type']))}, "
                                               f"not a number.")
+    values = [[_as_float(value) for value in row] for row in _decoded(rows)]
     wrong = [(r, c) for r in range(height) for c in range(width)
-             if not abs(_as_float(got[r][c]) - expected[r][c]) <= GRADIENT_TOLERANCE]
+             if not abs(values[r][c] - expected[r][c]) <= GRADIENT_TOLERANCE]
     if wrong:
-        values = [[_as_float(value) for value in row] for row in got]
         raise _Verdict(case.rule, _cells_text(len(wrong), "input-gradient"), values,
-                       [_mismatch("grad-input", r, c, expected[r][c], got[r][c]) for r, c in wrong])
+                       [_mismatch("grad-input", r, c, expected[r][c], values[r][c]) for r, c in wrong])
+
+
+def _decoded(values):
+    """Plain data's numbers back as Python numbers (the non-finite names as floats)."""
+    if isinstance(values, list):
+        return [_decoded(value) for value in values]
+    if isinstance(values, str):
+        return NUMBER_NAMES[values]
+    if isinstance(values, bool) or isinstance(values, (int, float)):
+        return values
+    raise _Unreadable(values)
 
 
 def _cells_text(count, grid):
@@ -376,19 +438,6 @@ def _as_float(value):
         return float(value)
     except OverflowError:
         return math.inf if value > 0 else -math.inf
-
-
-#: Integers beyond this travel as floats: JavaScript's numbers hold them no more exactly.
-MAX_EXACT_INT = 2**53
-
-
-def _number(value):
-    """A number as strict JSON can carry it: non-finite values as their names."""
-    exact = isinstance(value, numbers.Integral) and abs(int(value)) <= MAX_EXACT_INT
-    value = int(value) if exact else _as_float(value)
-    if isinstance(value, float) and not math.isfinite(value):
-        return number_name(value)
-    return value
 
 
 def _mismatch(grid, row, col, expected, got):

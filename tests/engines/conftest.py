@@ -36,15 +36,34 @@ class EngineSite:
 
 
 @pytest.fixture(scope="session")
-def engine_site(build_module, dist, tmp_path_factory):
-    root = drivers.probed_copy(dist, tmp_path_factory.mktemp("engine-site"))
+def engine_root(dist, tmp_path_factory):
+    return drivers.probed_copy(dist, tmp_path_factory.mktemp("engine-site"))
+
+
+def _serve(build_module, root, site_headers=True):
     requests = []
-    server = build_module.make_server(root, request_log=requests)
+    server = build_module.make_server(root, request_log=requests, site_headers=site_headers)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield EngineSite(server, requests)
-    server.shutdown()
-    server.server_close()
+    return EngineSite(server, requests)
+
+
+@pytest.fixture(scope="session")
+def engine_site(build_module, engine_root):
+    site = _serve(build_module, engine_root)
+    yield site
+    site.server.shutdown()
+    site.server.server_close()
+
+
+@pytest.fixture(scope="session")
+def plain_engine_site(build_module, engine_root):
+    """The same probed copy on a server that sends no headers of its own, as GitHub Pages
+    does: no _headers rules, so no Content-Security-Policy for the exercise worker."""
+    site = _serve(build_module, engine_root, site_headers=False)
+    yield site
+    site.server.shutdown()
+    site.server.server_close()
 
 
 @pytest.fixture(scope="session")

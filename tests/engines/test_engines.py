@@ -302,3 +302,31 @@ def test_the_element_demo_drives_its_elements_by_attribute_and_property(widget):
     assert driver.execute_script("""return document.getElementById('second').shadowRoot
         .querySelector('[data-grid="input"][data-row="3"][data-col="1"]').getAttribute('data-argmax')""") == "true"
     assert widget.problems() == []
+
+
+def test_no_attack_reaches_another_site_from_a_host_that_sends_no_headers(widget, plain_engine_site):
+    from urllib.request import urlopen
+
+    from sandbox_attacks import ATTACKS, KEEP_WORKERS_ALIVE, REACHABLE, Listener
+
+    listener = Listener()
+    plain = type(widget)(widget.driver, plain_engine_site, widget.engine)
+    try:
+        with urlopen(plain_engine_site.url + "index.html", timeout=10) as response:
+            assert response.headers.get("Cache-Control") is None
+        plain.open()
+        plain.settled()
+        plain.driver.execute_script(f"({KEEP_WORKERS_ALIVE})()")
+        results = {attack: run_exercise(plain, "forward", listener.code(attack)) for attack in ATTACKS}
+        time.sleep(2.5)
+        assert listener.requests == [], results
+        assert not [attack for attack, (state, _) in results.items() if state == "pass"], results
+        state, text = run_exercise(plain, "forward", REACHABLE)
+        assert text.endswith("beyond the allowed: nothing."), text
+        from exercise_solutions import FORWARD
+
+        assert run_exercise(plain, "forward", FORWARD["numpy"])[0] == "pass"
+    finally:
+        listener.stop()
+        widget.open()
+        widget.settled()

@@ -95,21 +95,24 @@ test("the starters define the exercise's function with a docstring and a stub bo
   assert.equal(storageKey("/course/pooling/", "forward"), "poolgrad:/course/pooling/:exercise:forward");
 });
 
-// A stand-in for the exercise worker: answers each run with `reply(run)`; null: never.
+// Stand-ins for the two workers. The learner's answers each run with `reply(run)` (a list
+// of messages; null: never); the judge with `judge(request)` (the request parsed).
 class FakeWorker extends EventTarget {
-  constructor(reply, { locked = [] } = {}) {
+  constructor(ready, reply) {
     super();
     this.reply = reply;
     this.terminated = false;
-    queueMicrotask(() => this.emit({ type: "ready", locked }));
+    this.posted = [];
+    queueMicrotask(() => this.emit(ready));
   }
 
   emit(data) {
     this.dispatchEvent(Object.assign(new Event("message"), { data }));
   }
 
-  postMessage(run) {
-    const answer = this.reply(run);
+  postMessage(message) {
+    this.posted.push(message);
+    const answer = this.reply(message);
     if (answer !== null) setTimeout(() => !this.terminated && answer.forEach((data) => this.emit(data)), 1);
   }
 
@@ -118,45 +121,69 @@ class FakeWorker extends EventTarget {
   }
 }
 
-test("a run that does not answer in time times out, and a fresh worker takes over", async () => {
-  const started = [];
-  const runner = new ExerciseRunner(() => {
-    const worker = new FakeWorker(started.length === 0 ? () => null : (run) => [{ type: "result", id: run.id, answer: JSON.stringify({ state: "pass", sentence: "All pass." }) }]);
-    started.push(worker);
+const CASES = { forward: "[\"forward inputs\"]", backward: "[]" };
+
+// A runner whose learners answer with `reply` and whose judge answers with `judge`.
+function fakeRunner(reply, judge, { locked = [], timeoutMs = 1000 } = {}) {
+  const workers = { judge: [], learner: [] };
+  const runner = new ExerciseRunner((role) => {
+    const worker = role === "judge"
+      ? new FakeWorker({ type: "ready", cases: CASES }, (message) => [{ type: "verdict", id: message.id, answer: JSON.stringify(judge(JSON.parse(message.request))) }])
+      : new FakeWorker({ type: "ready", locked }, reply);
+    workers[role].push(worker);
     return worker;
-  }, 20);
-  const timedOut = await runner.run("forward", "while True: pass");
-  assert.equal(timedOut.state, "timeout");
-  assert.match(timedOut.sentence, /did not finish within 0.02 s/);
-  assert.equal(started.length, 2);
-  assert.equal(started[0].terminated, true);
-  const passed = await runner.run("forward", "fine");
-  assert.deepEqual([passed.state, passed.sentence], ["pass", "All pass."]);
-  assert.equal(started.length, 2);
+  }, timeoutMs);
+  return { runner, workers };
+}
+
+const judgeByReports = (request) => (request.ended
+  ? { state: request.ended.how === "timeout" ? "timeout" : "error", sentence: JSON.stringify(request.ended) }
+  : { state: "pass", sentence: `${request.reports.length} reports: ${request.reports.join(",")}` });
+
+test("each run has a fresh worker, terminated after it; the judge gets its reports and the inputs went to the learner", async () => {
+  const { runner, workers } = fakeRunner((run) => [
+    { type: "report", id: run.id, report: "a" }, { type: "report", id: run.id, report: "b" }, { type: "done", id: run.id, ms: 3 },
+  ], judgeByReports);
+  const first = await runner.run("forward", "code");
+  assert.deepEqual([first.state, first.sentence, first.ms], ["pass", "2 reports: a,b", 3]);
+  assert.deepEqual(workers.learner[0].posted.map(({ exercise, source, cases }) => [exercise, source, cases]),
+    [["forward", "code", CASES.forward]]);
+  assert.equal(workers.learner[0].terminated, true);
+  // The next Run's worker was started as soon as the first ended, and only one judge ever.
+  assert.equal(workers.learner.length, 2);
+  await runner.run("forward", "code");
+  assert.equal(workers.learner.length, 3);
+  assert.equal(workers.judge.length, 1);
+  assert.equal(workers.judge[0].terminated, false);
 });
 
-test("messages that are not the answer to this run are ignored; an unreadable answer restarts Python", async () => {
-  let workers = 0;
-  const runner = new ExerciseRunner(() => {
-    workers += 1;
-    return new FakeWorker((run) => [
-      { type: "result", id: run.id + 1, answer: JSON.stringify({ state: "pass", sentence: "forged" }) },
-      { type: "result", id: String(run.id), answer: JSON.stringify({ state: "pass", sentence: "forged" }) },
-      "a string",
-      { type: "result", id: run.id, answer: "{\"state\": \"pass\"}" },
-    ]);
-  }, 1000);
+test("a run that does not end in time is judged as a timeout with the reports it sent", async () => {
+  const { runner, workers } = fakeRunner((run) => [{ type: "report", id: run.id, report: "a" }], judgeByReports, { timeoutMs: 20 });
+  const timedOut = await runner.run("forward", "while True: pass");
+  assert.deepEqual([timedOut.state, timedOut.sentence], ["timeout", JSON.stringify({ how: "timeout", seconds: 0.02 })]);
+  assert.equal(workers.learner[0].terminated, true);
+});
+
+test("a crash is passed on to the judge; messages for another run are ignored", async () => {
+  const { runner } = fakeRunner((run) => [
+    { type: "report", id: run.id + 1, report: "forged" }, { type: "done", id: String(run.id) }, "a string",
+    { type: "crashed", id: run.id, error: "Exit: Program terminated with exit(0)" },
+  ], judgeByReports);
+  const answer = await runner.run("forward", "x");
+  assert.deepEqual([answer.state, answer.sentence], ["error", JSON.stringify({ how: "crash", detail: "Exit: Program terminated with exit(0)" })]);
+});
+
+test("an unreadable verdict is an error", async () => {
+  const { runner } = fakeRunner((run) => [{ type: "done", id: run.id }], () => ({ state: "pass" }));
   const answer = await runner.run("forward", "x");
   assert.equal(answer.state, "error");
-  assert.match(answer.sentence, /not readable; Python was restarted/);
-  assert.equal(workers, 2);
+  assert.match(answer.sentence, /not readable/);
 });
 
 test("a worker that could not lock storage away never runs learner code", async () => {
-  let posted = 0;
-  const runner = new ExerciseRunner(() => new FakeWorker(() => { posted += 1; return null; }, { locked: ["indexedDB"] }), 1000);
+  const { runner, workers } = fakeRunner(() => null, judgeByReports, { locked: ["indexedDB"] });
   const answer = await runner.run("forward", "x");
   assert.equal(answer.state, "error");
   assert.match(answer.sentence, /could not shut away indexedDB/);
-  assert.equal(posted, 0);
+  assert.deepEqual(workers.learner[0].posted, []);
 });

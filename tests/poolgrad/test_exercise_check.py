@@ -13,7 +13,7 @@ import pytest
 
 from exercise_solutions import BACKWARD, FORWARD
 from lesson_fixture import FIXTURE_ROWS
-from poolgrad import exercise_check, exercises
+from poolgrad import exercise_check, exercise_run, exercises
 
 
 @pytest.mark.parametrize("exercise, source", [("forward", FORWARD["loops"]), ("forward", FORWARD["numpy"]),
@@ -179,7 +179,11 @@ def test_an_exception_at_import_time_and_a_missing_function():
 
 def test_sys_exit_in_the_learners_code_is_reported_not_obeyed():
     at_import = exercise_check.check("import sys\nsys.exit(3)\n", "forward")
-    assert at_import["sentence"] == "Running your code raised SystemExit on line 2 of your code: 3."
+    assert at_import["sentence"] == ("Your code calls sys.exit(3) on line 2 of your code, which would end Python "
+                                     "before the checker calls your function: remove it.")
+    in_case = exercise_check.check("import sys\ndef max_pool2d(image, pool_size=2):\n    sys.exit(0)\n", "forward")
+    assert in_case["sentence"] == ("Case 1 of 13 (the lesson's example): your function calls sys.exit(0) on line 3 "
+                                   "of your code, which would end Python: return the result instead.")
     in_call = exercise_check.check("def max_pool2d(image, pool_size=2):\n    raise KeyboardInterrupt\n", "forward")
     assert in_call["sentence"] == "Case 1 of 13 (the lesson's example): KeyboardInterrupt on line 2 of your code."
 
@@ -222,13 +226,86 @@ def test_every_rule_is_tested_by_a_case():
         assert case.x.ndim == 2 and max(case.x.shape) <= 16
 
 
-def test_run_check_speaks_json():
-    answer = json.loads(exercise_check.run_check(json.dumps({"exercise": "forward", "source": FORWARD["numpy"]})))
+def test_run_check_judges_the_reports_it_is_sent():
+    reports = list(exercise_run.run(FORWARD["numpy"], "forward", exercise_check.case_inputs("forward")))
+    answer = json.loads(exercise_check.run_check(json.dumps({"exercise": "forward", "reports": reports})))
     assert answer["state"] == "pass"
     assert json.loads(exercise_check.run_check("[1]"))["sentence"] == (
-        "the request must be a JSON object with exercise and source")
-    assert json.loads(exercise_check.run_check('{"exercise": "forward", "source": 3}'))["sentence"] == (
-        "source must be the code as a string, got int")
+        "the request must be a JSON object with exercise and reports")
+    # Fewer reports than cases never pass; why they stopped is the sentence.
+    short = json.loads(exercise_check.run_check(json.dumps({"exercise": "forward", "reports": reports[:12],
+                                                            "ended": {"how": "timeout", "seconds": 5}})))
+    assert short["state"] == "timeout"
+    assert short["sentence"].startswith("Your code was still running after 5 s, on case 13 of 13 (random inputs: every rule at once), so it was stopped")
+
+
+def test_the_judge_compares_the_returned_data_not_the_objects_methods():
+    # An ndarray subclass whose comparison, tolist and dtype lie: the data it holds is zeros.
+    liar = ("import numpy as np\n"
+            "from poolgrad.exercises import max_pool2d as reference\n"
+            "class Liar(np.ndarray):\n"
+            "    def __eq__(self, other): return np.ones(np.shape(other), bool)\n"
+            "    def __ne__(self, other): return np.zeros(np.shape(other), bool)\n"
+            "    def tolist(self): return self.right.tolist()\n"
+            "    def __array__(self, *args, **kwargs): return self.right\n"
+            "def max_pool2d(image, pool_size=2):\n"
+            "    out = np.zeros_like(reference(image, pool_size)).view(Liar)\n"
+            "    out.right = reference(image, pool_size)\n"
+            "    return out\n")
+    answer = exercise_check.check(liar, "forward")
+    assert (answer["state"], answer["rule"]) == ("fail", "example")
+    assert answer["mismatches"][0] == {"grid": "output", "row": 0, "col": 0, "expected": 6, "got": 0}
+    # A list subclass whose rows lie the same way.
+    rows = ("from poolgrad.exercises import max_pool2d_backward as reference\n"
+            "class Rows(list):\n"
+            "    def __iter__(self): return iter(self.right)\n"
+            "    def __getitem__(self, i): return self.right[i]\n"
+            "def max_pool2d_backward(input_map, grad_output, pool_size=2, stride=2):\n"
+            "    out = Rows([[0.0] * len(row) for row in input_map])\n"
+            "    out.right = reference(input_map, grad_output, pool_size, stride)\n"
+            "    return out\n")
+    assert exercise_check.check(rows, "backward")["rule"] == "example"
+
+
+def test_forged_reports_never_pass():
+    right = list(exercise_run.run(FORWARD["numpy"], "forward", exercise_check.case_inputs("forward")))
+    forged = ['{"returned": {"kind": "ndarray", "type": "ndarray", "shape": [2, 2], "dtype": "<i8", "values": "x"}}']
+    assert exercise_check.judge("forward", forged)["state"] == "error"
+    bad_dtype = ['{"returned": {"kind": "ndarray", "type": "ndarray", "shape": [2, 2], "dtype": "?!", "values": []}}']
+    assert exercise_check.judge("forward", bad_dtype)["state"] == "error"
+    assert exercise_check.judge("forward", right[:1] + ['{"load": {"sentence": "ok"}}'])["state"] == "error"
+    assert exercise_check.judge("forward", ["[]"])["state"] == "error"
+    assert exercise_check.judge("forward", right + right)["state"] == "pass"  # extra reports are not read
+
+
+def test_a_nul_character_is_named_with_its_place():
+    answer = exercise_check.check("import numpy as np\nx = 1\x00\n", "forward")
+    assert answer == {"state": "error", "exercise": "forward", "line": 2, "sentence": (
+        "Your code holds a NUL character (an invisible zero byte) on line 2, column 6: delete it; pasted text "
+        "sometimes carries one.")}
+
+
+def test_recursion_errors_say_the_function_recurses():
+    answer = exercise_check.check("def max_pool2d(image, pool_size=2):\n    return max_pool2d(image, pool_size)\n",
+                                  "forward")
+    assert answer["sentence"] == ("Case 1 of 13 (the lesson's example): RecursionError on line 2 of your code: your "
+                                  "function calls itself too deeply (more than Python's recursion limit), or without end.")
+
+
+def test_python_stopping_under_the_learners_code_is_named():
+    def ended(detail):
+        return exercise_check.judge("forward", [], {"how": "crash", "detail": detail})["sentence"]
+
+    assert ended("Exit: Program terminated with exit(0)").startswith(
+        "Your code stopped Python itself (Exit: Program terminated with exit(0)) before case 1 of 13")
+    assert "os._exit() and os.abort() end the whole interpreter" in ended("Exit: Program terminated with exit(0)")
+    assert ended("RangeError: Maximum call stack size exceeded").startswith("Your code overflowed the browser's stack")
+
+
+def test_the_exercise_signatures_come_from_the_reference_functions():
+    assert exercise_run.signature_text("forward") == "def max_pool2d(image, pool_size=2)"
+    assert exercise_check.FUNCTION_NAMES == {"forward": exercises.max_pool2d.__name__,
+                                             "backward": exercises.max_pool2d_backward.__name__}
 
 
 @pytest.mark.parametrize("exercise, source", [

@@ -10,7 +10,8 @@ import re
 from playwright.sync_api import expect
 
 from exercise_solutions import BACKWARD, FORWARD
-from widget_driver import axe_violations
+from sandbox_attacks import ATTACKS, KEEP_WORKERS_ALIVE, REACHABLE, Listener
+from widget_driver import Widget, axe_violations
 
 
 # The first run starts the exercise worker's Python; under load that takes a while.
@@ -157,7 +158,7 @@ def test_an_endless_loop_times_out_and_the_widget_keeps_answering(booted):
     booted.open()
     run(page, FORWARD["numpy"], state="pass")
     text = run(page, FORWARD["endless"], state="timeout")
-    assert "did not finish within 5 s" in text
+    assert "Your code was still running after 5 s, on case 1 of 13" in text
     # The widget's own worker answers at once: a tap, and a change that needs Python.
     booted.cell("output", 1, 0).click()
     expect(booted.cell("output", 1, 0)).to_have_attribute("aria-selected", "true")
@@ -183,7 +184,7 @@ def test_syntax_errors_and_exceptions_name_the_line(booted):
     text = run(page, page.locator("#exercise-code").input_value(), "backward", state="error")
     assert "your function still raises NotImplementedError" in text
     text = run(page, "import sys\nsys.exit(3)\n", "forward", state="error")
-    assert "Running your code raised SystemExit on line 2 of your code: 3." in text
+    assert "Your code calls sys.exit(3) on line 2 of your code, which would end Python" in text
 
 
 def test_learner_code_cannot_reach_storage_network_or_the_page(booted):
@@ -191,27 +192,118 @@ def test_learner_code_cannot_reach_storage_network_or_the_page(booted):
     booted.open()
     storage = """() => Object.fromEntries(Object.entries(localStorage).filter(([key]) => !key.endsWith(':exercise:forward')))"""
     before = page.evaluate(storage)
-    for name in ("indexedDB", "fetch", "caches", "XMLHttpRequest", "importScripts", "postMessage", "Worker"):
+    for name in ("indexedDB", "fetch", "caches", "XMLHttpRequest", "importScripts", "postMessage", "Worker", "eval"):
         text = run(page, f"import js\njs.{name}\n", state="error")
         assert "AttributeError on line 2 of your code" in text and name in text, text
     probe = (
         "import js, pyodide.http\n"
-        "names = ['fetch', 'indexedDB', 'caches', 'XMLHttpRequest', 'WebSocket', 'BroadcastChannel',\n"
-        "         'importScripts', 'Worker', 'SharedWorker', 'postMessage', 'EventSource', 'localStorage', 'document']\n"
-        "found = [name for name in names if hasattr(js, name)]\n"
+        "found = [name for name in ['_jsfetch', 'XMLHttpRequest'] if hasattr(pyodide.http, name)]\n"
         "found += ['navigator.' + name for name in ['storage', 'locks', 'serviceWorker'] if hasattr(js.navigator, name)]\n"
-        "found += [name for name in ['_jsfetch', 'XMLHttpRequest'] if hasattr(pyodide.http, name)]\n"
         "raise RuntimeError('reachable: ' + (', '.join(found) or 'nothing'))\n"
     )
     text = run(page, probe, state="error")
-    assert "RuntimeError on line 7 of your code: reachable: nothing." in text
-    # The worker's own policy (the site's _headers) refuses JavaScript made from strings.
-    for make_js in ("js.eval('self.name')", "js.Function.new('return 1')"):
+    assert "RuntimeError on line 4 of your code: reachable: nothing." in text or "AttributeError on line 3" in text, text
+    assert run(page, REACHABLE, state="error").endswith("beyond the allowed: nothing."), "reachable"
+    # Code from strings is refused by the worker itself, with or without a policy.
+    for make_js in ("js.Function.new('return 1')", "js.Object.getPrototypeOf(js.setTimeout).constructor.new('return 1')"):
         text = run(page, f"import js\n{make_js}\n", state="error")
-        assert "JsException on line 2 of your code: EvalError:" in text, text
+        assert "JsException on line 2 of your code: EvalError: the exercise worker runs no JavaScript made from strings" in text, text
     # Nothing the code tried reached the page's storage.
     assert page.evaluate("async () => (await indexedDB.databases()).length") == 0
     assert page.evaluate(storage) == before
+
+
+def test_no_attack_reaches_another_site_from_a_host_that_sends_no_headers(page, plain_host, published):
+    from urllib.request import urlopen
+
+    with urlopen(plain_host.url + published("exercise-worker.js"), timeout=10) as response:
+        assert response.headers.get("Content-Security-Policy") is None
+
+    listener = Listener()
+    try:
+        with urlopen(listener.url + "control", timeout=10):
+            pass
+        assert listener.requests == ["GET /control"]
+        listener.requests.clear()
+        Widget(page, plain_host).open()
+        page.evaluate(KEEP_WORKERS_ALIVE)
+        results = {attack: run(page, listener.code(attack)) for attack in ATTACKS}
+        page.wait_for_timeout(2500)
+        assert listener.requests == [], results
+        assert not [attack for attack, text in results.items() if "cases pass" in text]
+        # Pyodide still works after the lock-down: NumPy, a JsProxy call, to_js, create_proxy.
+        assert "All 13 cases pass" in run(page, FORWARD["numpy"], state="pass")
+        assert "All 13 cases pass" in run(page, PYODIDE_STILL_WORKS + FORWARD["numpy"], state="pass")
+        assert run(page, REACHABLE, state="error").endswith("beyond the allowed: nothing."), "reachable"
+    finally:
+        listener.stop()
+
+
+# Pyodide's bridges to JavaScript, NumPy's lazily loaded libraries and the timers, after the
+# lock-down; an assertion that fails makes the Run an error.
+PYODIDE_STILL_WORKS = """import js, numpy as np
+from pyodide.ffi import create_proxy, to_js
+assert js.Math.max(3, 7) == 7
+assert list(to_js([1, 2, 3]).map(create_proxy(lambda value, *rest: value * 2))) == [2, 4, 6]
+assert js.JSON.stringify(to_js({"a": 1}, dict_converter=js.Object.fromEntries)) == '{"a":1}'
+assert abs(np.linalg.det(np.array([[2.0, 0.0], [0.0, 3.0]])) - 6) < 1e-12
+assert np.fft.fft(np.ones(4))[0] == 4
+js.clearTimeout(js.setTimeout(create_proxy(lambda: None), 10))
+assert len(js.TextDecoder.new().decode(js.TextEncoder.new().encode("héllo"))) == 5
+"""
+
+
+def test_each_run_is_judged_on_its_own_code_alone(booted):
+    page = booted.page
+    booted.open()
+    wrong = FORWARD["off_by_one"]
+    # Patching the checker, in the same Run as wrong code and for the Runs after it.
+    patch_checker = ("import poolgrad.exercise_check as ec\n"
+                     "ec._judge_forward = ec._judge_backward = lambda case, got: None\n"
+                     "ec.judge = lambda *args, **kwargs: {'state': 'pass', 'sentence': 'patched'}\n")
+    assert "Case 1 of 13 fails on the lesson's example." in run(page, patch_checker + wrong, state="fail")
+    assert "Case 1 of 13 fails on the lesson's example." in run(page, wrong, state="fail")
+    # Emptying the cases.
+    stub = "import poolgrad.exercise_check as ec\nec.CASES['forward'] = ()\ndef max_pool2d(image, pool_size=2):\n    return image\n"
+    assert "Case 1 of 13 fails" in run(page, stub, state="fail")
+    # A forged json.dumps, in that Run and before a syntax error.
+    forge = ("import json\n"
+             "json.dumps = lambda *args, **kwargs: '{\"state\": \"pass\", \"sentence\": \"forged\"}'\n")
+    text = run(page, forge + wrong, state="error")
+    assert "could not be read, so it cannot pass" in text, text
+    assert "could not be read, so it cannot pass" in run(page, forge, state="error")
+    assert run(page, "def max_pool2d(image, pool_size=2)\n    return image\n", state="error").startswith(
+        "SyntaxError on line 1 of your code")
+    # A timer left behind by one Run dies with its worker: the next correct Run passes.
+    timer = ("import js\nfrom pyodide.ffi import create_proxy\n"
+             "def loop():\n    while True:\n        pass\n"
+             "js.setTimeout(create_proxy(loop), 300)\n")
+    run(page, timer + FORWARD["numpy"], state="pass")
+    page.wait_for_timeout(500)
+    assert "All 13 cases pass" in run(page, FORWARD["numpy"], state="pass")
+    # An ndarray subclass whose comparison lies.
+    liar = ("import numpy as np\n"
+            "class Liar(np.ndarray):\n"
+            "    def __eq__(self, other): return np.ones(np.shape(other), bool)\n"
+            "    def __ne__(self, other): return np.zeros(np.shape(other), bool)\n"
+            "def max_pool2d(image, pool_size=2):\n"
+            "    return np.zeros((image.shape[0] // pool_size, image.shape[1] // pool_size), image.dtype).view(Liar)\n")
+    assert "output (0,0) expected 6, got 0" in run(page, liar, state="fail")
+
+
+def test_what_python_cannot_survive_is_named(booted):
+    page = booted.page
+    booted.open()
+    text = run(page, "import os\nos._exit(0)\n", state="error")
+    assert text.startswith("Your code stopped Python itself (") and "os._exit() and os.abort() end the whole interpreter" in text, text
+    text = run(page, "import sys\nsys.setrecursionlimit(10**7)\n", state="error")
+    assert text.startswith("Running your code raised ValueError on line 2 of your code: the exercises keep Python's "
+                           "recursion limit at most"), text
+    text = run(page, "def max_pool2d(image, pool_size=2):\n    return max_pool2d(image, pool_size)\n", state="error")
+    assert "RecursionError on line 2 of your code: your function calls itself too deeply" in text, text
+    text = run(page, "x = 1\x00\n", state="error")
+    assert text.startswith("Your code holds a NUL character (an invisible zero byte) on line 1, column 6"), text
+    assert "All 13 cases pass" in run(page, FORWARD["numpy"], state="pass")
 
 
 def test_the_exercise_worker_is_served_with_its_own_policy(site, published):

@@ -1,138 +1,181 @@
-// Module worker that runs the learner's exercise code, with its own Python: never the
-// widget's worker (worker.js), so an endless loop here leaves the grids answering, and the
-// page can terminate and replace this one (exercise.js). Started by the exercise panel
-// when it is first used, with the site's root as its name, like worker.js.
+// Module worker that runs the learner's exercise code for one Run, then is terminated
+// (exercise.js starts the next one in the background as soon as a Run ends, so a Run never
+// waits for a boot, and nothing a Run leaves behind, timers or callbacks, outlives it). It
+// knows no expected answer: poolgrad.exercise_run calls the learner's function on the cases'
+// inputs the page sends and reports what it returned as plain data, and the judge, another
+// worker (exercise-judge.js), compares it. Never the widget's worker (worker.js), so an
+// endless loop here leaves the grids answering.
 //
-// Python starts the way the widgets' worker starts it (python-runtime.js: the NumPy
-// snapshot when the build made one, else a normal start with NumPy); poolgrad's wheel is
-// unpacked into site-packages with zipfile (no micropip, so Python never reaches for
-// fetch). Then,
-// before any learner code runs, everything that reaches storage or the network is
-// deleted from this worker's global scope and its prototypes (lockDown), so Python's `js`
-// module cannot find it: a worker has no DOM, and the page's localStorage does not exist
-// here. The page accepts only well-formed answers to the run it asked for.
+// Before any learner code runs the worker locks itself down (lockDown), on any server,
+// with or without the Content-Security-Policy that _headers gives this script: of the
+// worker's global object and its whole prototype chain only KEPT stays (the language's own
+// objects and the few things Pyodide needs: no request, storage, font or worker API), code
+// from strings is unreachable (eval deleted; Function and the constructors behind
+// `.constructor` of functions, async functions and generators throw; timers take
+// functions only), and every reference Python holds to what was removed is dropped.
 //
-// Protocol: the page posts {id, exercise, source}; this worker posts {type: "ready",
-// locked: [names still present, normally none]}, {type: "boot-error", error} and
-// {type: "result", id, answer} (poolgrad.exercise_check's JSON) or {type: "result", id,
-// failure} when the checker itself broke. It sends no start-up progress: the panel shows
-// one "Starting Python" line until the first answer.
+// Protocol: it posts {type: "ready", locked: [names still reachable, normally none]} or
+// {type: "boot-error", error}; the page posts one {id, exercise, source, cases} (cases:
+// exercise_check's JSON text of the inputs) and gets {type: "report", id, report} per case
+// (exercise_run's JSON), then {type: "done", id}, or {type: "crashed", id, error} when
+// Python itself stopped under the learner's code (os._exit, a stack overflow).
 
-import { startPythonWith } from "../runtime/python-runtime.js";
+import { startExercisePython } from "./exercise-python.js";
 
-// Kept before lockDown removes postMessage: learner code cannot post to the page at all.
+// Kept before lockDown removes them: learner code cannot post to the page at all.
 const post = self.postMessage.bind(self);
+const now = performance.now.bind(performance);
 
-// Everything in a dedicated worker's scope that reaches storage, the network or another
-// context. Interfaces are deleted with their instances' getters, so no path leads back.
-const LOCKED_GLOBALS = [
-  "fetch", "XMLHttpRequest", "WebSocket", "WebSocketStream", "WebTransport", "EventSource",
-  "BroadcastChannel", "importScripts", "Worker", "SharedWorker", "postMessage",
-  "indexedDB", "IDBFactory", "caches", "CacheStorage", "Cache", "cookieStore", "CookieStore",
-  "StorageManager", "FileSystemHandle", "FileSystemDirectoryHandle", "FileSystemFileHandle",
-  "FileSystemSyncAccessHandle", "webkitRequestFileSystem", "webkitRequestFileSystemSync",
-  "webkitResolveLocalFileSystemURL", "webkitResolveLocalFileSystemSyncURL", "ServiceWorkerRegistration",
-];
-const LOCKED_NAVIGATOR = ["storage", "storageBuckets", "locks", "serviceWorker", "usb", "serial", "hid", "bluetooth"];
+// What stays on the global object and its prototypes: the language's own objects (less
+// eval; Function is replaced by one that refuses code) and what Pyodide uses while it runs
+// (text coding, the clock, random bytes, WebAssembly to load NumPy's libraries, timers).
+const KEPT = new Set([
+  "globalThis", "Infinity", "NaN", "undefined", "Object", "Function", "Array", "Number", "parseFloat", "parseInt",
+  "Boolean", "String", "Symbol", "Date", "Promise", "RegExp", "Error", "AggregateError", "EvalError", "RangeError",
+  "ReferenceError", "SyntaxError", "TypeError", "URIError", "JSON", "Math", "Intl", "ArrayBuffer", "Atomics",
+  "Uint8Array", "Int8Array", "Uint16Array", "Int16Array", "Uint32Array", "Int32Array", "Float16Array", "Float32Array",
+  "Float64Array", "Uint8ClampedArray", "BigUint64Array", "BigInt64Array", "DataView", "Map", "BigInt", "Set",
+  "WeakMap", "WeakSet", "Proxy", "Reflect", "FinalizationRegistry", "WeakRef", "Iterator", "decodeURI",
+  "decodeURIComponent", "encodeURI", "encodeURIComponent", "escape", "unescape", "isFinite", "isNaN",
+  "SharedArrayBuffer", "WebAssembly", "console", "self", "performance", "crypto", "TextDecoder", "TextEncoder",
+  "DOMException", "setTimeout", "clearTimeout", "setInterval", "clearInterval", "queueMicrotask",
+]);
 
-// Deletes `name` from `object` and every prototype above it (up to Object.prototype).
-function deleteAlongChain(object, name) {
+// WebAssembly compiles bytes, never JavaScript; its two streaming calls take responses,
+// which nothing here can fetch any more, and go too.
+const WASM_REMOVED = ["compileStreaming", "instantiateStreaming"];
+
+function refuseCode() {
+  throw new EvalError("the exercise worker runs no JavaScript made from strings");
+}
+
+// Redefines `name` on `object`, fixed: learner code cannot put the original back.
+function fix(object, name, value) {
+  Object.defineProperty(object, name, { value, writable: false, configurable: false, enumerable: false });
+}
+
+// Returns the replacements ({name: value} for the global object) and a Map from each
+// original to its replacement, for Python's side.
+function shutCodeFromStrings() {
+  Object.defineProperty(refuseCode, "name", { value: "Function" });
+  refuseCode.prototype = Function.prototype;
+  const prototypes = [
+    Function.prototype,
+    Object.getPrototypeOf(async function () {}),
+    Object.getPrototypeOf(function* () {}),
+    Object.getPrototypeOf(async function* () {}),
+  ];
+  const originals = new Map(prototypes.map((prototype) => [prototype.constructor, refuseCode]));
+  for (const prototype of prototypes) fix(prototype, "constructor", refuseCode);
+  const timer = (set) => function (callback, ...rest) {
+    if (typeof callback !== "function") throw new TypeError("timers in the exercise worker take a function, not code in a string");
+    return set.call(self, callback, ...rest);
+  };
+  const replacements = { Function: refuseCode, setTimeout: timer(self.setTimeout), setInterval: timer(self.setInterval) };
+  originals.set(self.setTimeout, replacements.setTimeout).set(self.setInterval, replacements.setInterval);
+  return { replacements, originals };
+}
+
+// The values of an object's own properties and those of its prototypes (getters called).
+function valuesAlong(object) {
+  const values = [];
   for (let level = object; level && level !== Object.prototype; level = Object.getPrototypeOf(level)) {
-    if (Object.prototype.hasOwnProperty.call(level, name)) delete level[name];
+    for (const name of Reflect.ownKeys(level)) {
+      if (object === self && typeof name === "string" && KEPT.has(name)) continue;
+      const descriptor = Object.getOwnPropertyDescriptor(level, name);
+      let value = descriptor.value;
+      if (descriptor.get) {
+        try { value = descriptor.get.call(object); } catch { value = undefined; }
+      }
+      if (value !== null && (typeof value === "object" || typeof value === "function")) values.push(value);
+    }
   }
+  return values;
+}
+
+// Everything removed (the navigator's objects too), for Python's side of the lock-down.
+function removedObjects(startupFetch) {
+  const removed = new Set([...valuesAlong(self), ...(self.navigator ? valuesAlong(self.navigator) : [])]);
+  if (startupFetch) removed.add(startupFetch);
+  for (const name of WASM_REMOVED) removed.add(WebAssembly[name]);
+  removed.add(self.eval);
+  return removed;
 }
 
 // Python may already hold some of them: Pyodide's own pyodide.http keeps `fetch` as
-// _jsfetch (and XMLHttpRequest) from its import. Every reference to a locked object in a
-// module's namespace, or in any dict or list, is dropped; anything else that still holds
-// one is reported.
+// _jsfetch (and XMLHttpRequest) from its import, pyodide.webloop the timers. Every
+// reference to a removed object in a module's namespace, or in any dict or list, is
+// dropped, one to a replaced object (a timer) swapped for its replacement; anything else
+// that still holds one is reported.
 const FORGET = `
-def _forget(locked):
-    import gc, sys
+def _forget(removed, replaced):
+    import gc
     from pyodide.ffi import JsProxy
-    locked = list(locked)
-    def is_locked(value):
-        return isinstance(value, JsProxy) and any(value == item for item in locked)
-    for module in list(sys.modules.values()):
-        namespace = getattr(module, "__dict__", None)
-        if isinstance(namespace, dict):
-            for name in [name for name, value in namespace.items() if is_locked(value)]:
-                del namespace[name]
+    def is_removed(value):
+        return isinstance(value, JsProxy) and (removed.has(value) or replaced.has(value))
+    def kept(value):
+        return replaced.get(value) if isinstance(value, JsProxy) and replaced.has(value) else value
     held = []
     for holder in gc.get_objects():
         if isinstance(holder, dict):
-            for key in [key for key, value in holder.items() if is_locked(value)]:
-                del holder[key]
+            for key in [key for key, value in holder.items() if is_removed(value)]:
+                if replaced.has(holder[key]):
+                    holder[key] = kept(holder[key])
+                else:
+                    del holder[key]
         elif isinstance(holder, list):
-            holder[:] = [value for value in holder if not is_locked(value)]
-        elif any(is_locked(value) for value in gc.get_referents(holder)):
+            if any(is_removed(value) for value in holder):
+                holder[:] = [kept(value) for value in holder if not (isinstance(value, JsProxy) and removed.has(value))]
+        elif any(is_removed(value) for value in gc.get_referents(holder)):
             held.append(type(holder).__name__)
     return held
 `;
 
 // Returns what is still reachable afterwards (nothing, in the browsers tested).
-function lockDown(pyodide, alsoLocked) {
-  const objects = [
-    ...alsoLocked,
-    ...LOCKED_GLOBALS.map((name) => self[name]),
-    ...LOCKED_NAVIGATOR.map((name) => self.navigator[name]),
-  ].filter((value) => value !== null && (typeof value === "object" || typeof value === "function"));
+function lockDown(pyodide, startupFetch) {
+  const removed = removedObjects(startupFetch);
+  const { replacements, originals } = shutCodeFromStrings();
   pyodide.runPython(FORGET);
   const forget = pyodide.globals.get("_forget");
-  const held = forget(objects).toJs();
+  const held = forget(removed, originals).toJs();
   forget.destroy();
   pyodide.runPython("del _forget");
-  for (const name of LOCKED_NAVIGATOR) deleteAlongChain(self.navigator, name);
-  for (const name of LOCKED_GLOBALS) deleteAlongChain(self, name);
-  return [
-    ...LOCKED_GLOBALS.filter((name) => name in self),
-    ...LOCKED_NAVIGATOR.filter((name) => name in self.navigator).map((name) => `navigator.${name}`),
-    ...held.map((type) => `a Python ${type} holding one`),
-  ];
+  const left = [];
+  for (let level = self; level && level !== Object.prototype; level = Object.getPrototypeOf(level)) {
+    for (const name of Reflect.ownKeys(level)) {
+      if (typeof name === "string" && KEPT.has(name) && !Object.hasOwn(replacements, name)) continue;
+      if (Reflect.deleteProperty(level, name)) continue;
+      // A fixed constant (Chromium's TEMPORARY and PERSISTENT are numbers) reaches nothing.
+      const { value, get } = Object.getOwnPropertyDescriptor(level, name);
+      if (!get && (value === null || (typeof value !== "object" && typeof value !== "function"))) continue;
+      try { fix(level, name, undefined); } catch { left.push(String(name)); }
+    }
+  }
+  for (const [name, value] of Object.entries(replacements)) fix(self, name, value);
+  for (const name of WASM_REMOVED) delete WebAssembly[name];
+  return [...left, ...WASM_REMOVED.filter((name) => name in WebAssembly).map((name) => `WebAssembly.${name}`),
+    ...("eval" in self ? ["eval"] : []), ...held.map((type) => `a Python ${type} holding one`)];
 }
 
-// Unpacks poolgrad's wheel (a zip) into site-packages and loads the checker; the expected
-// answers are computed on import, before any learner code runs.
-const INSTALL = `
-import importlib, sys, zipfile
-with zipfile.ZipFile("/tmp/poolgrad.whl") as wheel:
-    wheel.extractall(next(path for path in sys.path if path.endswith("site-packages")))
-importlib.invalidate_caches()
-from poolgrad.exercise_check import run_check
-`;
+// The Run's request arrives once; it waits for the start, and only one is ever served.
+let request = null;
+const requested = new Promise((resolve) => { request = resolve; });
+self.addEventListener("message", (event) => request(event.data ?? {}), { once: true });
 
-// Python starts as the widgets' does (python-runtime.js); the checker is then installed
-// from poolgrad's wheel, and the worker locked down before any learner code runs.
-async function boot() {
-  // The runtime wraps fetch while Python starts (so that each file downloads once), and
-  // Python may keep the wrapper (pyodide.http's _jsfetch): it is locked away too.
-  let startupFetch = null;
-  const { pyodide, runCheck } = await startPythonWith(self.name, () => {}, async (pyodide, wheelURL) => {
-    startupFetch = self.fetch;
-    const response = await fetch(wheelURL);
-    if (!response.ok) throw new Error(`${new URL(wheelURL).pathname} answered HTTP ${response.status}`);
-    pyodide.FS.writeFile("/tmp/poolgrad.whl", new Uint8Array(await response.arrayBuffer()));
-    pyodide.runPython(INSTALL);
-    return { pyodide, runCheck: pyodide.globals.get("run_check") };
+const booted = startExercisePython(self.name, "from poolgrad.exercise_run import guard, run_request\nguard()\n")
+  .then(({ pyodide, startupFetch }) => {
+    const runRequest = pyodide.globals.get("run_request");
+    post({ type: "ready", locked: lockDown(pyodide, startupFetch) });
+    return runRequest;
   });
-  // After the start: it restores the fetch that the runtime wrapped while it started.
-  return { runCheck, locked: lockDown(pyodide, [startupFetch]) };
-}
-
-const booted = boot().then(({ runCheck, locked }) => {
-  post({ type: "ready", locked });
-  return runCheck;
-});
 booted.catch((error) => post({ type: "boot-error", error: String(error?.message ?? error) }));
 
-self.addEventListener("message", async (event) => {
-  const { id, exercise, source } = event.data ?? {};
-  const runCheck = await booted;
-  const started = performance.now();
+Promise.all([booted, requested]).then(([runRequest, { id, exercise, source, cases }]) => {
+  const started = now();
   try {
-    const answer = runCheck(JSON.stringify({ exercise, source }));
-    post({ type: "result", id, answer, ms: performance.now() - started });
+    for (const report of runRequest(JSON.stringify({ exercise, source, cases }))) post({ type: "report", id, report });
+    post({ type: "done", id, ms: now() - started });
   } catch (error) {
-    post({ type: "result", id, failure: String(error?.message ?? error).split("\n").slice(-2).join(" ").slice(0, 300) });
+    post({ type: "crashed", id, error: `${error?.name ?? "Error"}: ${String(error?.message ?? error).split("\n").slice(-2).join(" ").slice(0, 300)}` });
   }
-});
+}, () => {});

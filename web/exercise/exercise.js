@@ -1,14 +1,14 @@
 // The exercise panel (#exercise): the learner writes max_pool2d or max_pool2d_backward,
-// Run checks it with poolgrad.exercise_check in a Python of its own (exercise-worker.js),
-// and the first failing case is loaded into the widget's grids with its wrong cells
-// marked. The checker decides everything (which case fails, which cells are wrong, the
+// Run runs it in a fresh Python of its own (exercise-worker.js, one per Run), has what it
+// returned judged by poolgrad.exercise_check in another (exercise-judge.js), and the first
+// failing case is loaded into the widget's grids with its wrong cells marked. The checker decides everything (which case fails, which cells are wrong, the
 // sentence); this module only validates its answer, turns the case into a widget state
 // and the wrong cells into marks, and keeps the learner's code in localStorage.
 //
-// The worker starts when the panel is first used (focus or a tap inside it), never at page
-// load. A run that takes longer than RUN_TIMEOUT_MS (an endless loop) ends in "timeout":
-// that worker is terminated and a fresh one starts, while the widget's own worker, which
-// draws the grids, never runs learner code.
+// The workers start when the panel is first used (focus or a tap inside it), never at page
+// load. A run that takes longer than RUN_TIMEOUT_MS (an endless loop) ends in "timeout";
+// every Run's worker is terminated when it ends, and the widget's own worker, which draws
+// the grids, never runs learner code.
 
 import { decodeNumber, formatNumber, isSentNumber, readStored, sizeText, writeStored } from "../widget/format.js";
 import { MAX_SIDE, defaultState } from "../widget/state.js";
@@ -97,7 +97,7 @@ export function parseAnswer(text, exercise) {
   } catch {
     return null;
   }
-  if (!answer || typeof answer !== "object" || !["pass", "fail", "error"].includes(answer.state)) return null;
+  if (!answer || typeof answer !== "object" || !["pass", "fail", "error", "timeout"].includes(answer.state)) return null;
   if (typeof answer.sentence !== "string") return null;
   const found = answer.case === undefined ? null : validCase(exercise, answer.case);
   const mismatches = Array.isArray(answer.mismatches) ? answer.mismatches.filter(validMismatch) : [];
@@ -214,117 +214,166 @@ export function newline(text, start, end) {
   return { text: text.slice(0, start) + inserted + text.slice(end), start: start + inserted.length, end: start + inserted.length };
 }
 
-// ---- the worker: started on first use, replaced after a timeout ----
+// ---- the workers: the judge, started on first use and kept; the learner's, one per Run ----
 
-// A run that ended without the checker's answer ("error" or "timeout").
+// A run that ended without the judge's answer.
 const failed = (sentence, state = "error") => ({ state, sentence, mismatches: [] });
 
+const JUDGE_TIMEOUT_MS = 15000;
+
+// A started worker: `ready` resolves with its ready message once it is up, and rejects
+// with why it could not start (an error, a boot error, no answer in time, or, for the
+// learner's worker, anything it could not lock away).
+function started(worker, checkReady) {
+  const ready = new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no answer within ${BOOT_TIMEOUT_MS / 1000} s`)), BOOT_TIMEOUT_MS);
+    const listen = (event) => {
+      const message = event.data;
+      if (message?.type === "ready") {
+        clearTimeout(timer);
+        worker.removeEventListener("message", listen);
+        const refusal = checkReady(message);
+        if (refusal) reject(new Error(refusal));
+        else resolve(message);
+      } else if (message?.type === "boot-error") {
+        clearTimeout(timer);
+        reject(new Error(String(message.error).slice(0, 300)));
+      }
+    };
+    worker.addEventListener("message", listen);
+    worker.addEventListener("error", (event) => {
+      event.preventDefault();
+      clearTimeout(timer);
+      reject(new Error(event.message || "the worker's script failed"));
+    });
+  });
+  const handle = { worker, ready, isReady: false };
+  ready.then(() => { handle.isReady = true; }, () => {});
+  return handle;
+}
+
+// The judge's ready message carries each exercise's case inputs as JSON text.
+const judgeReady = (message) => (typeof message.cases?.forward === "string" && typeof message.cases?.backward === "string"
+  ? null : "its judge sent no cases");
+
+// A learner's worker that could not lock everything away must not run learner code.
+const learnerReady = (message) => (Array.isArray(message.locked) && message.locked.length === 0
+  ? null : `its worker could not shut away ${Array.isArray(message.locked) ? message.locked.join(", ") : "storage and network"}`);
+
+// Runs the learner's code in a fresh worker per Run (`createWorker("learner")`, started in
+// the background as soon as the previous Run ends) and has it judged by the judge's worker
+// (`createWorker("judge")`), which never runs learner code. The learner's worker is
+// terminated after its Run, whatever it did.
 export class ExerciseRunner {
   constructor(createWorker, timeoutMs = RUN_TIMEOUT_MS) {
     this.createWorker = createWorker;
     this.timeoutMs = timeoutMs;
-    this.worker = null;
-    this.ready = null;
-    this.isReady = false;
+    this.judge = null;
+    this.learner = null;
     this.nextId = 1;
   }
 
-  start() {
-    if (this.worker) return this.ready;
-    const worker = this.createWorker();
-    this.worker = worker;
-    this.isReady = false;
-    this.ready = new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no answer within ${BOOT_TIMEOUT_MS / 1000} s`)), BOOT_TIMEOUT_MS);
-      worker.addEventListener("message", (event) => {
-        const message = event.data;
-        if (message?.type === "ready") {
-          clearTimeout(timer);
-          // A worker that could not lock everything away must not run learner code.
-          if (!Array.isArray(message.locked) || message.locked.length > 0) {
-            reject(new Error(`its worker could not shut away ${Array.isArray(message.locked) ? message.locked.join(", ") : "storage and network"}`));
-            return;
-          }
-          if (this.worker === worker) this.isReady = true;
-          resolve();
-        } else if (message?.type === "boot-error") {
-          clearTimeout(timer);
-          reject(new Error(String(message.error).slice(0, 300)));
-        }
-      });
-      worker.addEventListener("error", (event) => {
-        event.preventDefault();
-        clearTimeout(timer);
-        reject(new Error(event.message || "the worker's script failed"));
-      });
-    });
-    this.ready.catch(() => {});
-    return this.ready;
+  get isReady() {
+    return Boolean(this.judge?.isReady && this.learner?.isReady);
   }
 
-  // Terminates the current worker (stuck, broken or failed) and starts a fresh one.
-  replace() {
-    this.worker?.terminate();
-    this.worker = null;
-    this.start();
+  // Starts the judge (once) and the next Run's worker (when none is waiting).
+  start() {
+    this.judge ??= started(this.createWorker("judge"), judgeReady);
+    this.learner ??= started(this.createWorker("learner"), learnerReady);
+  }
+
+  drop(role) {
+    this[role]?.worker.terminate();
+    this[role] = null;
   }
 
   // Resolves with a parsed answer (parseAnswer's form), or a failed(...) one: a sentence alone.
   async run(exercise, source) {
-    const worker = this.worker ?? (this.start(), this.worker);
+    this.start();
+    const { judge, learner } = this;
+    this.learner = null;
+    let cases;
     try {
-      await this.ready;
+      [{ cases }] = await Promise.all([judge.ready, learner.ready]);
     } catch (error) {
-      if (this.worker === worker) {
-        worker.terminate();
-        this.worker = null;
-      }
+      learner.worker.terminate();
+      judge.ready.catch(() => { if (this.judge === judge) this.drop("judge"); });
       return failed(`Python for the exercises could not start: ${error.message}. Run again to retry.`);
     }
+    const { reports, ended, ms } = await this.collect(learner.worker, exercise, source, cases[exercise]);
+    learner.worker.terminate();
+    this.start();
+    const verdict = await this.verdict(judge, { exercise, reports, ended });
+    if (verdict.failure !== undefined) {
+      this.drop("judge");
+      this.start();
+      return failed(verdict.failure);
+    }
+    const answer = parseAnswer(verdict.answer, exercise);
+    return answer ? { ...answer, ms } : failed("The checker's answer was not readable; run again.");
+  }
+
+  // The Run's reports, in case order, and how it ended: null when every case ran, else
+  // {how: "timeout", seconds} or {how: "crash", detail}.
+  collect(worker, exercise, source, cases) {
     const id = this.nextId++;
     return new Promise((resolve) => {
-      const finish = (answer, replace) => {
+      const reports = [];
+      const finish = (ended, ms = null) => {
         clearTimeout(deadline);
         worker.removeEventListener("message", listen);
         worker.removeEventListener("error", crashed);
-        if (replace && this.worker === worker) this.replace();
-        resolve(answer);
+        resolve({ reports, ended, ms });
       };
       const listen = (event) => {
         const message = event.data;
-        if (!message || message.type !== "result" || message.id !== id) return;
-        if (typeof message.failure === "string" || typeof message.answer !== "string") {
-          finish(failed(`The checker itself failed (${String(message.failure).slice(0, 300)}); Python was restarted, so run again.`), true);
-          return;
-        }
-        const answer = parseAnswer(message.answer, exercise);
-        if (!answer) {
-          finish(failed("The checker's answer was not readable; Python was restarted, so run again."), true);
-          return;
-        }
-        finish({ ...answer, ms: typeof message.ms === "number" ? message.ms : null }, false);
+        if (!message || message.id !== id) return;
+        if (message.type === "report" && typeof message.report === "string") reports.push(message.report);
+        else if (message.type === "done") finish(null, typeof message.ms === "number" ? message.ms : null);
+        else if (message.type === "crashed") finish({ how: "crash", detail: String(message.error).slice(0, 300) });
       };
       const crashed = (event) => {
         event.preventDefault();
-        finish(failed(`Python stopped while running your code (${event.message || "the worker crashed"}); it was restarted, so run again.`), true);
+        finish({ how: "crash", detail: String(event.message || "the worker crashed").slice(0, 300) });
       };
-      const deadline = setTimeout(() => finish(failed(
-        `Your code did not finish within ${this.timeoutMs / 1000} s (an endless loop?), so it was stopped and its Python restarted. The widget was not affected.`,
-        "timeout",
-      ), true), this.timeoutMs);
+      const deadline = setTimeout(() => finish({ how: "timeout", seconds: this.timeoutMs / 1000 }), this.timeoutMs);
       worker.addEventListener("message", listen);
       worker.addEventListener("error", crashed);
-      worker.postMessage({ id, exercise, source });
+      worker.postMessage({ id, exercise, source, cases });
+    });
+  }
+
+  // The judge's {answer} (JSON text) for a Run, or {failure} (a sentence) when it broke.
+  verdict(judge, request) {
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      const finish = (result) => {
+        clearTimeout(deadline);
+        judge.worker.removeEventListener("message", listen);
+        resolve(result);
+      };
+      const listen = (event) => {
+        const message = event.data;
+        if (message?.type !== "verdict" || message.id !== id) return;
+        if (typeof message.answer === "string") finish({ answer: message.answer });
+        else finish({ failure: `The checker itself failed (${String(message.failure).slice(0, 300)}); it was restarted, so run again.` });
+      };
+      const deadline = setTimeout(() => finish({ failure: "The checker did not answer; it was restarted, so run again." }), JUDGE_TIMEOUT_MS);
+      judge.worker.addEventListener("message", listen);
+      judge.worker.postMessage({ id, request: JSON.stringify(request) });
     });
   }
 }
 
 // ---- the panel ----
 
-// Like early.js's startPython: the worker's script sits in the front end's content-hashed
-// folder, and its name tells it where the site's root is.
-function startExerciseWorker() {
-  return new Worker(new URL("./exercise-worker.js", import.meta.url), { type: "module", name: siteRoot() });
+// The workers' scripts sit in the front end's content-hashed folder, and their name tells
+// them where the site's root is (as early.js's startPython does). `role` is "judge" or "learner".
+const WORKER_SCRIPTS = { judge: "./exercise-judge.js", learner: "./exercise-worker.js" };
+
+function startExerciseWorker(role) {
+  return new Worker(new URL(WORKER_SCRIPTS[role], import.meta.url), { type: "module", name: siteRoot() });
 }
 
 // Keys carry the widget page's path (location.pathname alone: no query, not the page that
@@ -344,7 +393,8 @@ export function mountExercise(root, hooks, createWorker = startExerciseWorker) {
   const task = root.querySelector("#exercise-task");
   const path = location.pathname;
   const runner = new ExerciseRunner(createWorker);
-  const timings = { lastRunMs: null, lastCheckMs: null };
+  // nextRunReady: the next Run's worker (started when a Run ends) and the judge are up.
+  const timings = { lastRunMs: null, lastCheckMs: null, get nextRunReady() { return runner.isReady; } };
   let running = false;
   let escaped = false;
 
