@@ -265,45 +265,6 @@ def test_exercise_checks_learner_code_in_its_own_locked_python(widget):
     assert state == "error" and text.endswith("reachable: nothing."), text
 
 
-# The output texts of a <pool-grad> on the page, once its status is ready and the output
-# drawn (its DOM contract is in its open shadow root), else null.
-ELEMENT_OUTPUT = """
-const root = document.getElementById(arguments[0])?.shadowRoot;
-const status = root?.getElementById("status");
-const output = root?.getElementById("output-grid");
-if (!status || !output || status.dataset.state !== "ready" || output.getAttribute("aria-busy") !== "false") return null;
-return JSON.stringify([...root.querySelectorAll('[data-grid="output"]')].map((cell) => cell.textContent));
-"""
-
-
-def wait_element_output(widget, name, expected):
-    widget.wait(f"return (function () {{ {ELEMENT_OUTPUT} }}).apply(null, arguments) === arguments[1];", name, json.dumps(expected),
-                timeout=120, what=f"<pool-grad id={name}> to show {expected}")
-
-
-def test_the_element_demo_drives_its_elements_by_attribute_and_property(widget):
-    driver = widget.driver
-    widget.open("element-demo.html")
-    driver.execute_script(
-        "window.selects = []; document.addEventListener('pool-grad:select', (event) => window.selects.push(event.detail));")
-    flat = [v for row in MAX_2X2 for v in row]
-    wait_element_output(widget, "first", flat)
-    wait_element_output(widget, "second", flat)
-    driver.execute_script("const e = document.getElementById('first'); e.setAttribute('kernel', '3'); e.setAttribute('stride', '1');")
-    wait_element_output(widget, "first", [v for row in MAX_3X3_STRIDE_1 for v in row])
-    driver.execute_script("const e = document.getElementById('first'); e.kernel = 2; e.stride = 2;")
-    wait_element_output(widget, "first", flat)
-    # A tap on output (1,0) of the second element: its maximum 9 is input cell (3,1).
-    driver.execute_script("""document.getElementById('second').shadowRoot
-        .querySelector('[data-grid="output"][data-row="1"][data-col="0"]').click();""")
-    widget.wait("return window.selects.length > 0", what="pool-grad:select")
-    assert driver.execute_script("return window.selects[0]") == {
-        "row": 1, "col": 0, "argmax": [3, 1], "window": [[2, 0], [2, 1], [3, 0], [3, 1]]}
-    assert driver.execute_script("""return document.getElementById('second').shadowRoot
-        .querySelector('[data-grid="input"][data-row="3"][data-col="1"]').getAttribute('data-argmax')""") == "true"
-    assert widget.problems() == []
-
-
 def test_no_attack_reaches_another_site_from_a_host_that_sends_no_headers(widget, plain_engine_site):
     from urllib.request import urlopen
 
