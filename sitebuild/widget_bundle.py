@@ -11,7 +11,10 @@ small subset of the module syntax, which it checks and refuses to go beyond:
 
 Each imported module becomes a function scope returning its exports, in dependency
 order (so two modules' private names never meet); the entry stays at the top level,
-with its own exports. The output depends only on the sources, so it is reproducible:
+with its own exports. The modules of LEFT_OUT are the page's alone (its Python workers):
+the notebook host never calls them, so each becomes a stand-in whose every export throws,
+saying why, and a dynamic `import()` of one resolves to its stand-in (any other dynamic
+import is refused). The output depends only on the sources, so it is reproducible:
 tests/test_widget_bundle.py rebuilds it and compares bytes with the shipped file.
 """
 
@@ -29,6 +32,13 @@ ENTRY_NAME = "notebook.js"
 OUTPUT = paths.ROOT / "py" / "poolgrad" / "widget.js"
 CSS_OUTPUT = OUTPUT.with_name("widget.css")
 
+#: The page's modules a notebook has no use for, each with the reason: the host passes
+#: mount() its own trace source and leaves the exercise panel out, so none is ever called.
+LEFT_OUT = {
+    "runtime/page-traces.js": "the page's Python in a worker: in a notebook the kernel computes every trace",
+    "exercise/exercise.js": "the exercise panel runs learner code in the site's workers: a notebook has poolgrad.check",
+}
+
 #: The class the notebook host gives its element: the page's style.css applies inside it only.
 SCOPE = ".poolgrad-notebook"
 #: style.css's dark set, which the notebook host applies when the notebook's theme is dark
@@ -37,6 +47,7 @@ _DARK_SET = re.compile(r"@media \(prefers-color-scheme: dark\) \{\s*:root(?:, :h
 
 _IMPORT = re.compile(r'^import\s+(?:\{(?P<names>[^}]*)\}|\*\s+as\s+(?P<star>\w+))\s+from\s+"(?P<path>\.[^"]+)";[ \t]*\n?',
                      re.MULTILINE)
+_DYNAMIC_IMPORT = re.compile(r'\bimport\(\s*"(?P<path>\.[^"]+)"\s*\)')
 _EXPORT_LIST = re.compile(r"^export\s*\{(?P<names>[\w\s,]*)\};?[ \t]*\n?", re.MULTILINE)
 _EXPORT = re.compile(r"^export\s+(?=(?:async\s+)?(?:function\*?|class|const|let)\s+(\w+))", re.MULTILINE)
 _UNSUPPORTED = [
@@ -63,12 +74,40 @@ def _bindings(names: str, module: str) -> str:
     return "{ " + ", ".join(parts) + " }"
 
 
+def _left_out(path: Path) -> str | None:
+    return LEFT_OUT.get(path.relative_to(paths.WEB).as_posix())
+
+
+def _exports(source: str) -> list[str]:
+    listed = [name.strip() for m in _EXPORT_LIST.finditer(source) for name in m.group("names").split(",") if name.strip()]
+    return _EXPORT.findall(source) + listed
+
+
+def _stand_in(path: Path) -> str:
+    """A left-out module: its exports, each a function that throws why it is not here."""
+    where = path.relative_to(paths.ROOT).as_posix()
+    message = f"{where} is not in the notebook bundle ({_left_out(path)})"
+    names = _exports(path.read_text(encoding="utf-8"))
+    members = ", ".join(f"{name}() {{ throw new Error({message!r}); }}" for name in names)
+    return f"\n// {where}: left out\nconst {_name(path)} = Object.freeze({{ {members} }});\n"
+
+
 def _parse(path: Path, entry: bool):
     """The module's source less its imports, its imports [(binding, module path)], its
     export names. The entry keeps its exports, `export default` among them (anywidget's
-    widget object)."""
+    widget object). A dynamic import of a left-out module becomes its stand-in."""
     where = path.relative_to(paths.ROOT).as_posix()
     source = path.read_text(encoding="utf-8")
+    dynamic = []
+
+    def stand_in(m):
+        target = (path.parent / m.group("path")).resolve()
+        if not target.is_file() or paths.WEB not in target.parents or not _left_out(target):
+            return m.group(0)
+        dynamic.append(target)
+        return f"Promise.resolve({_name(target)})"
+
+    source = _DYNAMIC_IMPORT.sub(stand_in, source)
     imports = []
     for m in _IMPORT.finditer(source):
         target = (path.parent / m.group("path")).resolve()
@@ -78,12 +117,12 @@ def _parse(path: Path, entry: bool):
         imports.append((binding, target))
     body = _IMPORT.sub("", source)
     # `export { a, b };` (a re-export of imported names): its names join the exports.
-    listed = [name.strip() for m in _EXPORT_LIST.finditer(body) for name in m.group("names").split(",") if name.strip()]
+    exports = _exports(body)
     body = _EXPORT_LIST.sub("", body)
     for pattern, what in _UNSUPPORTED[1 if entry else 0:]:
         if pattern.search(body):
             raise BuildError(f"widget bundle: {where} uses {what}, which the bundler does not handle")
-    return body, imports, _EXPORT.findall(body) + listed
+    return body, imports, exports, dynamic
 
 
 def bundle(entry: Path | None = None) -> str:
@@ -100,9 +139,12 @@ def bundle(entry: Path | None = None) -> str:
             cycle = " -> ".join(p.name for p in [*visiting, path])
             raise BuildError(f"widget bundle: circular import {cycle}")
         visiting.append(path)
-        parsed[path] = _parse(path, entry=not visiting[:-1])
-        for _, target in parsed[path][1]:
-            visit(target)
+        if _left_out(path):
+            parsed[path] = None
+        else:
+            parsed[path] = _parse(path, entry=not visiting[:-1])
+            for target in [target for _, target in parsed[path][1]] + parsed[path][3]:
+                visit(target)
         visiting.pop()
         order.append(path)
 
@@ -110,7 +152,10 @@ def bundle(entry: Path | None = None) -> str:
     chunks = [f"// poolgrad's notebook widget: {entry.relative_to(paths.ROOT).as_posix()} and the modules it imports,\n"
               "// bundled by `python build.py widget-bundle` (sitebuild/widget_bundle.py). Do not edit.\n"]
     for path in order:
-        body, imports, exports = parsed[path]
+        if parsed[path] is None:
+            chunks.append(_stand_in(path))
+            continue
+        body, imports, exports, _ = parsed[path]
         lines = "".join(f"const {binding} = {_name(target)};\n" for binding, target in imports)
         where = path.relative_to(paths.ROOT).as_posix()
         if path == order[-1]:

@@ -1,186 +1,221 @@
 // The notebook host: anywidget's render({ model, el }) for poolgrad.Widget (py/poolgrad/
-// widget.py). The kernel's own poolgrad computes every view and syncs it as the `trace`
-// trait, so this host never asks a worker: it maps the traits to the page's state, draws
-// with the page's render.js, and sends the learner's changes back as traits. Bundled into
-// one module by sitebuild/widget_bundle.py (anywidget cannot resolve relative imports).
-// The page's rules for a change (switchMode: average has no dilation, a change resets the
-// custom gradient) are state.js's own.
+// widget.py). It is the page's mount (widget/mount.js), so the page and the notebook draw
+// the same DOM; what is the notebook's own is here: the model's few differences from
+// mount's, a trace source answered by the kernel's own poolgrad, and the notebook's colour
+// scheme. Bundled into one module by sitebuild/widget_bundle.py (anywidget cannot resolve
+// relative imports).
 
-import { decodeNumber, formatNumber } from "./widget/format.js";
-import { renderSelection, renderView } from "./widget/render.js";
-import { InputError, defaultState, parsePair, switchMode } from "./widget/state.js";
+import { mount } from "./widget/mount.js";
+import { InputError, requestKey, stateFromModel } from "./widget/state.js";
 
-const PAIRS = { kernel: ["k", "kernel_size"], stride: ["s", "stride"], padding: ["p", "padding"], dilation: ["d", "dilation"] };
+// What a cell shows: the grids (always there) and the controls. Not the lesson text and
+// its "Try it" guide (the notebook's own cells teach, and the guide keeps progress per
+// page, here the notebook app's), nor the step-through player (a cell stays short; a tap
+// or w.selection shows a window), nor the exercise panel (it runs learner code in the
+// site's Pyodide workers; a notebook has poolgrad.check, in the kernel), nor the Code
+// panel (the notebook is the code, and its link and embed code name the page's address).
+const PARTS = { controls: true, lesson: false, player: false, exercise: false, code: false };
 
-const SKELETON = `
-  <div class="controls"><div class="controls-body">
-    <fieldset><legend>Window</legend>
-      <label>Kernel <input data-field="kernel" type="text" autocomplete="off" spellcheck="false"></label>
-      <label>Stride <input data-field="stride" type="text" autocomplete="off" spellcheck="false"></label>
-      <label>Padding <input data-field="padding" type="text" autocomplete="off" spellcheck="false"></label>
-      <label>Dilation <input data-field="dilation" type="text" autocomplete="off" spellcheck="false"></label>
-    </fieldset>
-    <fieldset><legend>Pooling</legend>
-      <label>Mode <select data-field="mode"><option value="max">max</option><option value="avg">average</option></select></label>
-      <label class="check"><input data-field="gradient" type="checkbox"> Gradient routing</label>
-    </fieldset>
-  </div></div>
-  <p class="notebook-error" role="alert" hidden></p>
-  <section class="stage" aria-label="Grids">
-    <div class="column">
-      <div class="panel panel-input"><h2>Input <span data-region="shapes" class="shape"></span></h2><div data-region="inputGrid" class="grid-box"></div></div>
-      <div class="panel panel-grad-input" data-gradient-panel hidden><h2>Input gradient</h2><div data-region="gradInputGrid" class="grid-box"></div></div>
-    </div>
-    <div class="column">
-      <div class="pair">
-        <div class="panel panel-output"><h2>Output</h2><p class="hint">Tap a cell to see its window.</p><div data-region="outputGrid" class="grid-box"></div></div>
-        <div class="panel panel-grad-output" data-gradient-panel hidden><h2>Upstream gradient</h2><div data-region="gradOutputGrid" class="grid-box"></div></div>
-      </div>
-      <div class="panel panel-explain">
-        <p data-region="explanation" class="explanation"></p>
-        <ul data-region="legend" class="legend" data-mode="max" aria-label="How cells are marked">
-          <li><span class="swatch swatch-window" aria-hidden="true">5</span> in the selected output's window</li>
-          <li data-only="max"><span class="swatch swatch-argmax" aria-hidden="true">8</span> its maximum (argmax)</li>
-        </ul>
-        <div data-region="formula"></div>
-      </div>
-    </div>
-  </section>`;
+// How long a request waits for the kernel. None answers in a notebook opened from its
+// saved state or in an HTML export: the view the state holds is drawn from it, any other
+// says it needs the kernel.
+export const KERNEL_TIMEOUT_MS = 15000;
 
-const pairOf = (value, fallback) => (value === null || value === undefined ? fallback : Array.isArray(value) ? value : [value, value]);
-const matrixOf = (rows) => rows.map((row) => row.map(decodeNumber));
-
-// The page's state for the traits (the selection is implicit, the first output, until
-// someone picks one, as on the page).
-function stateOf(model) {
-  const k = pairOf(model.get("kernel_size"), [2, 2]);
-  const selection = model.get("selection");
-  return Object.assign(defaultState(), {
-    x: matrixOf(model.get("x")),
-    k,
-    s: pairOf(model.get("stride"), k.slice()),
-    p: pairOf(model.get("padding"), [0, 0]),
-    d: pairOf(model.get("dilation"), [1, 1]),
-    mode: model.get("mode"),
-    ceil: model.get("ceil_mode"),
-    cip: model.get("count_include_pad"),
-    grad: model.get("gradient"),
-    g: model.get("grad_output") ? matrixOf(model.get("grad_output")) : null,
-    sel: selection ?? [0, 0],
-    selImplicit: selection === null,
-  });
-}
-
-// render.js's marks of checked cells: "grid:row,col" -> {expected, got} as text.
-function mismatchMarks(mismatches) {
-  return new Map(mismatches.map((item) => [`${item.grid}:${item.row},${item.col}`,
-    { expected: formatNumber(item.expected), got: formatNumber(item.got) }]));
-}
-
-function render({ model, el }) {
-  el.classList.add("poolgrad-notebook");
-  el.innerHTML = SKELETON;
-  const regions = { gradPanels: [...el.querySelectorAll("[data-gradient-panel]")] };
-  for (const region of el.querySelectorAll("[data-region]")) regions[region.dataset.region] = region;
-  const field = (name) => el.querySelector(`[data-field="${name}"]`);
-  const errorLine = el.querySelector(".notebook-error");
-  const scheme = () => (document.body.dataset.jpThemeLight === "false" || matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light");
-  // The grids' roving focus (render.js keeps each grid's focused cell here).
-  const focus = {};
-  const view = () => ({
-    focus, editing: null, inspected: null, staleInput: false, traceError: null, stepMarks: null,
-    scheme: scheme(), mismatches: mismatchMarks(model.get("mismatches")),
-  });
-
-  const showError = (text) => {
-    errorLine.textContent = text;
-    errorLine.hidden = text === "";
-  };
-  const syncFields = (state) => {
-    for (const [name, [key]] of Object.entries(PAIRS)) {
-      if (document.activeElement !== field(name)) field(name).value = state[key][0] === state[key][1] ? String(state[key][0]) : state[key].join(",");
-    }
-    field("dilation").disabled = state.mode === "avg";
-    field("mode").value = state.mode;
-    field("gradient").checked = state.grad;
-  };
-  // Each draw stamps its end and its length on the element (data-drawn, data-draw-ms),
-  // which the notebook tests read to time a change from a cell to the redraw.
-  const draw = () => {
-    const started = performance.now();
-    const state = stateOf(model);
-    el.dataset.scheme = scheme();
-    renderView(regions, state, model.get("trace"), view());
-    syncFields(state);
-    showError(model.get("error"));
-    el.dataset.drawn = String(performance.now());
-    el.dataset.drawMs = String(Number(el.dataset.drawn) - started);
-  };
-  // A change the learner makes: the page's state change, sent as the traits it touches.
-  const send = (change) => {
-    const before = stateOf(model);
-    const after = structuredClone(before);
-    change(after);
-    const traits = { k: "kernel_size", s: "stride", p: "padding", d: "dilation", mode: "mode", grad: "gradient", g: "grad_output" };
-    for (const [key, trait] of Object.entries(traits)) {
-      if (JSON.stringify(after[key]) !== JSON.stringify(before[key])) model.set(trait, after[key]);
-    }
-    model.save_changes();
-  };
-
-  for (const [name, [key]] of Object.entries(PAIRS)) {
-    field(name).addEventListener("change", () => {
-      let value;
-      try {
-        value = parsePair(field(name).value.trim(), key, "field");
-      } catch (error) {
-        if (!(error instanceof InputError)) throw error;
-        showError(error.message);
+// mount's model over anywidget's, which has its shape; what differs is adapted here:
+// - `error` is a Unicode trait ("" for none) where mount reads and clears null;
+// - `stride` None means the kernel in Python (and follows it); mount reads the stride it
+//   means, and pins it when the view changes the kernel (the page keeps the stride);
+// - the kernel refuses a change from the view by sending the good settings back with
+//   `error`: mount sees the settings first, then the error over them, so the view goes
+//   back to the last good one and says why (mount keeps its view when it reads an error).
+export function notebookModel(model) {
+  let errorHidden = false;
+  const wrappers = new Map();
+  return {
+    get(key) {
+      const value = model.get(key);
+      if (key === "error") return errorHidden ? null : value || null;
+      if (key === "stride") return value ?? model.get("kernel_size");
+      return value;
+    },
+    set(key, value) {
+      if (key === "error") {
+        model.set("error", value ?? "");
         return;
       }
-      send((state) => {
-        state[key] = value;
-        state.g = null;
-      });
-    });
-  }
-  field("mode").addEventListener("change", () => send(switchMode(field("mode").value)));
-  field("gradient").addEventListener("change", () => send((state) => { state.grad = field("gradient").checked; }));
-
-  const pick = (target) => {
-    const cell = target.closest?.('[data-grid="output"][data-row]');
-    if (!cell) return;
-    const selection = [Number(cell.dataset.row), Number(cell.dataset.col)];
-    focus.output = selection;
-    model.set("selection", selection);
-    model.save_changes();
-    renderSelection(regions, { ...stateOf(model), sel: selection, selImplicit: false }, model.get("trace"), view());
+      if (key === "kernel_size" && model.get("stride") === null) model.set("stride", model.get("kernel_size"));
+      model.set(key, value);
+    },
+    save_changes: () => model.save_changes(),
+    on(event, callback) {
+      if (event !== "change") {
+        model.on(event, callback);
+        return;
+      }
+      const wrapper = () => {
+        if (model.get("error")) {
+          errorHidden = true;
+          try {
+            callback();
+          } finally {
+            errorHidden = false;
+          }
+        }
+        callback();
+      };
+      wrappers.set(callback, wrapper);
+      model.on("change", wrapper);
+    },
+    off(event, callback) {
+      model.off(event, wrappers.get(callback) ?? callback);
+      wrappers.delete(callback);
+    },
   };
-  el.addEventListener("click", (event) => pick(event.target));
-  el.addEventListener("keydown", (event) => {
-    if (event.key !== "Enter" && event.key !== " ") return;
-    event.preventDefault();
-    pick(event.target);
-  });
+}
 
-  const redraw = () => draw();
-  const onError = () => showError(model.get("error"));
-  const onSelection = () => renderSelection(regions, stateOf(model), model.get("trace"), view());
-  // A trait may arrive after the trace it goes with (a batch of settings from a cell): each
-  // redraws, so the fields never show a setting older than the grids.
-  const REDRAWN = ["trace", "gradient", "mismatches", "kernel_size", "stride", "padding", "dilation", "mode"];
-  for (const key of REDRAWN) model.on(`change:${key}`, redraw);
-  model.on("change:selection", onSelection);
-  model.on("change:error", onError);
-  // JupyterLab and Notebook 7 switch themes by this attribute of the body: redraw in its scheme.
-  const theme = new MutationObserver(() => { if (el.dataset.scheme !== scheme()) draw(); });
-  theme.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-light"] });
-  draw();
+// The request key (state.js requestKey) of settings in the model's keys, or null for
+// settings the page's rules refuse.
+function keyOf(settings) {
+  if (!settings) return null;
+  try {
+    return requestKey(stateFromModel((key) => settings[key] ?? null));
+  } catch (problem) {
+    if (problem instanceof InputError) return null;
+    throw problem;
+  }
+}
+
+// The trace source (docs/design.md, "mount"): each request goes to the kernel as a custom
+// message {type: "trace", id, key}, which widget.py answers with poolgrad.wire.run_trace
+// ({type: "trace", id, answer}). The kernel also syncs the trace of every view it computes
+// (`trace`, which a saved notebook keeps) with the settings it computed it from
+// (`trace_settings`): a request for that view is answered from it, with no round trip,
+// and so is one still waiting when it arrives. No Python to boot: ready at once.
+export function kernelTraces(model, timeoutMs = KERNEL_TIMEOUT_MS) {
+  const source = Math.random().toString(36).slice(2, 10);
+  let count = 0;
+  const waiting = new Map();
+  const lanes = new Map();
+  let synced = { settings: undefined, key: null };
+  const syncedKey = () => {
+    const settings = model.get("trace_settings");
+    if (settings !== synced.settings) synced = { settings, key: keyOf(settings) };
+    return synced.key;
+  };
+  const settle = (id, answer) => {
+    const request = waiting.get(id);
+    if (!request) return;
+    waiting.delete(id);
+    clearTimeout(request.timer);
+    if (lanes.get(request.lane) === id) lanes.delete(request.lane);
+    request.resolve(answer);
+  };
+  const unanswered = () => ({
+    error: `The kernel did not answer within ${timeoutMs / 1000} s: this view needs the notebook's kernel `
+      + "(run the widget's cell again; a notebook opened from its saved state shows its last view only).",
+    timedOut: true,
+  });
+  const ask = (key, lane) => {
+    const id = `${source}:${++count}`;
+    return new Promise((resolve) => {
+      waiting.set(id, { key, lane, resolve, timer: setTimeout(() => settle(id, unanswered()), timeoutMs) });
+      if (lane !== null) lanes.set(lane, id);
+      try {
+        model.send({ type: "trace", id, key });
+      } catch {
+        settle(id, unanswered());
+      }
+    });
+  };
+  const onMessage = (message) => {
+    if (message?.type !== "trace" || !waiting.has(message.id)) return;
+    let answer;
+    try {
+      answer = JSON.parse(message.answer);
+    } catch {
+      answer = { error: "the kernel's answer was not JSON" };
+    }
+    settle(message.id, answer);
+  };
+  const onSynced = () => {
+    const key = syncedKey();
+    for (const [id, request] of waiting) if (request.key === key) settle(id, { trace: model.get("trace") });
+  };
+  model.on("msg:custom", onMessage);
+  model.on("change:trace_settings", onSynced);
+  return {
+    latest(key, lane) {
+      if (lanes.has(lane)) settle(lanes.get(lane), { superseded: true });
+      if (key === syncedKey()) return Promise.resolve({ trace: model.get("trace") });
+      return ask(key, lane);
+    },
+    request: (request) => ask(typeof request === "string" ? request : JSON.stringify(request), null),
+    subscribe({ onReady }) {
+      onReady?.({});
+      return () => {};
+    },
+    describe: () => "the notebook's kernel",
+    close() {
+      model.off("msg:custom", onMessage);
+      model.off("change:trace_settings", onSynced);
+      for (const id of [...waiting.keys()]) settle(id, { superseded: true });
+    },
+  };
+}
+
+// The colour scheme: JupyterLab's and Notebook 7's theme (the body's data-jp-theme-light),
+// else the system's. The host's element carries it as data-scheme, under which the bundled
+// stylesheet puts the page's dark colours (style.css's own follow prefers-color-scheme).
+export function notebookScheme() {
+  const system = matchMedia("(prefers-color-scheme: dark)");
+  const current = () => {
+    const light = document.body.dataset.jpThemeLight;
+    if (light === "true" || light === "false") return light === "true" ? "light" : "dark";
+    return system.matches ? "dark" : "light";
+  };
+  return {
+    current,
+    subscribe(callback) {
+      const theme = new MutationObserver(callback);
+      theme.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-light"] });
+      system.addEventListener("change", callback);
+      return () => {
+        theme.disconnect();
+        system.removeEventListener("change", callback);
+      };
+    },
+  };
+}
+
+async function render({ model, el }) {
+  el.classList.add("poolgrad-notebook");
+  const scheme = notebookScheme();
+  const showScheme = () => {
+    el.dataset.scheme = scheme.current();
+  };
+  showScheme();
+  const unsubscribe = scheme.subscribe(showScheme);
+  const traces = kernelTraces(model);
+  const widget = await mount(el, notebookModel(model), {
+    traces,
+    parts: PARTS,
+    scheme,
+    invalid: (message) => `Not valid: ${message}. The widget keeps its last good view.`,
+  });
+  const showMismatches = () => widget.showMismatches(model.get("mismatches"));
+  showMismatches();
+  model.on("change:mismatches", showMismatches);
+  // Each redraw for a new trace stamps its time and its render's length on the element
+  // (data-drawn, data-draw-ms): the notebook tests time a change from a cell to the redraw.
+  widget.on("trace", () => queueMicrotask(() => {
+    el.dataset.drawn = String(performance.now());
+    el.dataset.drawMs = String(widget.timings.lastRenderMs);
+  }));
   return () => {
-    theme.disconnect();
-    for (const key of REDRAWN) model.off(`change:${key}`, redraw);
-    model.off("change:selection", onSelection);
-    model.off("change:error", onError);
+    model.off("change:mismatches", showMismatches);
+    unsubscribe();
+    traces.close();
+    widget.destroy();
   };
 }
 

@@ -1,6 +1,14 @@
 // poolgrad's notebook widget: web/notebook.js and the modules it imports,
 // bundled by `python build.py widget-bundle` (sitebuild/widget_bundle.py). Do not edit.
 
+// web/runtime/boot-steps.js
+const $runtime_boot_steps = (() => {
+// How many steps Python's start has (python-runtime.js reports each; the page's progress
+// bar counts them before the first report arrives).
+const BOOT_STEPS = 5;
+return Object.freeze({ BOOT_STEPS });
+})();
+
 // web/widget/format.js
 const $widget_format = (() => {
 // Number display shared by every grid and sentence; then XML escaping (the picture, the
@@ -107,82 +115,6 @@ function writeStored(key, text) {
   }
 }
 return Object.freeze({ NON_FINITE, isSentNumber, decodeNumber, formatNumber, cellName, pairText, sizeText, listCells, formatSum, encodeNumber, wireNumber, describeSpan, escapeXml, readStored, writeStored });
-})();
-
-// web/widget/colours.js
-const $widget_colours = (() => {
-const { decodeNumber } = $widget_format;
-// The heat map's colour maths: a cell's background from its value, scaled over the
-// grids it is compared with, and a text colour that keeps WCAG contrast on it, in the
-// light or the dark scheme. Pure functions; render.js paints what they return.
-
-
-// WCAG relative luminance of an HSL colour (h in degrees, s and l in percent).
-function luminance(hue, saturation, lightness) {
-  const s = saturation / 100;
-  const l = lightness / 100;
-  const channel = (n) => {
-    const k = (n + hue / 30) % 12;
-    const value = l - s * Math.min(l, 1 - l) * Math.max(-1, Math.min(k - 3, 9 - k, 1));
-    return value <= 0.03928 ? value / 12.92 : ((value + 0.055) / 1.055) ** 2.4;
-  };
-  return 0.2126 * channel(0) + 0.7152 * channel(8) + 0.0722 * channel(4);
-}
-
-const DARK_TEXT = { colour: "#1d1d1f", luminance: 0.0122 };
-// White text reads at WCAG AA (4.5:1) on a background of at most this luminance.
-const WHITE_TEXT_LIMIT = 1.05 / 4.5 - 0.05;
-
-// Heat map: blue for negatives, orange for positives, neutral at zero, scaled by the
-// largest finite magnitude so a grid reads at a glance. In the light scheme the shades
-// darken from white; in the dark one (`scheme` "dark", prefers-color-scheme) they
-// brighten from the panel's near-black, kept dark enough for white text. The text is dark
-// or white, whichever contrasts more with the shade.
-const VALUE_HUES = { negative: 215, positive: 24 };
-
-function heatColours(value, scale, hues = VALUE_HUES, scheme = "light") {
-  const number = decodeNumber(value);
-  if (Number.isNaN(number)) return { background: "hsl(280 30% 88%)", color: DARK_TEXT.colour };
-  const strength = scale > 0 ? Math.min(1, Math.abs(number) / scale) : 0;
-  const clipped = Number.isFinite(number) ? strength : 1;
-  const hue = number < 0 ? hues.negative : hues.positive;
-  let saturation;
-  let lightness;
-  if (scheme === "dark") {
-    saturation = 30 + clipped * 50;
-    lightness = 16 + clipped * 30;
-    while (luminance(hue, saturation, lightness) > WHITE_TEXT_LIMIT) lightness -= 1;
-  } else {
-    saturation = 40 + clipped * 45;
-    lightness = 98 - clipped * 52;
-  }
-  const background = luminance(hue, saturation, lightness);
-  const darkContrast = (background + 0.05) / (DARK_TEXT.luminance + 0.05);
-  const whiteContrast = 1.05 / (background + 0.05);
-  return {
-    background: `hsl(${hue} ${saturation}% ${lightness}%)`,
-    color: darkContrast >= whiteContrast ? DARK_TEXT.colour : "#ffffff",
-  };
-}
-
-function magnitudeScale(matrices) {
-  let scale = 0;
-  for (const matrix of matrices) {
-    for (const row of matrix) {
-      for (const value of row) {
-        const number = decodeNumber(value);
-        if (Number.isFinite(number)) scale = Math.max(scale, Math.abs(number));
-      }
-    }
-  }
-  return scale;
-}
-
-// Each built grid's shape and cells in row-major order, so the next render can reuse it.
-
-// The gradient grids' hues, apart from the values' so the two never read as one scale.
-const GRADIENT_HUES = { negative: 300, positive: 160 };
-return Object.freeze({ VALUE_HUES, heatColours, magnitudeScale, GRADIENT_HUES });
 })();
 
 // web/widget/trace-view.js
@@ -331,497 +263,192 @@ function explanationText(state, trace) {
 return Object.freeze({ viewTitle, traceParameters, explanationText });
 })();
 
-// web/widget/render.js
-const $widget_render = (() => {
-const { GRADIENT_HUES, VALUE_HUES, heatColours, magnitudeScale } = $widget_colours;
-const { cellName, formatNumber, formatSum, listCells, sizeText } = $widget_format;
-const { explanationText } = $lesson_sentences;
-const { gradientReceivers, selectedOutput, sharedCells } = $widget_trace_view;
-// Rendering: (state, trace, view) -> the DOM of every region. No event handling, no
-// worker calls. Not pure: to redraw cheaply it keeps, at module level, what the last
-// render built — each grid table's shape and cells (builtGrids), the cells by grid and
-// "row,col" (cellsByGrid), each cell's accessible name before selection roles
-// (baseLabels), the colours written (writtenColours: the browser reads them back in
-// another notation) and the cells the selection marked (markedCells). A grid whose rows
-// and columns are unchanged is updated in place, writing only what differs; the result is
-// the DOM a fresh build would give (tests/web/test_render_reuse.py). The step-through's
-// marks (view.stepMarks, from player.js) are drawn as part of each cell, like any other
-// attribute, and so are the exercise panel's marks of wrong cells (view.mismatches, from
-// exercise.js: what poolgrad.exercise_check found, as text). Every user-derived string goes
-// in through textContent or attribute values, never HTML.
-
-
-const GRID_TITLES = {
-  input: "Input",
-  output: "Output",
-  "grad-output": "Upstream gradient",
-  "grad-input": "Input gradient",
-};
-
-// The attributes a node gets from a spec: absent when undefined, null or false.
-function presentAttributes(attributes) {
-  const present = new Map();
-  for (const [name, value] of Object.entries(attributes)) {
-    if (value !== undefined && value !== null && value !== false) present.set(name, value === true ? "true" : String(value));
-  }
-  return present;
-}
-
-function element(tag, attributes = {}, text) {
-  const node = document.createElement(tag);
-  for (const [name, value] of presentAttributes(attributes)) node.setAttribute(name, value);
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-// Built cells by grid and "row,col", and each cell's accessible name without selection
-// roles, so a selection change updates a few cells in place instead of rebuilding. Each
-// widget of a page has its own (drawnIn, keyed by its regions); renderView and
-// renderSelection point cellsByGrid and markedCells at the widget they draw.
-const drawnIn = new WeakMap();
-let cellsByGrid = new Map();
-let markedCells = [];
-function drawing(regions) {
-  if (!drawnIn.has(regions)) drawnIn.set(regions, { cellsByGrid: new Map(), markedCells: [] });
-  const drawn = drawnIn.get(regions);
-  cellsByGrid = drawn.cellsByGrid;
-  markedCells = drawn.markedCells;
-  return drawn;
-}
-const baseLabels = new WeakMap();
-const cellKey = (row, col) => `${row},${col}`;
-const range = (start, count) => Array.from({ length: count }, (_, i) => start + i);
-
-const builtGrids = new WeakMap();
-const writtenColours = new WeakMap();
-
-// A cell's spec with the step-through's change for it (player.js, marksByCell) applied.
-function withStepMark(spec, change) {
-  if (!change) return spec;
-  return {
-    ...spec,
-    text: change.text ?? spec.text,
-    attributes: { ...spec.attributes, "data-pending": change.pending, "data-partial": change.partial, "data-step": change.step },
-    label: [spec.label, ...change.notes].join("; "),
-  };
-}
-
-// A cell's spec with the exercise checker's verdict on it: {expected, got} as text.
-function withMismatch(spec, wrong) {
-  if (!wrong) return spec;
-  const verdict = `expected ${wrong.expected}, got ${wrong.got}`;
-  return {
-    ...spec,
-    attributes: { ...spec.attributes, "data-mismatch": "true", title: `Your code: ${verdict}` },
-    label: `${spec.label}; wrong in your code: ${verdict}`,
-  };
-}
-
-// Brings a reused cell to exactly what a new one built from `spec` would be, writing only
-// what differs: unchanged cells then cost the browser no restyle and no relayout.
-function updateCell(td, attributes, spec) {
-  for (const name of td.getAttributeNames()) {
-    if (name !== "style" && !attributes.has(name)) td.removeAttribute(name);
-  }
-  for (const [name, value] of attributes) {
-    if (td.getAttribute(name) !== value) td.setAttribute(name, value);
-  }
-  // Compared with what was written: the browser reads colours back in another notation.
-  const colours = spec.colours ? `${spec.colours.background}|${spec.colours.color}` : null;
-  if (writtenColours.get(td) !== colours) {
-    writtenColours.set(td, colours);
-    if (spec.colours) {
-      td.style.backgroundColor = spec.colours.background;
-      td.style.color = spec.colours.color;
-    } else {
-      td.removeAttribute("style");
-    }
-  }
-  if (spec.editor) td.replaceChildren(spec.editor);
-  else if (td.firstElementChild || td.textContent !== spec.text) td.textContent = spec.text;
-}
-
-// A table with role="grid": column and row headers give the coordinates learners read
-// in the sentences; each cell's accessible name says where it is and what it is.
-// `previous` is the grid of this name now on the page: when it has the same rows and
-// columns (a kernel change keeps the input's), its cells are updated in place.
-function gridTable({ name, rowIndices, colIndices, focus, describe: describeBase, stepMarks, mismatches }, previous) {
-  const describe = (row, col) => withMismatch(
-    withStepMark(describeBase(row, col), stepMarks?.get(`${name}:${row},${col}`)),
-    mismatches?.get(`${name}:${row},${col}`),
-  );
-  const index = new Map();
-  cellsByGrid.set(name, index);
-  const shape = `${rowIndices[0]}:${rowIndices.length},${colIndices[0]}:${colIndices.length}`;
-  const built = previous && builtGrids.get(previous);
-  if (built && built.shape === shape) {
-    let next = 0;
-    for (const row of rowIndices) {
-      for (const col of colIndices) {
-        const td = built.cells[next++];
-        const spec = describe(row, col);
-        updateCell(td, cellAttributes(name, row, col, spec, focus), spec);
-        baseLabels.set(td, spec.label);
-        index.set(cellKey(row, col), td);
+// web/embed-sizing.js
+const $embed_sizing = (() => {
+// The host page's side of embedding: the one script that sizes every poolgrad frame on a
+// page to its content. embed-demo.js runs it; the Code panel's "Copy embed code" writes its
+// source (snippets.js takes it with Function.prototype.toString), so the script a host
+// pastes is this very function. It must therefore stand alone: no imports, no names from
+// outside it.
+//
+// A widget in an iframe posts {type: "poolgrad:size", height} to its parent, to any
+// origin: the message carries only a height, nothing about the learner. The host accepts a
+// message only from a frame it sizes (an iframe marked data-poolgrad, matched by
+// event.source), never by origin, so a course site on one origin can frame widgets
+// published on another. Run twice (pasted with every widget), it listens once.
+function sizePoolgradFrames() {
+  if (window.poolgradFramesSized) return;
+  window.poolgradFramesSized = true;
+  window.addEventListener("message", (event) => {
+    const data = event.data;
+    if (!data || data.type !== "poolgrad:size") return;
+    const height = Number(data.height);
+    if (!(height > 0 && height < 100000)) return;
+    for (const frame of document.querySelectorAll("iframe[data-poolgrad]")) {
+      if (frame.contentWindow === event.source) {
+        frame.style.height = Math.ceil(height) + "px";
+        return;
       }
     }
-    return previous;
-  }
-  const cells = [];
-  const table = element("table", {
-    role: "grid",
-    class: `grid grid-${name}`,
-    "data-grid-name": name,
-    "aria-label": `${GRID_TITLES[name]}, ${rowIndices.length} by ${colIndices.length}`,
   });
-  const head = element("tr", { role: "row", class: "grid-head" });
-  head.append(element("th", { role: "columnheader", "aria-hidden": "true" }));
-  for (const col of colIndices) head.append(element("th", { role: "columnheader", scope: "col" }, String(col)));
-  table.append(head);
-  for (const row of rowIndices) {
-    const tr = element("tr", { role: "row" });
-    tr.append(element("th", { role: "rowheader", scope: "row" }, String(row)));
-    for (const col of colIndices) {
-      const spec = describe(row, col);
-      const td = document.createElement("td");
-      updateCell(td, cellAttributes(name, row, col, spec, focus), spec);
-      baseLabels.set(td, spec.label);
-      index.set(cellKey(row, col), td);
-      cells.push(td);
-      tr.append(td);
+}
+return Object.freeze({ sizePoolgradFrames });
+})();
+
+// web/takeaway/snippets.js
+const $takeaway_snippets = (() => {
+const { escapeXml, pairText, sizeText } = $widget_format;
+const { viewTitle } = $lesson_sentences;
+const { sizePoolgradFrames } = $embed_sizing;
+// The code a learner takes away: Python that rebuilds the current view in PyTorch or in
+// poolgrad, the link, and the iframe that embeds the view. Pure functions of the state:
+// they write code text, they compute no pooling (Python does, when the code runs).
+//
+// Every number is written so that Python reads back the very float64 the widget holds:
+// the shortest round-trip spelling (String()), with -0.0, float('nan'), float('inf')
+// where JavaScript's spelling is not Python's. Both snippets build float64 arrays, the
+// dtype the widget's gradients are computed in; an integer input pools to the same values.
+
+
+// One float64 as a Python literal that evaluates to exactly that float.
+function pythonNumber(value) {
+  if (Number.isNaN(value)) return "float('nan')";
+  if (value === Infinity) return "float('inf')";
+  if (value === -Infinity) return "-float('inf')";
+  if (Object.is(value, -0)) return "-0.0";
+  return String(value);
+}
+
+// A matrix as a Python list of rows, one row a line, indented under the call that holds it.
+function pythonMatrix(rows, indent = "    ") {
+  const lines = rows.map((row) => `${indent}[${row.map(pythonNumber).join(", ")}],`);
+  return `[\n${lines.join("\n")}\n]`;
+}
+
+// A kernel/stride/padding/dilation pair as both APIs take it: 3 when square, (3, 2) if not.
+function pythonPair([first, second]) {
+  return first === second ? String(first) : `(${first}, ${second})`;
+}
+
+const pythonFlag = (flag) => (flag ? "True" : "False");
+
+// The keyword arguments of the pooling call, in the order of the APIs' signatures: each
+// API takes dilation in max mode only, count_include_pad in average mode only.
+function poolingArguments(state) {
+  const named = [`kernel_size=${pythonPair(state.k)}`, `stride=${pythonPair(state.s)}`, `padding=${pythonPair(state.p)}`];
+  if (state.mode === "max") named.push(`dilation=${pythonPair(state.d)}`);
+  named.push(`ceil_mode=${pythonFlag(state.ceil)}`);
+  if (state.mode === "avg") named.push(`count_include_pad=${pythonFlag(state.cip)}`);
+  return named;
+}
+
+// A call's arguments, wrapped after `width` characters so the snippet reads on a phone.
+function wrapArguments(head, args, width = 72) {
+  const lines = [];
+  let line = `${head}(`;
+  args.forEach((arg, index) => {
+    const piece = `${arg}${index < args.length - 1 ? "," : ")"}`;
+    if (line.length + piece.length + 1 > width && !line.endsWith("(")) {
+      lines.push(line);
+      line = `    ${piece}`;
+    } else {
+      line += line.endsWith("(") ? piece : ` ${piece}`;
     }
-    table.append(tr);
-  }
-  builtGrids.set(table, { shape, cells });
-  return table;
-}
-
-function cellAttributes(name, row, col, spec, focus) {
-  const isFocus = focus && focus[0] === row && focus[1] === col;
-  return presentAttributes({
-    role: "gridcell",
-    class: "cell",
-    "data-grid": name,
-    "data-row": String(row),
-    "data-col": String(col),
-    tabindex: spec.pad ? undefined : isFocus ? "0" : "-1",
-    ...spec.attributes,
-    "aria-label": spec.label,
   });
+  lines.push(line);
+  return lines.join("\n");
 }
 
-function editorFor(view, name, row, col) {
-  if (!view.editing || view.editing.grid !== name || view.editing.row !== row || view.editing.col !== col) return null;
-  return element("input", {
-    class: "cell-editor",
-    type: "text",
-    inputmode: "decimal",
-    // grid-input.js starts the draft at the value's exact spelling, not its 4-decimal display.
-    value: view.editing.draft,
-    "aria-label": `New value for ${GRID_TITLES[name].toLowerCase()} row ${row}, col ${col}`,
-    "data-editor": name,
-  });
+function inputComment(state) {
+  return `# The input: ${sizeText([state.x.length, state.x[0].length])}, float64 (exactly the widget's numbers).`;
 }
 
-// The roving-tabindex cell of each grid: the remembered one, clamped into the grid.
-function focusCell(view, name, rows, cols) {
-  const remembered = view.focus[name] ?? [0, 0];
-  return [Math.min(remembered[0], rows - 1), Math.min(remembered[1], cols - 1)];
+function gradientComment(state) {
+  return state.g ? "# The upstream gradient (the widget's, exactly)." : "# The upstream gradient: all ones, the widget's default.";
 }
 
-// Which input cells the selected output's window covers, and its argmax.
-function selectionOverlay(trace, selection) {
-  const output = trace && selection ? selectedOutput({ sel: selection }, trace) : null;
-  if (!output) return null;
-  const [i, j] = output;
-  return {
-    output,
-    rows: trace.window_rows[i],
-    cols: trace.window_cols[j],
-    argmax: trace.mode === "max" ? trace.argmax[i][j] : null,
-  };
-}
-
-function inputGrid(state, trace, view, previous) {
-  const height = state.x.length;
-  const width = state.x[0].length;
-  const [padRows, padCols] = trace ? trace.padding : state.p;
-  const padValue = trace ? trace.pad_value : state.mode === "max" ? "-Infinity" : 0;
-  const scale = magnitudeScale(trace ? [state.x, trace.output] : [state.x]);
-  const shared = (r, c) => (trace && trace.mode === "max" ? trace.sources[r][c].length : 0);
-  return gridTable({
-    name: "input",
-    rowIndices: range(-padRows, height + 2 * padRows),
-    colIndices: range(-padCols, width + 2 * padCols),
-    focus: focusCell(view, "input", height, width),
-    stepMarks: view.stepMarks,
-    describe(r, c) {
-      const pad = r < 0 || c < 0 || r >= height || c >= width;
-      const value = pad ? padValue : state.x[r][c];
-      const roles = [];
-      if (pad) roles.push("padding");
-      if (!pad && shared(r, c) > 1) roles.push(`maximum of ${shared(r, c)} outputs`);
-      return {
-        pad,
-        text: formatNumber(value),
-        colours: pad ? null : heatColours(value, scale, VALUE_HUES, view.scheme),
-        attributes: {
-          "data-pad": pad ? "true" : undefined,
-          "data-shared": !pad && shared(r, c) > 1 ? String(shared(r, c)) : undefined,
-        },
-        label: `Input row ${r}, col ${c}: ${formatNumber(value)}${roles.length ? `; ${roles.join("; ")}` : ""}`,
-        editor: pad ? null : editorFor(view, "input", r, c),
-      };
-    },
-  }, previous);
-}
-
-// A grid over a whole plane: rows and columns from 0, keyboard focus where the view left it.
-function planeGrid(name, [height, width], view, previous, describe) {
-  return gridTable({
-    name,
-    rowIndices: range(0, height),
-    colIndices: range(0, width),
-    focus: focusCell(view, name, height, width),
-    stepMarks: view.stepMarks,
-    mismatches: view.mismatches,
-    describe,
-  }, previous);
-}
-
-function outputGrid(state, trace, view, previous) {
-  const scale = magnitudeScale([state.x, trace.output]);
-  return planeGrid("output", trace.output_shape, view, previous, (i, j) => {
-    const value = trace.output[i][j];
-    return {
-      text: formatNumber(value),
-      colours: heatColours(value, scale, VALUE_HUES, view.scheme),
-      attributes: { "aria-selected": "false" },
-      label: `Output row ${i}, col ${j}: ${formatNumber(value)}`,
-    };
-  });
-}
-
-
-function gradOutputGrid(trace, view, previous) {
-  const values = trace.grad_output;
-  const scale = magnitudeScale([values, trace.grad_input]);
-  return planeGrid("grad-output", trace.output_shape, view, previous, (i, j) => {
-    const value = values[i][j];
-    return {
-      text: formatNumber(value),
-      colours: heatColours(value, scale, GRADIENT_HUES, view.scheme),
-      label: `Upstream gradient row ${i}, col ${j}: ${formatNumber(value)}`,
-      editor: editorFor(view, "grad-output", i, j),
-    };
-  });
-}
-
-function gradInputGrid(trace, view, previous) {
-  const scale = magnitudeScale([trace.grad_output, trace.grad_input]);
-  return planeGrid("grad-input", trace.input_shape, view, previous, (r, c) => {
-    const value = trace.grad_input[r][c];
-    const sources = trace.sources[r][c];
-    let detail = "";
-    if (sources.length > 1) detail = `; ${formatSum(trace.grad_terms[r][c], value)} from outputs ${listCells(sources)}`;
-    else if (sources.length === 1) detail = `; from output ${cellName(sources[0])}`;
-    return {
-      text: formatNumber(value),
-      colours: heatColours(value, scale, GRADIENT_HUES, view.scheme),
-      attributes: {
-        "data-shared": sources.length > 1 ? String(sources.length) : undefined,
-        "data-zero": sources.length === 0 ? "true" : undefined,
-      },
-      label: `Input gradient row ${r}, col ${c}: ${formatNumber(value)}${detail}`,
-    };
-  });
-}
-
-
-const MAX_LISTED_SHARED = 4;
-
-function sharedSums(trace) {
-  const list = element("ul", { class: "shared-sums", id: "shared-sums" });
-  const shared = sharedCells(trace);
-  if (shared.length === 0) {
-    list.append(element("li", {}, "No input cell receives gradient from more than one output."));
-    return list;
-  }
-  for (const [r, c] of shared.slice(0, MAX_LISTED_SHARED)) {
-    const text = `Cell ${cellName([r, c])} collects from outputs ${listCells(trace.sources[r][c])}: ${formatSum(trace.grad_terms[r][c], trace.grad_input[r][c])}`;
-    list.append(element("li", { "data-shared-cell": `${r},${c}` }, text));
-  }
-  if (shared.length > MAX_LISTED_SHARED) {
-    list.append(element("li", {}, `… and ${shared.length - MAX_LISTED_SHARED} more cells marked ×n in the grid (each cell's label gives its sum).`));
-  }
-  return list;
-}
-
-function totals(trace) {
-  const upstream = formatNumber(trace.grad_output_sum);
-  const routed = formatNumber(trace.grad_input_sum);
-  let verdict;
-  if (upstream === routed) {
-    verdict = trace.mode === "max"
-      ? "Equal: max pooling hands each gradient to exactly one input cell, so nothing is lost."
-      : "Equal: each gradient is split into shares that add back up to it.";
+// Python that rebuilds the current view with torch.nn.functional and defines `out`,
+// `indices` (max mode) and `grad_input` (gradient on), each of the widget's 2-D shape.
+function torchSnippet(state) {
+  const max = state.mode === "max";
+  const lines = [
+    `# poolgrad widget, in PyTorch: ${viewTitle(state)}.`,
+    "import torch",
+    "import torch.nn.functional as F",
+    "",
+    inputComment(state),
+    `x = torch.tensor(${pythonMatrix(state.x)}, dtype=torch.float64${state.grad ? ", requires_grad=True" : ""})`,
+    "",
+    "# PyTorch pools (C, H, W) planes: x[None] is one channel, [0] takes it back.",
+  ];
+  const args = ["x[None]", ...poolingArguments(state)];
+  if (max) {
+    lines.push(`${wrapArguments("out, indices = F.max_pool2d", [...args, "return_indices=True"])}`);
+    lines.push("out, indices = out[0], indices[0]");
   } else {
-    verdict = "Not equal: the shares that fall on padded cells have no input cell to land on.";
+    lines.push(`${wrapArguments("out = F.avg_pool2d", args)}`);
+    lines.push("out = out[0]");
   }
-  return element("p", { id: "totals" }, `Upstream total ${upstream}; input-gradient total ${routed}. ${verdict}`);
-}
-
-function axisFormula(label, axis) {
-  const [open, close] = axis.ceil ? ["⌈", "⌉"] : ["⌊", "⌋"];
-  const filled = `${open}(${axis.n} + 2·${axis.p} − ${axis.d}·(${axis.k} − 1) − 1) / ${axis.s}${close} + 1`;
-  const reduced = `${open}${axis.numerator} / ${axis.s}${close} + 1`;
-  let text = `${label}: ${filled} = ${reduced} = ${axis.by_formula}`;
-  if (axis.dropped_last) text += `, minus the last window, which would start in the padding: ${axis.size}`;
-  return element("p", { class: "formula-line", "data-axis": label }, text);
-}
-
-function sizeFormula(trace) {
-  const ceil = trace.size_formula.rows.ceil;
-  const box = element("div", { id: "formula", class: "formula" });
-  box.append(element("h3", {}, "Output size"));
-  box.append(element("p", { class: "formula-general" },
-    `out = ${ceil ? "⌈" : "⌊"}(n + 2p − d·(k − 1) − 1) / s${ceil ? "⌉" : "⌋"} + 1, per axis (n input side, k kernel, s stride, p padding, d dilation)`));
-  box.append(axisFormula("rows", trace.size_formula.rows));
-  box.append(axisFormula("cols", trace.size_formula.cols));
-  return box;
-}
-
-// Puts `nodes` in `region`, leaving a reused first node where it is: taking it out and
-// back in would make the browser lay the whole grid out again.
-function show(region, ...nodes) {
-  const current = [...region.childNodes];
-  if (current[0] !== nodes[0]) {
-    region.replaceChildren(...nodes);
-    return;
+  if (state.grad) {
+    lines.push("", gradientComment(state));
+    lines.push(state.g ? `g = torch.tensor(${pythonMatrix(state.g)}, dtype=torch.float64)` : "g = torch.ones_like(out)");
+    lines.push("out.backward(g)", "grad_input = x.grad");
   }
-  for (const node of current.slice(1)) node.remove();
-  region.append(...nodes.slice(1));
+  lines.push("", "print(out)");
+  if (max) lines.push("print(indices)");
+  if (state.grad) lines.push("print(grad_input)");
+  return `${lines.join("\n")}\n`;
 }
 
-function placeholder(text) {
-  return element("p", { class: "placeholder" }, text);
-}
-
-// Build every region of the view. `trace` is the latest answer, or null (booting, or
-// Python refused the state; `view.traceError` then says why); `view.staleInput` says the
-// trace belongs to an earlier state, so its windows are not drawn on the current input;
-// `view.scheme` ("light" or "dark") picks the heat map's palette.
-function renderView(regions, state, trace, view) {
-  drawing(regions);
-  cellsByGrid.clear();
-  const shown = (region) => region.querySelector(":scope > table.grid");
-  show(regions.inputGrid, inputGrid(state, view.staleInput ? null : trace, view, shown(regions.inputGrid)));
-  const waitingText = view.traceError
-    ? "No output: this combination is not valid (see the message above)."
-    : "The output appears when Python is ready.";
-  show(regions.outputGrid, trace ? outputGrid(state, trace, view, shown(regions.outputGrid)) : placeholder(waitingText));
-  regions.gradPanels.forEach((panel) => { panel.hidden = !state.grad; });
-  if (state.grad && trace?.grad_input) {
-    show(regions.gradOutputGrid, gradOutputGrid(trace, view, shown(regions.gradOutputGrid)));
-    show(regions.gradInputGrid, gradInputGrid(trace, view, shown(regions.gradInputGrid)), sharedSums(trace), totals(trace));
-  } else {
-    show(regions.gradOutputGrid, placeholder(waitingText));
-    show(regions.gradInputGrid, placeholder(waitingText));
+// The same view with poolgrad's own functions (NumPy in, NumPy out).
+function poolgradSnippet(state) {
+  const max = state.mode === "max";
+  const lines = [
+    `# poolgrad widget, in poolgrad: ${viewTitle(state)}.`,
+    "import numpy as np",
+    "import poolgrad",
+    "",
+    inputComment(state),
+    `x = np.array(${pythonMatrix(state.x)}, dtype=np.float64)`,
+    "",
+  ];
+  const args = ["x", ...poolingArguments(state)];
+  if (max) lines.push(wrapArguments("out, indices = poolgrad.max_pool2d", [...args, "return_indices=True"]));
+  else lines.push(wrapArguments("out = poolgrad.avg_pool2d", args));
+  if (state.grad) {
+    lines.push("", gradientComment(state));
+    lines.push(state.g ? `g = np.array(${pythonMatrix(state.g)}, dtype=np.float64)` : "g = np.ones_like(out)");
+    lines.push(max
+      ? "grad_input = poolgrad.max_pool2d_backward(g, indices, x.shape)"
+      : wrapArguments("grad_input = poolgrad.avg_pool2d_backward", ["g", "x.shape", ...poolingArguments(state)]));
   }
-  regions.legend.dataset.mode = state.mode;
-  regions.formula.replaceChildren(trace ? sizeFormula(trace) : placeholder(""));
-  regions.shapes.textContent = trace
-    ? `${sizeText(trace.input_shape)} → ${sizeText(trace.output_shape)}`
-    : sizeText([state.x.length, state.x[0].length]);
-  renderSelection(regions, state, trace, view);
+  lines.push("", "print(out)");
+  if (max) lines.push("print(indices)");
+  if (state.grad) lines.push("print(grad_input)");
+  return `${lines.join("\n")}\n`;
 }
 
-const SELECTION_ATTRIBUTES = ["data-in-window", "data-argmax", "data-for-selected", "data-from-selected"];
-
-function mark(cell, attribute, role) {
-  if (!cell) return;
-  cell.setAttribute(attribute, "true");
-  if (role) cell.setAttribute("aria-label", `${baseLabels.get(cell)}; ${role}`);
-  markedCells.push(cell);
+// What a host page needs to show this view (docs/embedding.md): the iframe and the sizing
+// script. `pageUrl` is the page's address without query or hash, `hash` the view's (the
+// page writes it), `lesson` / `code` false for a widget without the lesson panels
+// (lesson=0) or the Code panel (code=0), `id` names this widget: the iframe's id and the
+// query's id=, which keeps its "Try it" progress apart from the page's other widgets. The
+// script is embed-sizing.js's function, its own source, marked as needed once per page.
+function embedCode({ pageUrl, hash, lesson = true, code = true, id, state }) {
+  const query = ["embed=1", ...(lesson ? [] : ["lesson=0"]), ...(code ? [] : ["code=0"]), `id=${encodeURIComponent(id)}`];
+  const src = `${pageUrl}?${query.join("&")}${hash}`;
+  const title = `poolgrad: ${viewTitle(state)}`;
+  return [
+    `<iframe id="poolgrad-${escapeXml(id)}" data-poolgrad src="${escapeXml(src)}"`,
+    `        title="${escapeXml(title)}"`,
+    '        style="width: 100%; height: 900px; border: 0" loading="lazy"',
+    '        allow="clipboard-write"></iframe>',
+    "<!-- poolgrad: sizes every poolgrad frame on the page to its content. Needed once per",
+    "     page (a second copy does nothing); keep it when you paste more widgets. -->",
+    `<script>(${sizePoolgradFrames})();</script>`,
+  ].join("\n");
 }
-
-// The selection's marks, applied in place on the built grids: this is all a tap costs.
-function renderSelection(regions, state, trace, view) {
-  const drawn = drawing(regions);
-  for (const cell of markedCells) {
-    for (const attribute of SELECTION_ATTRIBUTES) cell.removeAttribute(attribute);
-    if (cell.getAttribute("aria-selected") === "true") cell.setAttribute("aria-selected", "false");
-    cell.setAttribute("aria-label", baseLabels.get(cell));
-  }
-  markedCells = drawn.markedCells = [];
-  regions.explanation.textContent = explanationText(state, trace);
-  const overlay = selectionOverlay(trace, state.sel);
-  if (!overlay) return;
-  const name = cellName(overlay.output);
-  const selected = cellsByGrid.get("output")?.get(cellKey(...overlay.output));
-  mark(selected, "aria-selected", "selected");
-  mark(cellsByGrid.get("grad-output")?.get(cellKey(...overlay.output)), "data-for-selected", `upstream gradient of output ${name}`);
-  if (view.staleInput) return;
-  const inputCells = cellsByGrid.get("input");
-  for (const r of overlay.rows) {
-    for (const c of overlay.cols) {
-      const isArgmax = overlay.argmax && overlay.argmax[0] === r && overlay.argmax[1] === c;
-      const cell = inputCells.get(cellKey(r, c));
-      mark(cell, "data-in-window", isArgmax ? null : `in the window of output ${name}`);
-      if (isArgmax) mark(cell, "data-argmax", `argmax of output ${name}`);
-    }
-  }
-  const gradInputCells = cellsByGrid.get("grad-input");
-  if (!gradInputCells) return;
-  for (const [r, c] of gradientReceivers(trace, overlay.output)) mark(gradInputCells.get(cellKey(r, c)), "data-from-selected", `receives gradient from output ${name}`);
-}
-
-// Hover preview: a lighter outline of another output's window, set in place so the
-// pointer never sees its target replaced; it uses data-preview, never the selection's
-// attributes, and stays off when the pointer is on the selected output itself.
-function applyPreview(root, trace, output, selection) {
-  for (const cell of root.querySelectorAll("[data-preview]")) cell.removeAttribute("data-preview");
-  const isSelected = output && selection && output[0] === selection[0] && output[1] === selection[1];
-  const overlay = isSelected ? null : selectionOverlay(trace, output);
-  if (!overlay) return;
-  root.querySelector(`[data-grid="output"][data-row="${output[0]}"][data-col="${output[1]}"]`)?.setAttribute("data-preview", "true");
-  for (const cell of root.querySelectorAll('[data-grid="input"]')) {
-    const r = Number(cell.dataset.row);
-    const c = Number(cell.dataset.col);
-    if (overlay.rows.includes(r) && overlay.cols.includes(c)) {
-      const isArgmax = overlay.argmax && overlay.argmax[0] === r && overlay.argmax[1] === c;
-      cell.setAttribute("data-preview", isArgmax ? "argmax" : "window");
-    }
-  }
-}
-
-// How much one render redraws, from what the grids show (`drawn`: the `next` of the
-// render that last drew them, null before the first) and what they should show (`next`:
-// { state, trace, view, awaitingTrace, gridsKey }, view as renderView takes it, gridsKey
-// the state's state.js gridsKey):
-// - "wait": nothing yet. The state changed what the worker computes and its answer, which
-//   redraws everything, is milliseconds away; drawing the old trace now as well would
-//   double the cost of every parameter change.
-// - "selection": the grids already show this view but for the selection: only its marks
-//   and the explanation change (renderSelection). This is the same render at lower cost:
-//   renderView ends with the very same renderSelection call, and nothing else it draws
-//   depends on the selection.
-// - "all": renderView.
-function redrawPlan(drawn, next) {
-  if (drawn === null) return "all";
-  const sameEdit = drawn.view.editing === next.view.editing;
-  if (next.awaitingTrace && sameEdit) return "wait";
-  const sameGrids = sameEdit
-    && drawn.trace === next.trace
-    && drawn.view.staleInput === next.view.staleInput
-    && drawn.view.traceError === next.view.traceError
-    && drawn.view.stepMarks === next.view.stepMarks
-    && drawn.view.scheme === next.view.scheme
-    && drawn.view.mismatches === next.view.mismatches
-    && drawn.gridsKey === next.gridsKey;
-  return sameGrids ? "selection" : "all";
-}
-return Object.freeze({ withStepMark, withMismatch, renderView, renderSelection, applyPreview, redrawPlan });
+return Object.freeze({ pythonNumber, pythonMatrix, pythonPair, torchSnippet, poolgradSnippet, embedCode });
 })();
 
 // web/widget/presets.js
@@ -1355,190 +982,2979 @@ function stateFromModel(get) {
 return Object.freeze({ MAX_SIDE, InputError, quote, MATRIX_SPELLINGS, parseMatrix, parseCellValue, HASH_PROPERTIES, defaultState, parsePair, parseHash, serialiseState, gridsKey, hashFor, traceRequest, requestKey, applies, changedState, switchMode, presetChange, MODEL_KEYS, modelValues, stateFromModel, FIXTURE });
 })();
 
-// web/notebook.js
-const { decodeNumber, formatNumber } = $widget_format;
-const { renderSelection, renderView } = $widget_render;
-const { InputError, defaultState, parsePair, switchMode } = $widget_state;
-// The notebook host: anywidget's render({ model, el }) for poolgrad.Widget (py/poolgrad/
-// widget.py). The kernel's own poolgrad computes every view and syncs it as the `trace`
-// trait, so this host never asks a worker: it maps the traits to the page's state, draws
-// with the page's render.js, and sends the learner's changes back as traits. Bundled into
-// one module by sitebuild/widget_bundle.py (anywidget cannot resolve relative imports).
-// The page's rules for a change (switchMode: average has no dilation, a change resets the
-// custom gradient) are state.js's own.
+// web/takeaway/svg-export.js
+const $takeaway_svg_export = (() => {
+const { cellName, escapeXml, formatNumber, sizeText } = $widget_format;
+const { explanationText, viewTitle } = $lesson_sentences;
+const { gradientReceivers, selectedOutput, sharedCells, windowSamples } = $widget_trace_view;
+// "Save picture": the current grids with their marks as one SVG file, for slides. A pure
+// function of (state, trace): the marks come from the same facts the page's grids are
+// marked from (trace-view.js), not from the DOM, so the picture is the view whatever the
+// page's layout, theme or step-through position. Plain shapes and text, no script, no
+// external fonts or images: the file opens anywhere, offline.
 
 
-const PAIRS = { kernel: ["k", "kernel_size"], stride: ["s", "stride"], padding: ["p", "padding"], dilation: ["d", "dilation"] };
+const INK = "#1d1d1f";
+const MUTED = "#5a5f6b";
+const ACCENT = "#1d4ed8";
+const ARGMAX = "#b42318";
+const SHARED = "#7c2d12";
+const LINE = "#9aa1ad";
+const MARGIN = 24;
+const GAP = 4;
+const CELL_HEIGHT = 40;
+const LABEL = 18; // room for the row and column numbers
+const CAPTION = 26; // room for a grid's caption above it
+const PANEL_GAP = 40;
 
-const SKELETON = `
-  <div class="controls"><div class="controls-body">
-    <fieldset><legend>Window</legend>
-      <label>Kernel <input data-field="kernel" type="text" autocomplete="off" spellcheck="false"></label>
-      <label>Stride <input data-field="stride" type="text" autocomplete="off" spellcheck="false"></label>
-      <label>Padding <input data-field="padding" type="text" autocomplete="off" spellcheck="false"></label>
-      <label>Dilation <input data-field="dilation" type="text" autocomplete="off" spellcheck="false"></label>
-    </fieldset>
-    <fieldset><legend>Pooling</legend>
-      <label>Mode <select data-field="mode"><option value="max">max</option><option value="avg">average</option></select></label>
-      <label class="check"><input data-field="gradient" type="checkbox"> Gradient routing</label>
-    </fieldset>
-  </div></div>
-  <p class="notebook-error" role="alert" hidden></p>
-  <section class="stage" aria-label="Grids">
-    <div class="column">
-      <div class="panel panel-input"><h2>Input <span data-region="shapes" class="shape"></span></h2><div data-region="inputGrid" class="grid-box"></div></div>
-      <div class="panel panel-grad-input" data-gradient-panel hidden><h2>Input gradient</h2><div data-region="gradInputGrid" class="grid-box"></div></div>
-    </div>
-    <div class="column">
-      <div class="pair">
-        <div class="panel panel-output"><h2>Output</h2><p class="hint">Tap a cell to see its window.</p><div data-region="outputGrid" class="grid-box"></div></div>
-        <div class="panel panel-grad-output" data-gradient-panel hidden><h2>Upstream gradient</h2><div data-region="gradOutputGrid" class="grid-box"></div></div>
-      </div>
-      <div class="panel panel-explain">
-        <p data-region="explanation" class="explanation"></p>
-        <ul data-region="legend" class="legend" data-mode="max" aria-label="How cells are marked">
-          <li><span class="swatch swatch-window" aria-hidden="true">5</span> in the selected output's window</li>
-          <li data-only="max"><span class="swatch swatch-argmax" aria-hidden="true">8</span> its maximum (argmax)</li>
-        </ul>
-        <div data-region="formula"></div>
-      </div>
-    </div>
-  </section>`;
+const attributes = (named) => Object.entries(named).map(([name, value]) => `${name}="${escapeXml(value)}"`).join(" ");
+const tag = (name, named, text) => (text === undefined
+  ? `<${name} ${attributes(named)}/>`
+  : `<${name} ${attributes(named)}>${escapeXml(text)}</${name}>`);
+const range = (start, count) => Array.from({ length: count }, (_, i) => start + i);
+const key = (r, c) => `${r},${c}`;
 
-const pairOf = (value, fallback) => (value === null || value === undefined ? fallback : Array.isArray(value) ? value : [value, value]);
-const matrixOf = (rows) => rows.map((row) => row.map(decodeNumber));
-
-// The page's state for the traits (the selection is implicit, the first output, until
-// someone picks one, as on the page).
-function stateOf(model) {
-  const k = pairOf(model.get("kernel_size"), [2, 2]);
-  const selection = model.get("selection");
-  return Object.assign(defaultState(), {
-    x: matrixOf(model.get("x")),
-    k,
-    s: pairOf(model.get("stride"), k.slice()),
-    p: pairOf(model.get("padding"), [0, 0]),
-    d: pairOf(model.get("dilation"), [1, 1]),
-    mode: model.get("mode"),
-    ceil: model.get("ceil_mode"),
-    cip: model.get("count_include_pad"),
-    grad: model.get("gradient"),
-    g: model.get("grad_output") ? matrixOf(model.get("grad_output")) : null,
-    sel: selection ?? [0, 0],
-    selImplicit: selection === null,
-  });
+// The file name: what the view is, so a folder of pictures sorts and reads.
+function pictureName(state) {
+  const pair = ([a, b]) => (a === b ? String(a) : `${a}x${b}`);
+  const parts = ["poolgrad", state.mode, `k${pair(state.k)}`, `s${pair(state.s)}`];
+  if (state.p.some((p) => p > 0)) parts.push(`p${pair(state.p)}`);
+  if (state.mode === "max" && state.d.some((d) => d > 1)) parts.push(`d${pair(state.d)}`);
+  if (state.grad) parts.push("grad");
+  return `${parts.join("-")}.svg`;
 }
 
-// render.js's marks of checked cells: "grid:row,col" -> {expected, got} as text.
-function mismatchMarks(mismatches) {
-  return new Map(mismatches.map((item) => [`${item.grid}:${item.row},${item.col}`,
-    { expected: formatNumber(item.expected), got: formatNumber(item.got) }]));
+// The grids the picture shows, each as rows/cols (padding included for the input) and a
+// `cell(r, c)` giving the text and the marks the page's grid gives that cell.
+function gridsOf(state, trace) {
+  const [height, width] = trace.input_shape;
+  const [padRows, padCols] = trace.padding;
+  const selected = selectedOutput(state, trace);
+  const inWindow = new Set(selected ? windowSamples(trace, selected).map(([r, c]) => key(r, c)) : []);
+  const argmax = selected && trace.mode === "max" ? key(...trace.argmax[selected[0]][selected[1]]) : null;
+  const shared = new Map(sharedCells(trace).map(([r, c]) => [key(r, c), trace.sources[r][c].length]));
+  const showGradient = state.grad && trace.grad_input !== undefined;
+  const receivers = new Set(selected && showGradient ? gradientReceivers(trace, selected).map(([r, c]) => key(r, c)) : []);
+  const isSelected = (i, j) => selected !== null && selected[0] === i && selected[1] === j;
+
+  const grids = {
+    input: {
+      caption: `Input ${sizeText(trace.input_shape)}`,
+      rows: range(-padRows, height + 2 * padRows),
+      cols: range(-padCols, width + 2 * padCols),
+      cell(r, c) {
+        const pad = r < 0 || c < 0 || r >= height || c >= width;
+        const here = key(r, c);
+        return {
+          text: formatNumber(pad ? trace.pad_value : trace.input[r][c]),
+          pad,
+          frame: here === argmax ? "argmax" : inWindow.has(here) ? "window" : null,
+          badge: here === argmax ? "max" : !pad && trace.mode === "max" && shared.has(here) ? `×${shared.get(here)}` : null,
+        };
+      },
+    },
+    output: {
+      caption: `Output ${sizeText(trace.output_shape)}`,
+      rows: range(0, trace.output_shape[0]),
+      cols: range(0, trace.output_shape[1]),
+      cell: (i, j) => ({
+        text: formatNumber(trace.output[i][j]),
+        frame: isSelected(i, j) ? "selected" : null,
+        badge: isSelected(i, j) ? "●" : null,
+      }),
+    },
+  };
+  if (showGradient) {
+    grids.gradOutput = {
+      caption: "Upstream gradient",
+      rows: grids.output.rows,
+      cols: grids.output.cols,
+      cell: (i, j) => ({ text: formatNumber(trace.grad_output[i][j]), frame: isSelected(i, j) ? "window" : null }),
+    };
+    grids.gradInput = {
+      caption: "Input gradient",
+      rows: range(0, height),
+      cols: range(0, width),
+      cell: (r, c) => ({
+        text: formatNumber(trace.grad_input[r][c]),
+        faint: trace.sources[r][c].length === 0,
+        frame: receivers.has(key(r, c)) ? "window" : null,
+        badge: shared.has(key(r, c)) ? `×${shared.get(key(r, c))}` : null,
+      }),
+    };
+  }
+  return grids;
 }
 
-function render({ model, el }) {
-  el.classList.add("poolgrad-notebook");
-  el.innerHTML = SKELETON;
-  const regions = { gradPanels: [...el.querySelectorAll("[data-gradient-panel]")] };
-  for (const region of el.querySelectorAll("[data-region]")) regions[region.dataset.region] = region;
-  const field = (name) => el.querySelector(`[data-field="${name}"]`);
-  const errorLine = el.querySelector(".notebook-error");
-  const scheme = () => (document.body.dataset.jpThemeLight === "false" || matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light");
-  // The grids' roving focus (render.js keeps each grid's focused cell here).
-  const focus = {};
-  const view = () => ({
-    focus, editing: null, inspected: null, staleInput: false, traceError: null, stepMarks: null,
-    scheme: scheme(), mismatches: mismatchMarks(model.get("mismatches")),
+// A cell's width: room for the longest number shown (tabular figures, about 0.6 em each).
+function cellWidth(grids) {
+  let longest = 1;
+  for (const grid of Object.values(grids)) {
+    for (const r of grid.rows) for (const c of grid.cols) longest = Math.max(longest, [...grid.cell(r, c).text].length);
+  }
+  return Math.max(44, Math.ceil(longest * 9.5 + 16));
+}
+
+const gridSize = (grid, width) => ({
+  width: LABEL + grid.cols.length * (width + GAP),
+  height: CAPTION + LABEL + grid.rows.length * (CELL_HEIGHT + GAP),
+});
+
+function drawCell(x, y, width, spec) {
+  const parts = [];
+  const box = { x, y, width, height: CELL_HEIGHT, rx: 6 };
+  parts.push(tag("rect", spec.pad
+    ? { ...box, fill: "url(#pad)", stroke: LINE, "stroke-dasharray": "4 3" }
+    : { ...box, fill: "#ffffff", stroke: LINE }));
+  const inset = (by, colour, stroke) => tag("rect", {
+    x: x + by, y: y + by, width: width - 2 * by, height: CELL_HEIGHT - 2 * by, rx: Math.max(1, 6 - by), fill: "none", stroke: colour, "stroke-width": stroke,
   });
+  if (spec.frame === "window") parts.push(inset(1.5, ACCENT, 3));
+  if (spec.frame === "selected") parts.push(inset(1.5, ACCENT, 3), tag("rect", { ...box, x: x - 2, y: y - 2, width: width + 4, height: CELL_HEIGHT + 4, rx: 8, fill: "none", stroke: ACCENT, "stroke-width": 2 }));
+  if (spec.frame === "argmax") parts.push(inset(1.5, ARGMAX, 3), inset(5.5, ARGMAX, 1));
+  const colour = spec.pad || spec.faint ? MUTED : INK;
+  parts.push(tag("text", {
+    x: x + width / 2, y: y + CELL_HEIGHT / 2 + 5, "text-anchor": "middle", "font-size": 15, "font-weight": spec.pad || spec.faint ? 400 : 600, fill: colour,
+  }, spec.text));
+  if (spec.badge) {
+    const badgeWidth = 8 + 7 * [...spec.badge].length;
+    const background = spec.badge === "max" ? ARGMAX : spec.badge === "●" ? ACCENT : SHARED;
+    parts.push(
+      tag("rect", { x: x + width - badgeWidth + 4, y: y - 7, width: badgeWidth, height: 14, rx: 7, fill: background }),
+      tag("text", { x: x + width - badgeWidth / 2 + 4, y: y + 3.5, "text-anchor": "middle", "font-size": 10, "font-weight": 700, fill: "#ffffff" }, spec.badge),
+    );
+  }
+  return parts.join("");
+}
 
-  const showError = (text) => {
-    errorLine.textContent = text;
-    errorLine.hidden = text === "";
-  };
-  const syncFields = (state) => {
-    for (const [name, [key]] of Object.entries(PAIRS)) {
-      if (document.activeElement !== field(name)) field(name).value = state[key][0] === state[key][1] ? String(state[key][0]) : state[key].join(",");
-    }
-    field("dilation").disabled = state.mode === "avg";
-    field("mode").value = state.mode;
-    field("gradient").checked = state.grad;
-  };
-  // Each draw stamps its end and its length on the element (data-drawn, data-draw-ms),
-  // which the notebook tests read to time a change from a cell to the redraw.
-  const draw = () => {
-    const started = performance.now();
-    const state = stateOf(model);
-    el.dataset.scheme = scheme();
-    renderView(regions, state, model.get("trace"), view());
-    syncFields(state);
-    showError(model.get("error"));
-    el.dataset.drawn = String(performance.now());
-    el.dataset.drawMs = String(Number(el.dataset.drawn) - started);
-  };
-  // A change the learner makes: the page's state change, sent as the traits it touches.
-  const send = (change) => {
-    const before = stateOf(model);
-    const after = structuredClone(before);
-    change(after);
-    const traits = { k: "kernel_size", s: "stride", p: "padding", d: "dilation", mode: "mode", grad: "gradient", g: "grad_output" };
-    for (const [key, trait] of Object.entries(traits)) {
-      if (JSON.stringify(after[key]) !== JSON.stringify(before[key])) model.set(trait, after[key]);
-    }
-    model.save_changes();
-  };
+function drawGrid(grid, left, top, width) {
+  const parts = [tag("text", { x: left, y: top + 16, "font-size": 15, "font-weight": 700, fill: INK }, grid.caption)];
+  const cellsTop = top + CAPTION + LABEL;
+  const cellsLeft = left + LABEL;
+  grid.cols.forEach((c, n) => parts.push(tag("text", {
+    x: cellsLeft + n * (width + GAP) + width / 2, y: cellsTop - 6, "text-anchor": "middle", "font-size": 11, fill: MUTED,
+  }, String(c))));
+  grid.rows.forEach((r, m) => {
+    const y = cellsTop + m * (CELL_HEIGHT + GAP);
+    parts.push(tag("text", { x: cellsLeft - 6, y: y + CELL_HEIGHT / 2 + 4, "text-anchor": "end", "font-size": 11, fill: MUTED }, String(r)));
+    grid.cols.forEach((c, n) => parts.push(drawCell(cellsLeft + n * (width + GAP), y, width, grid.cell(r, c))));
+  });
+  return `<g>${parts.join("")}</g>`;
+}
 
-  for (const [name, [key]] of Object.entries(PAIRS)) {
-    field(name).addEventListener("change", () => {
-      let value;
-      try {
-        value = parsePair(field(name).value.trim(), key, "field");
-      } catch (error) {
-        if (!(error instanceof InputError)) throw error;
-        showError(error.message);
-        return;
-      }
-      send((state) => {
-        state[key] = value;
-        state.g = null;
-      });
+// The legend lists the marks this picture uses, each drawn as in the grids.
+function legendItems(state, trace, grids) {
+  const selected = selectedOutput(state, trace);
+  const items = [];
+  if (selected) {
+    items.push({ spec: { text: "5", frame: "selected", badge: "●" }, text: `the selected output ${cellName(selected)}` });
+    items.push({ spec: { text: "5", frame: "window" }, text: state.grad ? "its window; its gradient and where it goes" : "its window" });
+    if (trace.mode === "max") items.push({ spec: { text: "8", frame: "argmax", badge: "max" }, text: "its maximum (argmax)" });
+  }
+  const hasShared = sharedCells(trace).length > 0 && (trace.mode === "max" || grids.gradInput);
+  if (hasShared) items.push({ spec: { text: "3", badge: "×2" }, text: trace.mode === "max" ? "chosen by several outputs (×n)" : "in several outputs' windows (×n)" });
+  if (trace.padding.some((p) => p > 0)) items.push({ spec: { text: formatNumber(trace.pad_value), pad: true }, text: `padding (${trace.mode === "max" ? "never chosen" : "counts as 0"})` });
+  return items;
+}
+
+// The whole picture as SVG text: a title, the grids side by side (input and output; with
+// the gradient on, the input gradient under the input and the upstream gradient under the
+// output), a legend; <title> and <desc> say the same for a screen reader. `trace` must be
+// the answer for this very state.
+function pictureSvg(state, trace) {
+  const grids = gridsOf(state, trace);
+  const width = cellWidth(grids);
+  const input = gridSize(grids.input, width);
+  const output = gridSize(grids.output, width);
+  const titleHeight = 34;
+  const top = MARGIN + titleHeight;
+  const rightLeft = MARGIN + input.width + PANEL_GAP;
+  const parts = [drawGrid(grids.input, MARGIN, top, width), drawGrid(grids.output, rightLeft, top, width)];
+  let bottom = top + Math.max(input.height, output.height);
+  let right = rightLeft + output.width;
+  if (grids.gradInput) {
+    const gradTop = bottom + PANEL_GAP / 2;
+    parts.push(drawGrid(grids.gradInput, MARGIN, gradTop, width), drawGrid(grids.gradOutput, rightLeft, gradTop, width));
+    bottom = gradTop + Math.max(gridSize(grids.gradInput, width).height, gridSize(grids.gradOutput, width).height);
+    right = Math.max(right, rightLeft + gridSize(grids.gradOutput, width).width);
+  }
+  const legend = legendItems(state, trace, grids);
+  const legendTop = bottom + 24;
+  legend.forEach((item, n) => {
+    const y = legendTop + n * (CELL_HEIGHT + 10);
+    parts.push(drawCell(MARGIN, y, 44, item.spec));
+    parts.push(tag("text", { x: MARGIN + 56, y: y + CELL_HEIGHT / 2 + 5, "font-size": 14, fill: INK }, item.text));
+  });
+  const height = legendTop + legend.length * (CELL_HEIGHT + 10) + MARGIN - 10;
+  const title = `poolgrad: ${viewTitle(state)}`;
+  // About 10.5 px per character of the 18 px bold title, so it is never cut off.
+  const totalWidth = Math.max(right + MARGIN, 2 * MARGIN + Math.ceil(title.length * 10.5));
+  const description = [
+    `Input ${sizeText(trace.input_shape)}, output ${sizeText(trace.output_shape)}.`,
+    explanationText(state, trace),
+  ].filter(Boolean).join(" ");
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<svg xmlns="http://www.w3.org/2000/svg" ${attributes({ width: totalWidth, height, viewBox: `0 0 ${totalWidth} ${height}`, role: "img", "aria-labelledby": "picture-title picture-desc" })} font-family="system-ui, -apple-system, 'Segoe UI', Roboto, Arial, sans-serif">`,
+    tag("title", { id: "picture-title" }, title),
+    tag("desc", { id: "picture-desc" }, description),
+    '<defs><pattern id="pad" width="10" height="10" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="10" height="10" fill="#f7f8fa"/><rect width="5" height="10" fill="#eceef2"/></pattern></defs>',
+    tag("rect", { width: totalWidth, height, fill: "#ffffff" }),
+    tag("text", { x: MARGIN, y: MARGIN + 14, "font-size": 18, "font-weight": 700, fill: INK }, title),
+    ...parts,
+    "</svg>",
+    "",
+  ].join("\n");
+}
+return Object.freeze({ pictureName, pictureSvg });
+})();
+
+// web/takeaway/code-view.js
+const $takeaway_code_view = (() => {
+const { embedCode, poolgradSnippet, torchSnippet } = $takeaway_snippets;
+const { hashFor } = $widget_state;
+const { pictureName, pictureSvg } = $takeaway_svg_export;
+// The "Code" panel (#code): the current view as Python for PyTorch (#code-torch) and for
+// poolgrad (#code-poolgrad), the link, the embed code, and "Save picture". What it shows is
+// written by snippets.js and svg-export.js from the state alone (the picture also from the
+// trace); this module only puts the text on the page, copies it and saves the file.
+//
+// Copying uses the asynchronous clipboard; where there is none (a page served over plain
+// http from another machine) or the browser refuses it (an iframe without
+// allow="clipboard-write"), the text is selected for the learner to copy, and the panel
+// says so. Every outcome is announced through the panel's polite status line.
+
+
+// Select a node's text, so the learner can copy it with the keyboard or a long press.
+function selectText(node) {
+  const range = document.createRange();
+  range.selectNodeContents(node);
+  const selection = getSelection();
+  selection.removeAllRanges();
+  selection.addRange(range);
+}
+
+function pageAddress() {
+  return location.href.split(/[?#]/)[0];
+}
+
+// A name for the next pasted widget: random, so two pastes on one page never share one.
+function newEmbedId() {
+  const bytes = crypto.getRandomValues(new Uint8Array(4));
+  return [...bytes].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+class CodeView {
+  // elements: { panel (the <details>), torch, poolgrad, link, embed, message, picture,
+  // copyButtons: [button with data-copy naming the element whose text it copies] };
+  // current() returns { state, trace } with trace null while the output of this very state
+  // is not known.
+  constructor(elements, current) {
+    this.elements = elements;
+    this.current = current;
+    this.filled = false;
+    this.embedId = newEmbedId();
+    for (const button of elements.copyButtons) {
+      button.addEventListener("click", () => this.copy(elements[button.dataset.copy], button.dataset.what));
+    }
+    elements.picture.addEventListener("click", () => this.savePicture());
+    elements.panel.addEventListener("toggle", () => {
+      if (elements.panel.open) this.write();
     });
   }
-  field("mode").addEventListener("change", () => send(switchMode(field("mode").value)));
-  field("gradient").addEventListener("change", () => send((state) => { state.grad = field("gradient").checked; }));
 
-  const pick = (target) => {
-    const cell = target.closest?.('[data-grid="output"][data-row]');
-    if (!cell) return;
-    const selection = [Number(cell.dataset.row), Number(cell.dataset.col)];
-    focus.output = selection;
-    model.set("selection", selection);
-    model.save_changes();
-    renderSelection(regions, { ...stateOf(model), sel: selection, selImplicit: false }, model.get("trace"), view());
+  // Brings the panel up to date with the view shown (every render calls it). The texts are written
+  // while the panel is open; a closed one is filled once, so that it is never empty (the
+  // browser's find-in-page searches it and opens it on a match), and brought up to date
+  // when it opens, or by a copy.
+  update() {
+    if (this.elements.panel.open || !this.filled) this.write();
+  }
+
+  // Writes the panel's texts for the view shown; only what changed is written. The link is
+  // the view's own hash, not the address bar's: that still holds a link the page refused
+  // (until a valid one replaces it) while the view shown is the last valid state.
+  write() {
+    const { state, trace } = this.current();
+    this.filled = true;
+    const hash = hashFor(state, trace);
+    const texts = {
+      torch: torchSnippet(state),
+      poolgrad: poolgradSnippet(state),
+      link: location.href.split("#")[0] + hash,
+      // early.js marks a page with lesson=0 or code=0 in its query.
+      embed: embedCode({
+        pageUrl: pageAddress(), hash, id: this.embedId, state,
+        lesson: document.documentElement.dataset.lesson !== "0",
+        code: document.documentElement.dataset.code !== "0",
+      }),
+    };
+    for (const [name, text] of Object.entries(texts)) {
+      if (this.elements[name].textContent !== text) this.elements[name].textContent = text;
+    }
+  }
+
+  say(text) {
+    // Emptied first and filled a moment later, so that screen readers announce the same
+    // words twice in a row too.
+    this.elements.message.textContent = "";
+    setTimeout(() => { this.elements.message.textContent = text; }, 50);
+  }
+
+  async copy(node, what) {
+    this.write();
+    const text = node.textContent;
+    if (!navigator.clipboard?.writeText) {
+      selectText(node);
+      this.say(`This page cannot reach the clipboard here: the ${what} is selected; press Ctrl+C (⌘C on a Mac) to copy it.`);
+      return;
+    }
+    try {
+      await navigator.clipboard.writeText(text);
+    } catch {
+      selectText(node);
+      this.say(`The browser refused to copy to the clipboard: the ${what} is selected; press Ctrl+C (⌘C on a Mac) to copy it.`);
+      return;
+    }
+    this.say(`Copied the ${what}.`);
+    if (node === this.elements.embed) {
+      // The next copy is another widget: it gets a name of its own.
+      this.embedId = newEmbedId();
+      this.write();
+    }
+  }
+
+  // Downloads the picture through a link to a blob, which works offline and in a frame.
+  savePicture() {
+    const { state, trace } = this.current();
+    if (!trace) {
+      this.say("Nothing to save yet: the picture is saved once the output for these settings is shown.");
+      return;
+    }
+    const name = pictureName(state);
+    const url = URL.createObjectURL(new Blob([pictureSvg(state, trace)], { type: "image/svg+xml" }));
+    const link = document.createElement("a");
+    link.href = url;
+    link.download = name;
+    link.hidden = true;
+    document.body.append(link);
+    link.click();
+    link.remove();
+    // Revoked later: the download reads the blob after click() returns.
+    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    this.say(`Saved the picture as ${name}.`);
+  }
+}
+return Object.freeze({ CodeView });
+})();
+
+// web/widget/controls.js
+const $widget_controls = (() => {
+const { pairText } = $widget_format;
+const { PRESETS } = $widget_presets;
+const { InputError, MATRIX_SPELLINGS, MAX_SIDE, applies, changedState, parseMatrix, parsePair, presetChange, quote, switchMode } = $widget_state;
+// The parameter panel: reads the form controls into state changes and writes the state
+// back into them. Controls stay usable while Python boots; their changes queue.
+
+
+const PAIR_CONTROLS = { kernel: "k", stride: "s", padding: "p", dilation: "d" };
+
+// The panel's elements inside `root` (the document, or a widget's shadow root).
+function controlElements(root = document) {
+  const byId = (id) => root.querySelector(`#${id}`);
+  return {
+    kernel: byId("kernel"),
+    stride: byId("stride"),
+    padding: byId("padding"),
+    dilation: byId("dilation"),
+    mode: byId("mode"),
+    ceil: byId("ceil"),
+    cip: byId("cip"),
+    gradient: byId("gradient"),
+    preset: byId("preset"),
+    presetReroll: byId("preset-reroll"),
+    rows: byId("rows"),
+    cols: byId("cols"),
+    paste: byId("paste"),
+    pasteApply: byId("paste-apply"),
+    pasteMessage: byId("paste-message"),
+    gradOnes: byId("grad-ones"),
+    gradCount: byId("grad-count"),
+    foldToggle: byId("controls-toggle"),
   };
-  el.addEventListener("click", (event) => pick(event.target));
-  el.addEventListener("keydown", (event) => {
-    if (event.key !== "Enter" && event.key !== " ") return;
-    event.preventDefault();
-    pick(event.target);
+}
+
+function fillPresetOptions(select) {
+  for (const [value, preset] of Object.entries(PRESETS)) {
+    const option = document.createElement("option");
+    option.value = value;
+    option.textContent = preset.label;
+    select.append(option);
+  }
+}
+
+const matrixText = (matrix) => JSON.stringify(matrix);
+
+// The last random input loaded, so #preset can keep saying "random" until it is edited.
+let lastRandomInput = null;
+
+// The preset whose matrix is on screen, or "" for an input of the learner's own.
+function presetShowing(x) {
+  const text = matrixText(x);
+  if (text === lastRandomInput) return "random";
+  const shape = [x.length, x[0].length];
+  const match = Object.entries(PRESETS).find(([name, preset]) => name !== "random" && matrixText(preset.make(shape)) === text);
+  return match ? match[0] : "";
+}
+
+// Reflect the state in the controls, leaving alone a field the user is typing in whose
+// text already means the current value (so "3," mid-typing is not overwritten).
+function syncControls(controls, state) {
+  for (const [id, key] of Object.entries(PAIR_CONTROLS)) {
+    const input = controls[id];
+    let typedValue = null;
+    try {
+      typedValue = pairText(parsePair(input.value, key, "field"));
+    } catch (error) {
+      if (!(error instanceof InputError)) throw error;
+    }
+    if (input.getRootNode().activeElement === input && (typedValue === pairText(state[key]) || typedValue === null)) continue;
+    input.value = pairText(state[key]);
+  }
+  controls.dilation.disabled = !applies("d", state);
+  controls.mode.value = state.mode;
+  controls.ceil.checked = state.ceil;
+  controls.cip.checked = state.cip;
+  controls.cip.disabled = !applies("cip", state);
+  controls.gradient.checked = state.grad;
+  const preset = presetShowing(state.x);
+  if (preset) controls.preset.value = preset;
+  else controls.preset.selectedIndex = -1;
+  controls.presetReroll.hidden = preset !== "random";
+  controls.rows.value = String(state.x.length);
+  controls.cols.value = String(state.x[0].length);
+}
+
+function resized(matrix, rows, cols) {
+  return Array.from({ length: rows }, (_, r) => Array.from({ length: cols }, (_, c) => matrix[r]?.[c] ?? 0));
+}
+
+// `actions`: change(mutator) applies a state change; reportControlError(text|null).
+// Every change goes through state.js's rules (changedState), which reset the gradient.
+function bindControls(controls, { getState, change, reportControlError, gradientShape }) {
+  const update = (changes) => change((state) => Object.assign(state, changedState(state, changes)));
+  for (const [id, key] of Object.entries(PAIR_CONTROLS)) {
+    const input = controls[id];
+    const apply = (text) => {
+      let value;
+      try {
+        value = parsePair(text.trim(), key, "field");
+      } catch (error) {
+        if (!(error instanceof InputError)) throw error;
+        reportControlError(error.message);
+        return;
+      }
+      reportControlError(null);
+      if (pairText(value) === pairText(getState()[key])) return;
+      update({ [key]: value });
+    };
+    // Typing fires "input"; a value set without typing (WebDriver's clear() then keys,
+    // autofill, some mobile keyboards) may only fire "change" when the field is committed.
+    input.addEventListener("input", () => apply(input.value));
+    input.addEventListener("change", () => apply(input.value));
+    // Arrow keys step a square value, like a number field, without losing pair support.
+    // The stepped value goes to the state like a typed one; syncControls then shows it.
+    input.addEventListener("keydown", (event) => {
+      if (event.key !== "ArrowUp" && event.key !== "ArrowDown") return;
+      const [first, second] = getState()[key];
+      if (first !== second) return;
+      event.preventDefault();
+      const stepped = String(Math.max(0, first + (event.key === "ArrowUp" ? 1 : -1)));
+      input.value = stepped;
+      apply(stepped);
+    });
+    input.addEventListener("blur", () => {
+      reportControlError(null);
+      syncControls(controls, getState());
+    });
+  }
+  controls.mode.addEventListener("change", () => change(switchMode(controls.mode.value)));
+  controls.ceil.addEventListener("change", () => update({ ceil: controls.ceil.checked }));
+  controls.cip.addEventListener("change", () => update({ cip: controls.cip.checked }));
+  controls.gradient.addEventListener("change", () => update({ grad: controls.gradient.checked }));
+
+  const loadPreset = () => change((state) => {
+    const name = controls.preset.value || "fixture";
+    presetChange(name)(state);
+    if (name === "random") lastRandomInput = matrixText(state.x);
+  });
+  // Choosing a preset loads it. A keyboard's arrows on the closed list fire "change" at
+  // each step (Chromium, Firefox, WebKitGTK and WPE; tests/engines), so arrowing through the
+  // list loads each preset on the way: each is one quick trace, superseded by the next.
+  controls.preset.addEventListener("change", loadPreset);
+  controls.presetReroll.addEventListener("click", loadPreset);
+
+  const resize = () => {
+    const rows = Number(controls.rows.value);
+    const cols = Number(controls.cols.value);
+    const valid = (n) => Number.isInteger(n) && n >= 1 && n <= MAX_SIDE;
+    if (!valid(rows) || !valid(cols)) {
+      reportControlError(`Rows and columns must be whole numbers from 1 to ${MAX_SIDE}; got ${quote(controls.rows.value)} x ${quote(controls.cols.value)}.`);
+      return;
+    }
+    reportControlError(null);
+    update({ x: resized(getState().x, rows, cols) });
+  };
+  controls.rows.addEventListener("change", resize);
+  controls.cols.addEventListener("change", resize);
+
+  controls.pasteApply.addEventListener("click", () => {
+    let matrix;
+    try {
+      matrix = parseMatrix(controls.paste.value, MATRIX_SPELLINGS.paste());
+    } catch (error) {
+      if (!(error instanceof InputError)) throw error;
+      controls.pasteMessage.dataset.kind = "error";
+      controls.pasteMessage.textContent = error.message;
+      reportControlError(`The pasted matrix was not loaded: ${error.message}`);
+      return;
+    }
+    reportControlError(null);
+    controls.pasteMessage.dataset.kind = "ok";
+    controls.pasteMessage.textContent = `Loaded a ${matrix.length} × ${matrix[0].length} matrix.`;
+    update({ x: matrix });
   });
 
-  const redraw = () => draw();
-  const onError = () => showError(model.get("error"));
-  const onSelection = () => renderSelection(regions, stateOf(model), model.get("trace"), view());
-  // A trait may arrive after the trace it goes with (a batch of settings from a cell): each
-  // redraws, so the fields never show a setting older than the grids.
-  const REDRAWN = ["trace", "gradient", "mismatches", "kernel_size", "stride", "padding", "dilation", "mode"];
-  for (const key of REDRAWN) model.on(`change:${key}`, redraw);
-  model.on("change:selection", onSelection);
-  model.on("change:error", onError);
-  // JupyterLab and Notebook 7 switch themes by this attribute of the body: redraw in its scheme.
-  const theme = new MutationObserver(() => { if (el.dataset.scheme !== scheme()) draw(); });
-  theme.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-light"] });
-  draw();
+  // Narrow screens show the settings folded (style.css); the toggle opens and closes them.
+  controls.foldToggle.addEventListener("click", () => {
+    const open = controls.foldToggle.getAttribute("aria-expanded") === "true";
+    controls.foldToggle.setAttribute("aria-expanded", String(!open));
+  });
+
+  controls.gradOnes.addEventListener("click", () => update({ g: null }));
+  controls.gradCount.addEventListener("click", () => {
+    const shape = gradientShape();
+    if (!shape) return;
+    change((state) => {
+      state.g = Array.from({ length: shape[0] }, (_, i) => Array.from({ length: shape[1] }, (_, j) => i * shape[1] + j + 1));
+    });
+  });
+}
+return Object.freeze({ controlElements, fillPresetOptions, syncControls, bindControls });
+})();
+
+// web/widget/colours.js
+const $widget_colours = (() => {
+const { decodeNumber } = $widget_format;
+// The heat map's colour maths: a cell's background from its value, scaled over the
+// grids it is compared with, and a text colour that keeps WCAG contrast on it, in the
+// light or the dark scheme. Pure functions; render.js paints what they return.
+
+
+// WCAG relative luminance of an HSL colour (h in degrees, s and l in percent).
+function luminance(hue, saturation, lightness) {
+  const s = saturation / 100;
+  const l = lightness / 100;
+  const channel = (n) => {
+    const k = (n + hue / 30) % 12;
+    const value = l - s * Math.min(l, 1 - l) * Math.max(-1, Math.min(k - 3, 9 - k, 1));
+    return value <= 0.03928 ? value / 12.92 : ((value + 0.055) / 1.055) ** 2.4;
+  };
+  return 0.2126 * channel(0) + 0.7152 * channel(8) + 0.0722 * channel(4);
+}
+
+const DARK_TEXT = { colour: "#1d1d1f", luminance: 0.0122 };
+// White text reads at WCAG AA (4.5:1) on a background of at most this luminance.
+const WHITE_TEXT_LIMIT = 1.05 / 4.5 - 0.05;
+
+// Heat map: blue for negatives, orange for positives, neutral at zero, scaled by the
+// largest finite magnitude so a grid reads at a glance. In the light scheme the shades
+// darken from white; in the dark one (`scheme` "dark", prefers-color-scheme) they
+// brighten from the panel's near-black, kept dark enough for white text. The text is dark
+// or white, whichever contrasts more with the shade.
+const VALUE_HUES = { negative: 215, positive: 24 };
+
+function heatColours(value, scale, hues = VALUE_HUES, scheme = "light") {
+  const number = decodeNumber(value);
+  if (Number.isNaN(number)) return { background: "hsl(280 30% 88%)", color: DARK_TEXT.colour };
+  const strength = scale > 0 ? Math.min(1, Math.abs(number) / scale) : 0;
+  const clipped = Number.isFinite(number) ? strength : 1;
+  const hue = number < 0 ? hues.negative : hues.positive;
+  let saturation;
+  let lightness;
+  if (scheme === "dark") {
+    saturation = 30 + clipped * 50;
+    lightness = 16 + clipped * 30;
+    while (luminance(hue, saturation, lightness) > WHITE_TEXT_LIMIT) lightness -= 1;
+  } else {
+    saturation = 40 + clipped * 45;
+    lightness = 98 - clipped * 52;
+  }
+  const background = luminance(hue, saturation, lightness);
+  const darkContrast = (background + 0.05) / (DARK_TEXT.luminance + 0.05);
+  const whiteContrast = 1.05 / (background + 0.05);
+  return {
+    background: `hsl(${hue} ${saturation}% ${lightness}%)`,
+    color: darkContrast >= whiteContrast ? DARK_TEXT.colour : "#ffffff",
+  };
+}
+
+function magnitudeScale(matrices) {
+  let scale = 0;
+  for (const matrix of matrices) {
+    for (const row of matrix) {
+      for (const value of row) {
+        const number = decodeNumber(value);
+        if (Number.isFinite(number)) scale = Math.max(scale, Math.abs(number));
+      }
+    }
+  }
+  return scale;
+}
+
+// Each built grid's shape and cells in row-major order, so the next render can reuse it.
+
+// The gradient grids' hues, apart from the values' so the two never read as one scale.
+const GRADIENT_HUES = { negative: 300, positive: 160 };
+return Object.freeze({ VALUE_HUES, heatColours, magnitudeScale, GRADIENT_HUES });
+})();
+
+// web/widget/render.js
+const $widget_render = (() => {
+const { GRADIENT_HUES, VALUE_HUES, heatColours, magnitudeScale } = $widget_colours;
+const { cellName, formatNumber, formatSum, listCells, sizeText } = $widget_format;
+const { explanationText } = $lesson_sentences;
+const { gradientReceivers, selectedOutput, sharedCells } = $widget_trace_view;
+// Rendering: (state, trace, view) -> the DOM of every region. No event handling, no
+// worker calls. Not pure: to redraw cheaply it keeps, at module level, what the last
+// render built — each grid table's shape and cells (builtGrids), the cells by grid and
+// "row,col" (cellsByGrid), each cell's accessible name before selection roles
+// (baseLabels), the colours written (writtenColours: the browser reads them back in
+// another notation) and the cells the selection marked (markedCells). A grid whose rows
+// and columns are unchanged is updated in place, writing only what differs; the result is
+// the DOM a fresh build would give (tests/web/test_render_reuse.py). The step-through's
+// marks (view.stepMarks, from player.js) are drawn as part of each cell, like any other
+// attribute, and so are the exercise panel's marks of wrong cells (view.mismatches, from
+// exercise.js: what poolgrad.exercise_check found, as text). Every user-derived string goes
+// in through textContent or attribute values, never HTML.
+
+
+const GRID_TITLES = {
+  input: "Input",
+  output: "Output",
+  "grad-output": "Upstream gradient",
+  "grad-input": "Input gradient",
+};
+
+// The attributes a node gets from a spec: absent when undefined, null or false.
+function presentAttributes(attributes) {
+  const present = new Map();
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value !== undefined && value !== null && value !== false) present.set(name, value === true ? "true" : String(value));
+  }
+  return present;
+}
+
+function element(tag, attributes = {}, text) {
+  const node = document.createElement(tag);
+  for (const [name, value] of presentAttributes(attributes)) node.setAttribute(name, value);
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+// Built cells by grid and "row,col", and each cell's accessible name without selection
+// roles, so a selection change updates a few cells in place instead of rebuilding. Each
+// widget of a page has its own (drawnIn, keyed by its regions); renderView and
+// renderSelection point cellsByGrid and markedCells at the widget they draw.
+const drawnIn = new WeakMap();
+let cellsByGrid = new Map();
+let markedCells = [];
+function drawing(regions) {
+  if (!drawnIn.has(regions)) drawnIn.set(regions, { cellsByGrid: new Map(), markedCells: [] });
+  const drawn = drawnIn.get(regions);
+  cellsByGrid = drawn.cellsByGrid;
+  markedCells = drawn.markedCells;
+  return drawn;
+}
+const baseLabels = new WeakMap();
+const cellKey = (row, col) => `${row},${col}`;
+const range = (start, count) => Array.from({ length: count }, (_, i) => start + i);
+
+const builtGrids = new WeakMap();
+const writtenColours = new WeakMap();
+
+// A cell's spec with the step-through's change for it (player.js, marksByCell) applied.
+function withStepMark(spec, change) {
+  if (!change) return spec;
+  return {
+    ...spec,
+    text: change.text ?? spec.text,
+    attributes: { ...spec.attributes, "data-pending": change.pending, "data-partial": change.partial, "data-step": change.step },
+    label: [spec.label, ...change.notes].join("; "),
+  };
+}
+
+// A cell's spec with the exercise checker's verdict on it: {expected, got} as text.
+function withMismatch(spec, wrong) {
+  if (!wrong) return spec;
+  const verdict = `expected ${wrong.expected}, got ${wrong.got}`;
+  return {
+    ...spec,
+    attributes: { ...spec.attributes, "data-mismatch": "true", title: `Your code: ${verdict}` },
+    label: `${spec.label}; wrong in your code: ${verdict}`,
+  };
+}
+
+// Brings a reused cell to exactly what a new one built from `spec` would be, writing only
+// what differs: unchanged cells then cost the browser no restyle and no relayout.
+function updateCell(td, attributes, spec) {
+  for (const name of td.getAttributeNames()) {
+    if (name !== "style" && !attributes.has(name)) td.removeAttribute(name);
+  }
+  for (const [name, value] of attributes) {
+    if (td.getAttribute(name) !== value) td.setAttribute(name, value);
+  }
+  // Compared with what was written: the browser reads colours back in another notation.
+  const colours = spec.colours ? `${spec.colours.background}|${spec.colours.color}` : null;
+  if (writtenColours.get(td) !== colours) {
+    writtenColours.set(td, colours);
+    if (spec.colours) {
+      td.style.backgroundColor = spec.colours.background;
+      td.style.color = spec.colours.color;
+    } else {
+      td.removeAttribute("style");
+    }
+  }
+  if (spec.editor) td.replaceChildren(spec.editor);
+  else if (td.firstElementChild || td.textContent !== spec.text) td.textContent = spec.text;
+}
+
+// A table with role="grid": column and row headers give the coordinates learners read
+// in the sentences; each cell's accessible name says where it is and what it is.
+// `previous` is the grid of this name now on the page: when it has the same rows and
+// columns (a kernel change keeps the input's), its cells are updated in place.
+function gridTable({ name, rowIndices, colIndices, focus, describe: describeBase, stepMarks, mismatches }, previous) {
+  const describe = (row, col) => withMismatch(
+    withStepMark(describeBase(row, col), stepMarks?.get(`${name}:${row},${col}`)),
+    mismatches?.get(`${name}:${row},${col}`),
+  );
+  const index = new Map();
+  cellsByGrid.set(name, index);
+  const shape = `${rowIndices[0]}:${rowIndices.length},${colIndices[0]}:${colIndices.length}`;
+  const built = previous && builtGrids.get(previous);
+  if (built && built.shape === shape) {
+    let next = 0;
+    for (const row of rowIndices) {
+      for (const col of colIndices) {
+        const td = built.cells[next++];
+        const spec = describe(row, col);
+        updateCell(td, cellAttributes(name, row, col, spec, focus), spec);
+        baseLabels.set(td, spec.label);
+        index.set(cellKey(row, col), td);
+      }
+    }
+    return previous;
+  }
+  const cells = [];
+  const table = element("table", {
+    role: "grid",
+    class: `grid grid-${name}`,
+    "data-grid-name": name,
+    "aria-label": `${GRID_TITLES[name]}, ${rowIndices.length} by ${colIndices.length}`,
+  });
+  const head = element("tr", { role: "row", class: "grid-head" });
+  head.append(element("th", { role: "columnheader", "aria-hidden": "true" }));
+  for (const col of colIndices) head.append(element("th", { role: "columnheader", scope: "col" }, String(col)));
+  table.append(head);
+  for (const row of rowIndices) {
+    const tr = element("tr", { role: "row" });
+    tr.append(element("th", { role: "rowheader", scope: "row" }, String(row)));
+    for (const col of colIndices) {
+      const spec = describe(row, col);
+      const td = document.createElement("td");
+      updateCell(td, cellAttributes(name, row, col, spec, focus), spec);
+      baseLabels.set(td, spec.label);
+      index.set(cellKey(row, col), td);
+      cells.push(td);
+      tr.append(td);
+    }
+    table.append(tr);
+  }
+  builtGrids.set(table, { shape, cells });
+  return table;
+}
+
+function cellAttributes(name, row, col, spec, focus) {
+  const isFocus = focus && focus[0] === row && focus[1] === col;
+  return presentAttributes({
+    role: "gridcell",
+    class: "cell",
+    "data-grid": name,
+    "data-row": String(row),
+    "data-col": String(col),
+    tabindex: spec.pad ? undefined : isFocus ? "0" : "-1",
+    ...spec.attributes,
+    "aria-label": spec.label,
+  });
+}
+
+function editorFor(view, name, row, col) {
+  if (!view.editing || view.editing.grid !== name || view.editing.row !== row || view.editing.col !== col) return null;
+  return element("input", {
+    class: "cell-editor",
+    type: "text",
+    inputmode: "decimal",
+    // grid-input.js starts the draft at the value's exact spelling, not its 4-decimal display.
+    value: view.editing.draft,
+    "aria-label": `New value for ${GRID_TITLES[name].toLowerCase()} row ${row}, col ${col}`,
+    "data-editor": name,
+  });
+}
+
+// The roving-tabindex cell of each grid: the remembered one, clamped into the grid.
+function focusCell(view, name, rows, cols) {
+  const remembered = view.focus[name] ?? [0, 0];
+  return [Math.min(remembered[0], rows - 1), Math.min(remembered[1], cols - 1)];
+}
+
+// Which input cells the selected output's window covers, and its argmax.
+function selectionOverlay(trace, selection) {
+  const output = trace && selection ? selectedOutput({ sel: selection }, trace) : null;
+  if (!output) return null;
+  const [i, j] = output;
+  return {
+    output,
+    rows: trace.window_rows[i],
+    cols: trace.window_cols[j],
+    argmax: trace.mode === "max" ? trace.argmax[i][j] : null,
+  };
+}
+
+function inputGrid(state, trace, view, previous) {
+  const height = state.x.length;
+  const width = state.x[0].length;
+  const [padRows, padCols] = trace ? trace.padding : state.p;
+  const padValue = trace ? trace.pad_value : state.mode === "max" ? "-Infinity" : 0;
+  const scale = magnitudeScale(trace ? [state.x, trace.output] : [state.x]);
+  const shared = (r, c) => (trace && trace.mode === "max" ? trace.sources[r][c].length : 0);
+  return gridTable({
+    name: "input",
+    rowIndices: range(-padRows, height + 2 * padRows),
+    colIndices: range(-padCols, width + 2 * padCols),
+    focus: focusCell(view, "input", height, width),
+    stepMarks: view.stepMarks,
+    describe(r, c) {
+      const pad = r < 0 || c < 0 || r >= height || c >= width;
+      const value = pad ? padValue : state.x[r][c];
+      const roles = [];
+      if (pad) roles.push("padding");
+      if (!pad && shared(r, c) > 1) roles.push(`maximum of ${shared(r, c)} outputs`);
+      return {
+        pad,
+        text: formatNumber(value),
+        colours: pad ? null : heatColours(value, scale, VALUE_HUES, view.scheme),
+        attributes: {
+          "data-pad": pad ? "true" : undefined,
+          "data-shared": !pad && shared(r, c) > 1 ? String(shared(r, c)) : undefined,
+        },
+        label: `Input row ${r}, col ${c}: ${formatNumber(value)}${roles.length ? `; ${roles.join("; ")}` : ""}`,
+        editor: pad ? null : editorFor(view, "input", r, c),
+      };
+    },
+  }, previous);
+}
+
+// A grid over a whole plane: rows and columns from 0, keyboard focus where the view left it.
+function planeGrid(name, [height, width], view, previous, describe) {
+  return gridTable({
+    name,
+    rowIndices: range(0, height),
+    colIndices: range(0, width),
+    focus: focusCell(view, name, height, width),
+    stepMarks: view.stepMarks,
+    mismatches: view.mismatches,
+    describe,
+  }, previous);
+}
+
+function outputGrid(state, trace, view, previous) {
+  const scale = magnitudeScale([state.x, trace.output]);
+  return planeGrid("output", trace.output_shape, view, previous, (i, j) => {
+    const value = trace.output[i][j];
+    return {
+      text: formatNumber(value),
+      colours: heatColours(value, scale, VALUE_HUES, view.scheme),
+      attributes: { "aria-selected": "false" },
+      label: `Output row ${i}, col ${j}: ${formatNumber(value)}`,
+    };
+  });
+}
+
+
+function gradOutputGrid(trace, view, previous) {
+  const values = trace.grad_output;
+  const scale = magnitudeScale([values, trace.grad_input]);
+  return planeGrid("grad-output", trace.output_shape, view, previous, (i, j) => {
+    const value = values[i][j];
+    return {
+      text: formatNumber(value),
+      colours: heatColours(value, scale, GRADIENT_HUES, view.scheme),
+      label: `Upstream gradient row ${i}, col ${j}: ${formatNumber(value)}`,
+      editor: editorFor(view, "grad-output", i, j),
+    };
+  });
+}
+
+function gradInputGrid(trace, view, previous) {
+  const scale = magnitudeScale([trace.grad_output, trace.grad_input]);
+  return planeGrid("grad-input", trace.input_shape, view, previous, (r, c) => {
+    const value = trace.grad_input[r][c];
+    const sources = trace.sources[r][c];
+    let detail = "";
+    if (sources.length > 1) detail = `; ${formatSum(trace.grad_terms[r][c], value)} from outputs ${listCells(sources)}`;
+    else if (sources.length === 1) detail = `; from output ${cellName(sources[0])}`;
+    return {
+      text: formatNumber(value),
+      colours: heatColours(value, scale, GRADIENT_HUES, view.scheme),
+      attributes: {
+        "data-shared": sources.length > 1 ? String(sources.length) : undefined,
+        "data-zero": sources.length === 0 ? "true" : undefined,
+      },
+      label: `Input gradient row ${r}, col ${c}: ${formatNumber(value)}${detail}`,
+    };
+  });
+}
+
+
+const MAX_LISTED_SHARED = 4;
+
+function sharedSums(trace) {
+  const list = element("ul", { class: "shared-sums", id: "shared-sums" });
+  const shared = sharedCells(trace);
+  if (shared.length === 0) {
+    list.append(element("li", {}, "No input cell receives gradient from more than one output."));
+    return list;
+  }
+  for (const [r, c] of shared.slice(0, MAX_LISTED_SHARED)) {
+    const text = `Cell ${cellName([r, c])} collects from outputs ${listCells(trace.sources[r][c])}: ${formatSum(trace.grad_terms[r][c], trace.grad_input[r][c])}`;
+    list.append(element("li", { "data-shared-cell": `${r},${c}` }, text));
+  }
+  if (shared.length > MAX_LISTED_SHARED) {
+    list.append(element("li", {}, `… and ${shared.length - MAX_LISTED_SHARED} more cells marked ×n in the grid (each cell's label gives its sum).`));
+  }
+  return list;
+}
+
+function totals(trace) {
+  const upstream = formatNumber(trace.grad_output_sum);
+  const routed = formatNumber(trace.grad_input_sum);
+  let verdict;
+  if (upstream === routed) {
+    verdict = trace.mode === "max"
+      ? "Equal: max pooling hands each gradient to exactly one input cell, so nothing is lost."
+      : "Equal: each gradient is split into shares that add back up to it.";
+  } else {
+    verdict = "Not equal: the shares that fall on padded cells have no input cell to land on.";
+  }
+  return element("p", { id: "totals" }, `Upstream total ${upstream}; input-gradient total ${routed}. ${verdict}`);
+}
+
+function axisFormula(label, axis) {
+  const [open, close] = axis.ceil ? ["⌈", "⌉"] : ["⌊", "⌋"];
+  const filled = `${open}(${axis.n} + 2·${axis.p} − ${axis.d}·(${axis.k} − 1) − 1) / ${axis.s}${close} + 1`;
+  const reduced = `${open}${axis.numerator} / ${axis.s}${close} + 1`;
+  let text = `${label}: ${filled} = ${reduced} = ${axis.by_formula}`;
+  if (axis.dropped_last) text += `, minus the last window, which would start in the padding: ${axis.size}`;
+  return element("p", { class: "formula-line", "data-axis": label }, text);
+}
+
+function sizeFormula(trace) {
+  const ceil = trace.size_formula.rows.ceil;
+  const box = element("div", { id: "formula", class: "formula" });
+  box.append(element("h3", {}, "Output size"));
+  box.append(element("p", { class: "formula-general" },
+    `out = ${ceil ? "⌈" : "⌊"}(n + 2p − d·(k − 1) − 1) / s${ceil ? "⌉" : "⌋"} + 1, per axis (n input side, k kernel, s stride, p padding, d dilation)`));
+  box.append(axisFormula("rows", trace.size_formula.rows));
+  box.append(axisFormula("cols", trace.size_formula.cols));
+  return box;
+}
+
+// Puts `nodes` in `region`, leaving a reused first node where it is: taking it out and
+// back in would make the browser lay the whole grid out again.
+function show(region, ...nodes) {
+  const current = [...region.childNodes];
+  if (current[0] !== nodes[0]) {
+    region.replaceChildren(...nodes);
+    return;
+  }
+  for (const node of current.slice(1)) node.remove();
+  region.append(...nodes.slice(1));
+}
+
+function placeholder(text) {
+  return element("p", { class: "placeholder" }, text);
+}
+
+// Build every region of the view. `trace` is the latest answer, or null (booting, or
+// Python refused the state; `view.traceError` then says why); `view.staleInput` says the
+// trace belongs to an earlier state, so its windows are not drawn on the current input;
+// `view.scheme` ("light" or "dark") picks the heat map's palette.
+function renderView(regions, state, trace, view) {
+  drawing(regions);
+  cellsByGrid.clear();
+  const shown = (region) => region.querySelector(":scope > table.grid");
+  show(regions.inputGrid, inputGrid(state, view.staleInput ? null : trace, view, shown(regions.inputGrid)));
+  const waitingText = view.traceError
+    ? "No output: this combination is not valid (see the message above)."
+    : "The output appears when Python is ready.";
+  show(regions.outputGrid, trace ? outputGrid(state, trace, view, shown(regions.outputGrid)) : placeholder(waitingText));
+  regions.gradPanels.forEach((panel) => { panel.hidden = !state.grad; });
+  if (state.grad && trace?.grad_input) {
+    show(regions.gradOutputGrid, gradOutputGrid(trace, view, shown(regions.gradOutputGrid)));
+    show(regions.gradInputGrid, gradInputGrid(trace, view, shown(regions.gradInputGrid)), sharedSums(trace), totals(trace));
+  } else {
+    show(regions.gradOutputGrid, placeholder(waitingText));
+    show(regions.gradInputGrid, placeholder(waitingText));
+  }
+  regions.legend.dataset.mode = state.mode;
+  regions.formula.replaceChildren(trace ? sizeFormula(trace) : placeholder(""));
+  regions.shapes.textContent = trace
+    ? `${sizeText(trace.input_shape)} → ${sizeText(trace.output_shape)}`
+    : sizeText([state.x.length, state.x[0].length]);
+  renderSelection(regions, state, trace, view);
+}
+
+const SELECTION_ATTRIBUTES = ["data-in-window", "data-argmax", "data-for-selected", "data-from-selected"];
+
+function mark(cell, attribute, role) {
+  if (!cell) return;
+  cell.setAttribute(attribute, "true");
+  if (role) cell.setAttribute("aria-label", `${baseLabels.get(cell)}; ${role}`);
+  markedCells.push(cell);
+}
+
+// The selection's marks, applied in place on the built grids: this is all a tap costs.
+function renderSelection(regions, state, trace, view) {
+  const drawn = drawing(regions);
+  for (const cell of markedCells) {
+    for (const attribute of SELECTION_ATTRIBUTES) cell.removeAttribute(attribute);
+    if (cell.getAttribute("aria-selected") === "true") cell.setAttribute("aria-selected", "false");
+    cell.setAttribute("aria-label", baseLabels.get(cell));
+  }
+  markedCells = drawn.markedCells = [];
+  regions.explanation.textContent = explanationText(state, trace);
+  const overlay = selectionOverlay(trace, state.sel);
+  if (!overlay) return;
+  const name = cellName(overlay.output);
+  const selected = cellsByGrid.get("output")?.get(cellKey(...overlay.output));
+  mark(selected, "aria-selected", "selected");
+  mark(cellsByGrid.get("grad-output")?.get(cellKey(...overlay.output)), "data-for-selected", `upstream gradient of output ${name}`);
+  if (view.staleInput) return;
+  const inputCells = cellsByGrid.get("input");
+  for (const r of overlay.rows) {
+    for (const c of overlay.cols) {
+      const isArgmax = overlay.argmax && overlay.argmax[0] === r && overlay.argmax[1] === c;
+      const cell = inputCells.get(cellKey(r, c));
+      mark(cell, "data-in-window", isArgmax ? null : `in the window of output ${name}`);
+      if (isArgmax) mark(cell, "data-argmax", `argmax of output ${name}`);
+    }
+  }
+  const gradInputCells = cellsByGrid.get("grad-input");
+  if (!gradInputCells) return;
+  for (const [r, c] of gradientReceivers(trace, overlay.output)) mark(gradInputCells.get(cellKey(r, c)), "data-from-selected", `receives gradient from output ${name}`);
+}
+
+// Hover preview: a lighter outline of another output's window, set in place so the
+// pointer never sees its target replaced; it uses data-preview, never the selection's
+// attributes, and stays off when the pointer is on the selected output itself.
+function applyPreview(root, trace, output, selection) {
+  for (const cell of root.querySelectorAll("[data-preview]")) cell.removeAttribute("data-preview");
+  const isSelected = output && selection && output[0] === selection[0] && output[1] === selection[1];
+  const overlay = isSelected ? null : selectionOverlay(trace, output);
+  if (!overlay) return;
+  root.querySelector(`[data-grid="output"][data-row="${output[0]}"][data-col="${output[1]}"]`)?.setAttribute("data-preview", "true");
+  for (const cell of root.querySelectorAll('[data-grid="input"]')) {
+    const r = Number(cell.dataset.row);
+    const c = Number(cell.dataset.col);
+    if (overlay.rows.includes(r) && overlay.cols.includes(c)) {
+      const isArgmax = overlay.argmax && overlay.argmax[0] === r && overlay.argmax[1] === c;
+      cell.setAttribute("data-preview", isArgmax ? "argmax" : "window");
+    }
+  }
+}
+
+// How much one render redraws, from what the grids show (`drawn`: the `next` of the
+// render that last drew them, null before the first) and what they should show (`next`:
+// { state, trace, view, awaitingTrace, gridsKey }, view as renderView takes it, gridsKey
+// the state's state.js gridsKey):
+// - "wait": nothing yet. The state changed what the worker computes and its answer, which
+//   redraws everything, is milliseconds away; drawing the old trace now as well would
+//   double the cost of every parameter change.
+// - "selection": the grids already show this view but for the selection: only its marks
+//   and the explanation change (renderSelection). This is the same render at lower cost:
+//   renderView ends with the very same renderSelection call, and nothing else it draws
+//   depends on the selection.
+// - "all": renderView.
+function redrawPlan(drawn, next) {
+  if (drawn === null) return "all";
+  const sameEdit = drawn.view.editing === next.view.editing;
+  if (next.awaitingTrace && sameEdit) return "wait";
+  const sameGrids = sameEdit
+    && drawn.trace === next.trace
+    && drawn.view.staleInput === next.view.staleInput
+    && drawn.view.traceError === next.view.traceError
+    && drawn.view.stepMarks === next.view.stepMarks
+    && drawn.view.scheme === next.view.scheme
+    && drawn.view.mismatches === next.view.mismatches
+    && drawn.gridsKey === next.gridsKey;
+  return sameGrids ? "selection" : "all";
+}
+return Object.freeze({ withStepMark, withMismatch, renderView, renderSelection, applyPreview, redrawPlan });
+})();
+
+// web/widget/grid-input.js
+const $widget_grid_input = (() => {
+const { decodeNumber, encodeNumber } = $widget_format;
+const { applyPreview } = $widget_render;
+const { InputError, parseCellValue } = $widget_state;
+// The grids' input: tapping or Enter on an output selects it, a hover previews a window,
+// the arrow keys move a roving focus, and an input or upstream-gradient cell is edited in
+// place. Every edit becomes a state change through the widget's change(); nothing here
+// draws but the hover preview (render.js applyPreview) and the focus.
+
+
+// `w`: the mounted widget (mount.js): its stage, regions, state, view, drawn, guide,
+// currentTrace(), change(mutator), render(), updateStatus(), gradientShape(),
+// announceSelection() and controlError.
+function bindGridInput(w) {
+  // The exact spelling of a cell's value, which its editor starts from ("0.123456", "1e-7",
+  // "Infinity", "-0"), where the grid shows 4 decimals: committing it unchanged is a no-op.
+  const exactText = (value) => encodeNumber(decodeNumber(value));
+
+  // ---- grid interactions: tap, hover preview, keyboard, in-place editing ----
+
+  function cellOf(target) {
+    const cell = target.closest?.("[data-grid]");
+    if (!cell || cell.dataset.pad === "true") return null;
+    return { node: cell, grid: cell.dataset.grid, row: Number(cell.dataset.row), col: Number(cell.dataset.col) };
+  }
+
+  function select(row, col) {
+    w.view.focus.output = [row, col];
+    for (const cell of w.regions.outputGrid.querySelectorAll('[data-grid="output"][tabindex="0"]')) cell.tabIndex = -1;
+    const target = w.regions.outputGrid.querySelector(`[data-grid="output"][data-row="${row}"][data-col="${col}"]`);
+    if (target) target.tabIndex = 0;
+    w.guide.note("pick");
+    w.change((state) => {
+      state.sel = [row, col];
+      state.selImplicit = false;
+    });
+    w.announceSelection();
+  }
+
+  function startEditing(cell, draft) {
+    let value;
+    if (cell.grid === "input") value = w.state.x[cell.row]?.[cell.col];
+    else if (w.currentTrace()?.grad_output) value = w.currentTrace().grad_output[cell.row]?.[cell.col];
+    if (value === undefined) return;
+    w.view.focus[cell.grid] = [cell.row, cell.col];
+    const initial = exactText(value);
+    w.view.editing = { grid: cell.grid, row: cell.row, col: cell.col, draft: draft ?? initial, initial };
+    w.render();
+    const editor = w.stage.querySelector("[data-editor]");
+    if (editor && draft === undefined) editor.select();
+  }
+
+  function commitEdit(editor) {
+    const editing = w.view.editing;
+    if (!editing) return;
+    const { grid, row, col } = editing;
+    const [height, width] = grid === "input" ? [w.state.x.length, w.state.x[0].length] : w.gradientShape() ?? [0, 0];
+    if (editor.value.trim() === editing.initial || row >= height || col >= width) {
+      cancelEdit();
+      return;
+    }
+    let value;
+    try {
+      value = parseCellValue(editor.value, `${editing.grid === "input" ? "Input" : "Upstream gradient"} cell (${editing.row},${editing.col})`);
+    } catch (error) {
+      if (!(error instanceof InputError)) throw error;
+      w.controlError = error.message;
+      w.updateStatus();
+      editor.setAttribute("aria-invalid", "true");
+      return;
+    }
+    w.controlError = null;
+    w.change((state) => {
+      if (grid === "input") {
+        state.x[row][col] = value;
+      } else {
+        state.g ??= Array.from({ length: height }, () => Array(width).fill(1));
+        state.g[row][col] = value;
+      }
+    });
+    w.stage.querySelector(`[data-grid="${grid}"][data-row="${row}"][data-col="${col}"]`)?.focus();
+  }
+
+  function cancelEdit() {
+    const editing = w.view.editing;
+    w.view.editing = null;
+    w.controlError = null;
+    w.render();
+    if (editing) w.stage.querySelector(`[data-grid="${editing.grid}"][data-row="${editing.row}"][data-col="${editing.col}"]`)?.focus();
+  }
+
+  const ARROWS = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+
+  // The shape of a grid as drawn: the input's from the state, the others' from the trace
+  // they were drawn from.
+  function gridShape(grid) {
+    if (grid === "input") return [w.state.x.length, w.state.x[0].length];
+    return grid === "grad-input" ? w.drawn.trace.input_shape : w.drawn.trace.output_shape;
+  }
+
+  function moveFocus(cell, key) {
+    const table = cell.node.closest("table");
+    const [lastRow, lastCol] = gridShape(cell.grid).map((side) => side - 1);
+    let [row, col] = [cell.row, cell.col];
+    if (key in ARROWS) {
+      row = Math.min(lastRow, Math.max(0, row + ARROWS[key][0]));
+      col = Math.min(lastCol, Math.max(0, col + ARROWS[key][1]));
+    } else if (key === "Home") col = 0;
+    else if (key === "End") col = lastCol;
+    const target = table.querySelector(`[data-grid="${cell.grid}"][data-row="${row}"][data-col="${col}"]`);
+    cell.node.tabIndex = -1;
+    target.tabIndex = 0;
+    target.focus();
+    w.view.focus[cell.grid] = [row, col];
+    if (cell.grid === "output") applyPreview(w.stage, w.trace, [row, col], w.state.sel);
+  }
+
+  w.stage.addEventListener("click", (event) => {
+    if (event.target.closest("[data-editor]")) return;
+    const cell = cellOf(event.target);
+    if (!cell) return;
+    if (cell.grid === "output") select(cell.row, cell.col);
+    else if (cell.grid === "input" || cell.grid === "grad-output") startEditing(cell);
+  });
+
+  w.stage.addEventListener("keydown", (event) => {
+    const editor = event.target.closest("[data-editor]");
+    if (editor) {
+      if (event.key === "Enter") {
+        event.preventDefault();
+        commitEdit(editor);
+      } else if (event.key === "Escape") {
+        event.preventDefault();
+        cancelEdit();
+      }
+      return;
+    }
+    const cell = cellOf(event.target);
+    if (!cell) return;
+    if (event.key in ARROWS || event.key === "Home" || event.key === "End") {
+      event.preventDefault();
+      moveFocus(cell, event.key);
+    } else if (event.key === "Enter" || event.key === " ") {
+      event.preventDefault();
+      if (cell.grid === "output") select(cell.row, cell.col);
+      else if (cell.grid === "input" || cell.grid === "grad-output") startEditing(cell);
+    } else if (event.key === "Escape" && cell.grid === "output") {
+      w.change((state) => {
+        state.sel = null;
+        state.selImplicit = false;
+      });
+      w.announceSelection();
+    } else if ((cell.grid === "input" || cell.grid === "grad-output") && /^[-+.\d]$/.test(event.key)) {
+      event.preventDefault();
+      startEditing(cell, event.key);
+    }
+  });
+
+  w.stage.addEventListener("focusout", (event) => {
+    const editor = event.target.closest?.("[data-editor]");
+    if (editor && w.view.editing && editor.isConnected) commitEdit(editor);
+  });
+
+  w.stage.addEventListener("mouseover", (event) => {
+    const cell = cellOf(event.target);
+    const hovered = cell?.grid === "output" ? [cell.row, cell.col] : null;
+    applyPreview(w.stage, w.currentTrace(), hovered, w.state.sel);
+  });
+  w.stage.addEventListener("mouseleave", () => applyPreview(w.stage, null, null));
+
+  // Focusing (or clicking) an input cell counts as inspecting it, for the w.guide.
+  w.stage.addEventListener("focusin", (event) => {
+    const cell = cellOf(event.target);
+    if (cell?.grid !== "input") return;
+    w.view.inspected = [cell.row, cell.col];
+    w.guide.note("pick");
+    w.guide.update(w.state, w.currentTrace(), { inspected: w.view.inspected });
+  });
+}
+return Object.freeze({ bindGridInput });
+})();
+
+// web/lesson/guide-steps.js
+const $lesson_guide_steps = (() => {
+const { presetChange, switchMode } = $widget_state;
+const { selectedOutput, tiedCells } = $widget_trace_view;
+// The "Try it" steps and which of them a change ticks: pure functions of (state, trace,
+// context), with no DOM, so the build (first-views.js) reads them without the panel
+// (guide.js draws it and keeps the learner's progress).
+
+
+const same = (pair, first, second) => pair[0] === first && pair[1] === second;
+const isMax = (trace) => trace?.mode === "max";
+const showsGradient = (state, trace) => state.grad && trace?.grad_input !== undefined;
+const sharedBy = (trace, [r, c]) => trace.sources[r][c].length > 1;
+// The output someone picked: the implicit first selection is the widget's, not a pick.
+const pickedOutput = (state, trace) => (state.selImplicit ? null : selectedOutput(state, trace));
+
+const GUIDE_STEPS = [
+  {
+    id: "shared",
+    picks: true,
+    title: "Find the cell two outputs share",
+    task: "Set the kernel to 3 and the stride to 1 in max mode. Neighbouring windows now overlap: select an output whose maximum is also another output's maximum, or click that input cell.",
+    leadsTo(state) {
+      switchMode("max")(state);
+      Object.assign(state, { k: [3, 3], s: [1, 1] });
+    },
+    done(state, trace, context) {
+      if (!isMax(trace) || !same(trace.kernel_size, 3, 3) || !same(trace.stride, 1, 1)) return false;
+      const selected = pickedOutput(state, trace);
+      const [height, width] = trace.input_shape;
+      const inspected = context.inspected;
+      const inspectedInside = inspected && inspected[0] < height && inspected[1] < width;
+      return Boolean(selected && sharedBy(trace, trace.argmax[selected[0]][selected[1]])) || Boolean(inspectedInside && sharedBy(trace, inspected));
+    },
+  },
+  {
+    id: "routing",
+    picks: true,
+    title: "Every gradient lands on a maximum",
+    task: "Go back to a 2 × 2 window with stride 2, turn on Gradient routing and select an output: its gradient lands on the cell marked max, and every other cell gets 0.",
+    leadsTo(state) {
+      switchMode("max")(state);
+      Object.assign(state, { k: [2, 2], s: [2, 2], grad: true });
+    },
+    done(state, trace) {
+      return isMax(trace) && showsGradient(state, trace) && same(trace.kernel_size, 2, 2) && same(trace.stride, 2, 2)
+        && pickedOutput(state, trace) !== null;
+    },
+  },
+  {
+    id: "spread",
+    title: "Average pooling spreads the gradient",
+    task: "Keep the gradient on and switch to Average: each upstream gradient is now shared equally by every cell of its window.",
+    leadsTo(state) {
+      switchMode("avg")(state);
+      state.grad = true;
+    },
+    done(state, trace) {
+      return trace?.mode === "avg" && showsGradient(state, trace);
+    },
+  },
+  {
+    id: "tie",
+    picks: true,
+    title: "Make a tie and see which cell wins",
+    task: "In max mode, give a window two equal maxima (edit a cell, or load the Ties preset) and select its output: the first of them in reading order wins.",
+    leadsTo(state) {
+      switchMode("max")(state);
+      presetChange("ties")(state);
+    },
+    done(state, trace) {
+      const selected = pickedOutput(state, trace);
+      return isMax(trace) && selected !== null && tiedCells(trace, selected).length > 1;
+    },
+  },
+];
+
+// The ids of the steps (state, trace, context) shows done.
+function stepsShown(state, trace, context) {
+  return new Set(GUIDE_STEPS.filter((step) => step.done(state, trace, context)).map((step) => step.id));
+}
+
+// Which steps a change ticks: `before` and `now` are stepsShown before and after it;
+// `cause` is what made it: "learner" (a control, an edit, a preset), "pick" (the learner
+// selected an output or inspected an input cell), or "outside" / null (a link, a hash
+// change from elsewhere, a redraw): those tick nothing. A learner's change ticks the steps
+// it makes hold; a pick also ticks a step about picking that already held (picking
+// another shared maximum is doing step 1 again), never one that is not about picking.
+function stepsTicked(before, now, cause) {
+  if (cause !== "learner" && cause !== "pick") return [];
+  return GUIDE_STEPS
+    .filter((step) => now.has(step.id) && (!before.has(step.id) || (cause === "pick" && step.picks)))
+    .map((step) => step.id);
+}
+
+// The cause of several changes the guide has not seen the trace of yet: a view from
+// outside overrides the learner's changes before it (they were superseded); a pick
+// outranks another change.
+function combineCauses(pending, cause) {
+  if (pending === "outside" || cause === "outside") return "outside";
+  if (pending === "pick" || cause === "pick") return "pick";
+  return cause ?? pending;
+}
+return Object.freeze({ GUIDE_STEPS, stepsShown, stepsTicked, combineCauses });
+})();
+
+// web/lesson/guide.js
+const $lesson_guide = (() => {
+const { readStored, writeStored } = $widget_format;
+const { GUIDE_STEPS, combineCauses, stepsShown, stepsTicked } = $lesson_guide_steps;
+// The "Try it" path: each step is a pure predicate over (state, trace, context) that says
+// whether a view shows it done. A step ticks only for what the learner did: when one of
+// their own actions makes it hold (it did not before), or, for a step that asks them to
+// pick a cell, when they pick one that makes it hold. A view that arrives from outside (a
+// link, Back, a host page changing the hash) ticks nothing, nor does the implicit first
+// selection. A ticked step stays ticked until reset. Progress is kept in localStorage when
+// the browser allows it (iframes and private modes may not), under a key of the widget's
+// page and the lesson page around it (progressKey), never in the URL hash: it belongs to
+// the learner, not to the view being linked.
+// Each step's leadsTo(state) makes the change its task asks for: the views the steps lead
+// to are among those the site precomputes (first-views.js).
+
+
+const STORAGE_PREFIX = "poolgrad-guide-v2";
+// The localStorage key of the progress of this widget in this lesson: the widget's own
+// path (no query, no hash: the state is not the lesson), and the lesson page around it:
+// the `id` query parameter when the host sets one (?embed=1&id=pooling-week-2), else, in
+// a frame, the path of the page that framed it (document.referrer, without its query and
+// hash; a host on another site shows only its origin under the default referrer policy,
+// so several lessons there need ids), else the widget's page alone.
+// location: { pathname, search }; framed: whether the page is in a frame.
+function progressKey(location, framed, referrer) {
+  const id = new URLSearchParams(location.search).get("id");
+  let host = "page";
+  if (id) host = `id:${id}`;
+  else if (framed) {
+    let url = null;
+    try {
+      url = new URL(referrer);
+    } catch {
+      // No referrer (a sandboxed frame, a no-referrer policy): every such frame shares one key.
+    }
+    host = url ? `in:${url.origin}${url.pathname}` : "in:unknown";
+  }
+  return `${STORAGE_PREFIX}|${location.pathname}|${host}`;
+}
+
+function loadProgress(key) {
+  try {
+    const saved = JSON.parse(readStored(key) ?? "[]");
+    return new Set(Array.isArray(saved) ? saved.filter((id) => GUIDE_STEPS.some((step) => step.id === id)) : []);
+  } catch {
+    return new Set(); // stored text that is not JSON
+  }
+}
+
+const saveProgress = (key, done) => writeStored(key, done.size === 0 ? null : JSON.stringify([...done]));
+
+class Guide {
+  // elements: list (an <ol>), progress, reset. announce(text) speaks a newly ticked step.
+  // storageKey: progressKey(...) of this page.
+  constructor(elements, announce, storageKey) {
+    this.elements = elements;
+    this.announce = announce;
+    this.storageKey = storageKey;
+    this.done = loadProgress(storageKey);
+    // The steps the last view with a trace showed, and the cause of the changes since.
+    this.shown = new Set();
+    this.cause = null;
+    this.items = new Map();
+    for (const [index, step] of GUIDE_STEPS.entries()) {
+      const item = document.createElement("li");
+      item.dataset.guideStep = step.id;
+      const badge = document.createElement("span");
+      badge.className = "guide-badge";
+      const title = document.createElement("strong");
+      title.textContent = `${index + 1}. ${step.title}`;
+      const task = document.createElement("p");
+      task.textContent = step.task;
+      item.append(badge, " ", title, task);
+      elements.list.append(item);
+      this.items.set(step.id, { item, badge });
+    }
+    elements.reset.addEventListener("click", () => {
+      this.done.clear();
+      saveProgress(this.storageKey, this.done);
+      this.draw();
+      this.announce("Try it: progress reset.");
+    });
+    this.draw();
+  }
+
+  // Say what made the next view: "learner", "pick" or "outside" (see stepsTicked). It
+  // counts once the view's trace is there: the next update with a trace.
+  note(cause) {
+    this.cause = combineCauses(this.cause, cause);
+  }
+
+  // Tick the steps the learner's changes since the last update made hold.
+  update(state, trace, context) {
+    if (!trace) return;
+    const now = stepsShown(state, trace, context);
+    const fresh = stepsTicked(this.shown, now, this.cause).filter((id) => !this.done.has(id));
+    this.shown = now;
+    this.cause = null;
+    if (fresh.length === 0) return;
+    for (const id of fresh) this.done.add(id);
+    saveProgress(this.storageKey, this.done);
+    this.draw();
+    const titles = GUIDE_STEPS.filter((step) => fresh.includes(step.id)).map((step) => step.title);
+    this.announce(`Try it: done, ${titles.join("; ")}. ${this.summary()}`);
+  }
+
+  summary() {
+    return `${this.done.size} of ${GUIDE_STEPS.length} steps done.`;
+  }
+
+  draw() {
+    for (const step of GUIDE_STEPS) {
+      const { item, badge } = this.items.get(step.id);
+      const done = this.done.has(step.id);
+      item.dataset.done = String(done);
+      badge.textContent = done ? "✓ Done" : "To do";
+    }
+    this.elements.progress.textContent = this.summary();
+  }
+}
+return Object.freeze({ progressKey, Guide });
+})();
+
+// web/lesson/lesson.js
+const $lesson_lesson = (() => {
+const { cellName, formatNumber, formatSum, listCells, pairText, sizeText } = $widget_format;
+const { gradientReceivers, selectedOutput, sharedCells, termFrom, tiedCells, windowCells, windowText } = $widget_trace_view;
+// The lesson beside the widget: a pure function of (state, trace) -> text blocks, and
+// their rendering (textContent only). Every number a sentence quotes comes from the
+// current trace, so the text and the grids never disagree; without a trace (booting, or
+// an invalid setup) the blocks say the same things without numbers.
+
+
+
+function keeps(trace, selected) {
+  const sentences = ["Max pooling slides a window over the input and keeps only the largest value inside it; the rest of the window is dropped."];
+  if (!trace) return sentences;
+  if (trace.mode !== "max") {
+    sentences.push("Switch to Max to see which value each window keeps.");
+  } else if (selected) {
+    const [i, j] = selected;
+    const count = windowCells(trace, selected).length;
+    sentences.push(`Output ${cellName(selected)} keeps ${formatNumber(trace.output[i][j])}, the largest of the ${count} input values in its window (${windowText(trace, selected)}); the other ${count - 1} are dropped.`);
+  } else {
+    sentences.push("Select an output cell to see which value its window kept.");
+  }
+  return sentences;
+}
+
+function remembers(trace, selected) {
+  const sentences = ["It also remembers where that maximum sat (PyTorch's return_indices): the backward pass needs the position, not just the value."];
+  if (!trace || trace.mode !== "max" || !selected) return sentences;
+  const [i, j] = selected;
+  const [r, c] = trace.argmax[i][j];
+  const width = trace.input_shape[1];
+  sentences.push(`Output ${cellName(selected)} remembers input cell ${cellName([r, c])}, flat index ${r} × ${width} + ${c} = ${trace.indices[i][j]}.`);
+  const tied = tiedCells(trace, selected);
+  if (tied.length > 1) {
+    sentences.push(`Its window holds ${tied.length} cells equal to ${formatNumber(trace.output[i][j])} (${listCells(tied)}): a tie, and the first in reading order, ${cellName([r, c])}, wins.`);
+  }
+  return sentences;
+}
+
+function gradient(state, trace, selected) {
+  const sentences = ["Backward, each output's upstream gradient goes back to the cell it remembered, and only there: every other cell of its window gets 0 from it."];
+  if (!trace || !selected) return sentences;
+  const showGradient = state.grad && trace.grad_input !== undefined;
+  if (!showGradient) {
+    sentences.push("Turn on Gradient routing to see where the numbers go.");
+    return sentences;
+  }
+  const [i, j] = selected;
+  const g = formatNumber(trace.grad_output[i][j]);
+  const count = windowCells(trace, selected).length;
+  if (trace.mode === "max") {
+    const [r, c] = trace.argmax[i][j];
+    sentences.push(`Output ${cellName(selected)}'s upstream gradient ${g} goes to cell ${cellName([r, c])} alone; the other ${count - 1} cells of its window get 0 from it.`);
+  } else {
+    const [first] = windowCells(trace, selected);
+    sentences.push(`In average mode there is no winner: output ${cellName(selected)}'s gradient ${g} is split into ${g} / ${trace.divisor[i][j]} = ${formatNumber(termFrom(trace, first, selected))} for each of the ${count} cells of its window.`);
+  }
+  return sentences;
+}
+
+function average(state, trace, selected) {
+  const sentences = ["Average pooling keeps the mean of the window instead of its maximum, remembers no position, and spreads each gradient equally over the whole window. The Max / Average toggle switches between the two and keeps your selection."];
+  if (!trace || !selected) return sentences;
+  const [i, j] = selected;
+  const count = windowCells(trace, selected).length;
+  if (trace.mode === "avg") {
+    sentences.push(`Here output ${cellName(selected)} = ${formatNumber(trace.output[i][j])} is the sum of its ${count} window cells divided by ${trace.divisor[i][j]}; no cell is singled out.`);
+  } else {
+    const [r, c] = trace.argmax[i][j];
+    sentences.push(`With average pooling, all ${count} cells of output ${cellName(selected)}'s window would share its gradient, not only cell ${cellName([r, c])}.`);
+  }
+  return sentences;
+}
+
+function axisText(axis) {
+  const [open, close] = axis.ceil ? ["⌈", "⌉"] : ["⌊", "⌋"];
+  const text = `${open}${axis.numerator} / ${axis.s}${close} + 1 = ${axis.dropped_last ? axis.size + 1 : axis.size}`;
+  return axis.dropped_last ? `${text}, less the window that would start in the padding: ${axis.size}` : text;
+}
+
+function shrinks(trace) {
+  const sentences = ["Each output summarises a whole window, so a pooled feature map is smaller than its input: the next layer has fewer numbers to process, and each of its units sees a wider patch of the image."];
+  if (!trace) return sentences;
+  const [height, width] = trace.input_shape;
+  const [outHeight, outWidth] = trace.output_shape;
+  const { rows, cols } = trace.size_formula;
+  sentences.push(`Here the ${sizeText(trace.input_shape)} input becomes a ${sizeText(trace.output_shape)} output: rows ${axisText(rows)}, cols ${axisText(cols)}.`);
+  if (outHeight * outWidth < height * width) {
+    sentences.push(`That is ${outHeight * outWidth} numbers instead of ${height * width}, each one standing for a ${sizeText(trace.kernel_size)} window.`);
+  } else {
+    sentences.push(`Nothing shrinks here: with stride ${pairText(trace.stride)} there are as many windows as input cells.`);
+  }
+  return sentences;
+}
+
+// Is some input cell covered by two windows? (A row in two windows' rows, or a column in
+// two windows' columns.)
+function windowsOverlap(trace) {
+  const repeats = (lists) => {
+    const seen = new Set();
+    for (const list of lists) {
+      if (list.some((index) => seen.has(index))) return true;
+      list.forEach((index) => seen.add(index));
+    }
+    return false;
+  };
+  return repeats(trace.window_rows) || repeats(trace.window_cols);
+}
+
+// The cell to quote for an overlap: the selected output's receiving cell if several
+// outputs send to it, else the first such cell in row-major order.
+function sharedExample(trace, selected) {
+  if (selected) {
+    const candidates = gradientReceivers(trace, selected);
+    const found = candidates.find(([r, c]) => trace.sources[r][c].length > 1);
+    if (found) return found;
+  }
+  return sharedCells(trace)[0] ?? null;
+}
+
+function overlap(state, trace, selected) {
+  const sentences = ["When the stride is smaller than the window, neighbouring windows overlap and one input cell can belong to several of them; its gradients from those outputs add up."];
+  if (!trace) return sentences;
+  const setting = `stride ${pairText(trace.stride)} and ${sizeText(trace.kernel_size)} windows`;
+  if (!windowsOverlap(trace)) {
+    sentences.push(`With ${setting} the windows do not overlap: each input cell lies in at most one window, so it receives at most one gradient.`);
+    return sentences;
+  }
+  const example = sharedExample(trace, selected);
+  if (!example) {
+    sentences.push(`With ${setting} the windows overlap, but no two outputs picked the same cell, so no gradients add up here.`);
+    return sentences;
+  }
+  const [r, c] = example;
+  const sources = trace.sources[r][c];
+  const relation = trace.mode === "max" ? "the maximum of" : "in the windows of";
+  let sentence = `With ${setting} the windows overlap: cell ${cellName([r, c])} is ${relation} outputs ${listCells(sources)}`;
+  if (state.grad && trace.grad_input !== undefined) {
+    sentence += `, so it collects ${formatSum(trace.grad_terms[r][c], trace.grad_input[r][c])}.`;
+  } else {
+    sentence += ", so with Gradient routing on it collects the sum of their gradients.";
+  }
+  sentences.push(sentence);
+  return sentences;
+}
+
+// The lesson's blocks for this state and its current trace (null when there is none).
+function lessonBlocks(state, trace) {
+  const selected = selectedOutput(state, trace);
+  return [
+    { topic: "keeps", title: "What max pooling keeps", sentences: keeps(trace, selected) },
+    { topic: "remembers", title: "Where it remembers taking it from", sentences: remembers(trace, selected) },
+    { topic: "gradient", title: "Where the gradient goes", sentences: gradient(state, trace, selected) },
+    { topic: "average", title: "How average pooling differs", sentences: average(state, trace, selected) },
+    { topic: "shrink", title: "Why pooling shrinks feature maps", sentences: shrinks(trace) },
+    { topic: "overlap", title: "Overlapping windows add gradients up", sentences: overlap(state, trace, selected) },
+  ];
+}
+
+function renderLesson(container, blocks) {
+  const sections = blocks.map(({ topic, title, sentences }) => {
+    const section = document.createElement("section");
+    section.className = "lesson-block";
+    section.dataset.topic = topic;
+    const heading = document.createElement("h3");
+    heading.textContent = title;
+    const text = document.createElement("p");
+    text.textContent = sentences.join(" ");
+    section.append(heading, text);
+    return section;
+  });
+  container.replaceChildren(...sections);
+}
+return Object.freeze({ lessonBlocks, renderLesson });
+})();
+
+// web/widget/markup.js
+const $widget_markup = (() => {
+const { BOOT_STEPS } = $runtime_boot_steps;
+// The widget's markup: what mount() draws into its element, the same for every host
+// (index.html, <pool-grad>). Its ids are the DOM contract (docs/design.md); they are unique
+// within the tree the widget is drawn in (the page, or an element's shadow root). Each part
+// a host may switch off carries data-part.
+
+
+// #status, for a host that does not place its own (index.html does, so that disk-check.js
+// can speak before any module loads).
+const STATUS_MARKUP = `
+<div id="status" role="status" data-state="loading">
+  <span id="status-text">Loading Python in your browser…</span>
+  <progress id="boot-progress" max="${BOOT_STEPS}" value="0" aria-label="Loading progress"></progress>
+</div>
+`;
+
+const WIDGET_MARKUP = `
+<section class="controls" aria-label="Pooling settings" data-part="controls">
+  <!-- Shown on narrow screens only (style.css), where the settings start folded. -->
+  <button id="controls-toggle" class="controls-toggle" type="button" aria-expanded="false" aria-controls="controls-body">
+    <span class="fold-icon" aria-hidden="true"></span> Settings <span class="hint">window, mode, input</span>
+  </button>
+  <div id="controls-body" class="controls-body">
+  <fieldset>
+    <legend>Window</legend>
+    <label for="kernel">Kernel <span class="hint">k or h,w</span></label>
+    <input id="kernel" name="kernel" type="text" inputmode="text" autocapitalize="off" autocomplete="off" spellcheck="false" value="2">
+    <label for="stride">Stride</label>
+    <input id="stride" name="stride" type="text" inputmode="text" autocapitalize="off" autocomplete="off" spellcheck="false" value="2">
+    <label for="padding">Padding</label>
+    <input id="padding" name="padding" type="text" inputmode="text" autocapitalize="off" autocomplete="off" spellcheck="false" value="0">
+    <label for="dilation">Dilation <span class="hint">max only</span></label>
+    <input id="dilation" name="dilation" type="text" inputmode="text" autocapitalize="off" autocomplete="off" spellcheck="false" value="1">
+  </fieldset>
+  <fieldset>
+    <legend>Pooling</legend>
+    <label for="mode">Mode</label>
+    <select id="mode" name="mode">
+      <option value="max">max</option>
+      <option value="avg">average</option>
+    </select>
+    <label class="check"><input id="ceil" name="ceil" type="checkbox"> ceil_mode <span class="hint">round the size up</span></label>
+    <label class="check"><input id="cip" name="cip" type="checkbox" checked> count_include_pad <span class="hint">average only</span></label>
+    <label class="check strong"><input id="gradient" name="gradient" type="checkbox"> Gradient routing</label>
+  </fieldset>
+  <fieldset>
+    <legend>Input</legend>
+    <label for="preset">Preset</label>
+    <span class="row">
+      <select id="preset" name="preset"></select>
+      <!-- Shown while the random preset shows: choosing it again fires no change. -->
+      <button id="preset-reroll" type="button" hidden>New random numbers</button>
+    </span>
+    <span class="label" id="size-label">Size</span>
+    <span class="row" role="group" aria-labelledby="size-label">
+      <input id="rows" name="rows" type="number" min="1" max="16" step="1" aria-label="Rows (1 to 16)">
+      <span aria-hidden="true">×</span>
+      <input id="cols" name="cols" type="number" min="1" max="16" step="1" aria-label="Columns (1 to 16)">
+      <span class="hint">up to 16 × 16</span>
+    </span>
+    <details class="paste">
+      <summary>Paste a matrix</summary>
+      <label for="paste">One row per line; numbers separated by spaces or commas.</label>
+      <textarea id="paste" name="paste" rows="4" spellcheck="false" placeholder="1 2 5 6&#10;3 4 8 7"></textarea>
+      <button id="paste-apply" type="button">Use this matrix</button>
+      <p id="paste-message" role="alert"></p>
+    </details>
+  </fieldset>
+  </div>
+</section>
+
+<section id="player" data-part="player" class="player" aria-labelledby="player-title" data-stepping="false">
+  <h2 id="player-title">Step through the windows</h2>
+  <div class="player-bar">
+    <button id="player-back" type="button"><span aria-hidden="true">◀</span> Step back</button>
+    <button id="player-play" type="button" aria-pressed="false"><span class="play-icon" aria-hidden="true"></span> Play</button>
+    <button id="player-forward" type="button">Step forward <span aria-hidden="true">▶</span></button>
+    <button id="player-reset" type="button">Show all</button>
+    <span class="player-speed">
+      <label for="player-speed">Speed</label>
+      <select id="player-speed">
+        <option value="1600">slow</option>
+        <option value="800" selected>normal</option>
+        <option value="400">fast</option>
+        <option value="200">very fast</option>
+      </select>
+    </span>
+    <span id="player-progress" class="player-progress"></span>
+  </div>
+  <p id="player-caption" class="player-caption"></p>
+  <p id="player-motion" class="hint" hidden>Play is off because your system asks for reduced motion; the step buttons still work.</p>
+</section>
+
+<section id="stage" class="stage" aria-label="Grids">
+  <div class="column">
+    <div class="panel panel-input">
+      <h2>Input <span id="shapes" class="shape"></span></h2>
+      <p class="hint">Click a cell (or press Enter on it) to edit it. Padding is the striped ring.</p>
+      <div id="input-grid" class="grid-box"></div>
+    </div>
+    <div class="panel panel-grad-input" data-gradient-panel hidden>
+      <h2>Input gradient <span class="shape">routed back to each input cell</span></h2>
+      <div id="grad-input-grid" class="grid-box"></div>
+    </div>
+  </div>
+  <div class="column">
+    <div class="pair">
+      <div class="panel panel-output">
+        <h2>Output</h2>
+        <p class="hint">Tap a cell to see its window.</p>
+        <div id="output-grid" class="grid-box" aria-busy="true"></div>
+      </div>
+      <div class="panel panel-grad-output" data-gradient-panel hidden>
+        <h2>Upstream gradient</h2>
+        <p class="hint">Click a cell to edit. Presets:
+          <button id="grad-ones" type="button">ones</button>
+          <button id="grad-count" type="button">1..n</button>
+        </p>
+        <div id="grad-output-grid" class="grid-box"></div>
+      </div>
+    </div>
+    <div class="panel panel-explain">
+      <p id="explanation" class="explanation"></p>
+      <p id="announcer" class="visually-hidden" aria-live="polite"></p>
+      <ul id="legend" class="legend" data-mode="max" aria-label="How cells are marked">
+        <li><span class="swatch swatch-window" aria-hidden="true">5</span> in the selected output's window</li>
+        <li data-only="max"><span class="swatch swatch-argmax" aria-hidden="true">8</span> its maximum (argmax)</li>
+        <li><span class="swatch swatch-shared" aria-hidden="true">3</span> <span data-only="max">chosen by several outputs (×n)</span><span data-only="avg">in several outputs' windows (×n)</span></li>
+        <li><span class="swatch swatch-pad" aria-hidden="true"><span data-only="max">-∞</span><span data-only="avg">0</span></span> padding</li>
+      </ul>
+      <div id="formula-box"></div>
+    </div>
+  </div>
+</section>
+
+<div class="teach" data-part="lesson">
+  <section id="lesson" class="panel lesson" aria-labelledby="lesson-title">
+    <h2 id="lesson-title">What the grids show</h2>
+    <div class="mode-toggle" role="group" aria-label="Compare max and average pooling">
+      <button id="mode-max" type="button" aria-pressed="true">Max</button>
+      <button id="mode-avg" type="button" aria-pressed="false">Average</button>
+    </div>
+    <div id="lesson-text"></div>
+  </section>
+  <section id="guide" class="panel guide" aria-labelledby="guide-title">
+    <h2 id="guide-title">Try it</h2>
+    <p id="guide-progress" class="hint"></p>
+    <ol id="guide-steps" class="guide-steps"></ol>
+    <button id="guide-reset" type="button">Reset progress</button>
+  </section>
+</div>
+
+<section id="exercise" data-part="exercise" class="panel exercise" aria-labelledby="exercise-title">
+  <h2 id="exercise-title">Write it yourself</h2>
+  <p class="hint">Your code runs in a Python of its own in this page and is checked against poolgrad on the lesson's examples and on cases for every rule. The first case it gets wrong is loaded into the grids above.</p>
+  <label for="exercise-pick">Exercise</label>
+  <select id="exercise-pick" name="exercise-pick">
+    <option value="forward">max_pool2d: the forward pass (NumPy)</option>
+    <option value="backward">max_pool2d_backward: the backward pass (lists)</option>
+  </select>
+  <p id="exercise-task" class="exercise-task"></p>
+  <label for="exercise-code">Your code</label>
+  <p id="exercise-keys" class="hint">Tab indents and Shift+Tab unindents. To leave the editor with the keyboard, press Escape, then Tab. Your code is kept in this browser.</p>
+  <textarea id="exercise-code" name="exercise-code" rows="16" spellcheck="false" autocapitalize="off" autocomplete="off" autocorrect="off" wrap="off" aria-describedby="exercise-task exercise-keys"></textarea>
+  <div class="exercise-buttons">
+    <button id="exercise-run" type="button" class="primary">Run</button>
+    <button id="exercise-reset" type="button">Reset to the starter code</button>
+  </div>
+  <p id="exercise-result" class="exercise-result" role="status"></p>
+</section>
+<details id="code" data-part="code" class="panel code-view">
+  <summary>Code: take this view away</summary>
+  <p class="hint">Python that rebuilds exactly this view: the input, the upstream gradient and the settings, in float64. It defines <code>out</code>, <code>indices</code> (max pooling) and <code>grad_input</code> (with gradient routing on).</p>
+  <div class="code-head">
+    <h3>PyTorch</h3>
+    <button id="copy-torch" type="button" data-copy="torch" data-what="PyTorch code" aria-label="Copy the PyTorch code">Copy</button>
+  </div>
+  <pre id="code-torch" class="code-text" tabindex="0"></pre>
+  <div class="code-head">
+    <h3>poolgrad</h3>
+    <button id="copy-poolgrad" type="button" data-copy="poolgrad" data-what="poolgrad code" aria-label="Copy the poolgrad code">Copy</button>
+  </div>
+  <pre id="code-poolgrad" class="code-text" tabindex="0"></pre>
+  <h3>Share and show</h3>
+  <div class="code-actions">
+    <button id="copy-link" type="button" data-copy="link" data-what="link">Copy link</button>
+    <button id="copy-embed" type="button" data-copy="embed" data-what="embed code">Copy embed code</button>
+    <button id="save-picture" type="button">Save picture (SVG)</button>
+  </div>
+  <p id="code-message" class="code-message" role="status"></p>
+  <p class="hint">Link: <span id="code-link" class="code-inline"></span></p>
+  <p class="hint">Embed code (an iframe for a lesson page):</p>
+  <pre id="code-embed" class="code-text" tabindex="0"></pre>
+</details>
+`;
+return Object.freeze({ STATUS_MARKUP, WIDGET_MARKUP });
+})();
+
+// web/lesson/player.js
+const $lesson_player = (() => {
+const { cellName, decodeNumber, formatNumber } = $widget_format;
+const { gradientReceivers, termFrom, windowSamples, windowText } = $widget_trace_view;
+// Step through the windows: the forward pass one output at a time, then (with the
+// gradient on) the backward pass one upstream gradient at a time, all from the last trace
+// (no Python call per step). The position is view state, not part of the URL hash.
+//
+// Positions: null = not stepping (the full view); 0 = nothing computed yet; p in 1..L =
+// steps 1..p done, step p highlighted. frame() turns a position into marks; the Player
+// never touches a grid cell: render.js draws the marks as part of each cell (their own
+// attributes data-pending, data-partial and data-step, never the selection's), and the
+// Player asks for a render whenever its position changes.
+
+
+// One step per output in row-major order, forward; then the same order backward.
+function playerSteps(trace, withGradient) {
+  const [height, width] = trace.output_shape;
+  const outputs = [];
+  for (let i = 0; i < height; i += 1) for (let j = 0; j < width; j += 1) outputs.push([i, j]);
+  const steps = outputs.map((output) => ({ pass: "forward", output }));
+  if (withGradient) steps.push(...outputs.map((output) => ({ pass: "backward", output })));
+  return steps;
+}
+
+
+// What the grids show after `done` backward steps: per input cell, the running sum of the
+// gradients that have arrived (the final value once all have), and whether more will come.
+function partialSums(trace, done) {
+  const width = trace.output_shape[1];
+  const arrived = ([i, j]) => i * width + j < done;
+  return trace.sources.map((row, r) => row.map((sources, c) => {
+    const count = sources.filter(arrived).length;
+    if (count === sources.length) return { value: formatNumber(trace.grad_input[r][c]), partial: false, terms: trace.grad_terms[r][c] };
+    const terms = trace.grad_terms[r][c].slice(0, count);
+    const sum = terms.reduce((total, term) => total + decodeNumber(term), 0);
+    return { value: formatNumber(sum), partial: true, terms };
+  }));
+}
+
+// Pure: the marks and caption for one position. Marks are [grid, row, col, changes].
+function frame(trace, withGradient, position) {
+  const steps = playerSteps(trace, withGradient);
+  const total = steps.length;
+  const forwardCount = trace.output_shape[0] * trace.output_shape[1];
+  const marks = [];
+  const forwardDone = Math.min(position, forwardCount);
+  steps.slice(forwardDone, forwardCount).forEach(({ output: [i, j] }) => {
+    marks.push(["output", i, j, { pending: true, text: "", note: "not computed yet in the step-through" }]);
+  });
+  if (withGradient) {
+    const backwardDone = Math.max(0, position - forwardCount);
+    const sums = partialSums(trace, backwardDone);
+    sums.forEach((row, r) => row.forEach((cell, c) => {
+      if (position <= forwardCount) {
+        marks.push(["grad-input", r, c, { pending: true, text: "", note: "backward pass not started yet" }]);
+      } else if (cell.partial) {
+        marks.push(["grad-input", r, c, { partial: true, text: cell.value, note: `${cell.value} so far in the step-through` }]);
+      }
+    }));
+  }
+  const counter = `Step ${position} of ${total}`;
+  if (position === 0) return { marks, caption: `${counter}: no output computed yet. Step forward to slide the first window.` };
+  const { pass, output } = steps[position - 1];
+  const [i, j] = output;
+  const name = cellName(output);
+  if (pass === "forward") {
+    marks.push(["output", i, j, { step: "current" }]);
+    for (const [r, c] of windowSamples(trace, output)) marks.push(["input", r, c, { step: "window" }]);
+    const where = windowText(trace, output);
+    const value = formatNumber(trace.output[i][j]);
+    let caption;
+    if (trace.mode === "max") {
+      const [r, c] = trace.argmax[i][j];
+      marks.push(["input", r, c, { step: "argmax" }]);
+      caption = `${counter}, forward: the window covers ${where}; its maximum ${value}, from cell ${cellName([r, c])}, fills output ${name}.`;
+    } else {
+      caption = `${counter}, forward: the window covers ${where}; its sum divided by ${trace.divisor[i][j]} is ${value}, which fills output ${name}.`;
+    }
+    return { marks, caption };
+  }
+  const backwardDone = position - forwardCount;
+  const sums = partialSums(trace, backwardDone);
+  marks.push(["output", i, j, { step: "current" }]);
+  marks.push(["grad-output", i, j, { step: "source" }]);
+  const targets = gradientReceivers(trace, output);
+  for (const [r, c] of targets) marks.push(["grad-input", r, c, { step: "target" }]);
+  const g = formatNumber(trace.grad_output[i][j]);
+  const holding = ([r, c]) => {
+    const { terms, value, partial } = sums[r][c];
+    const text = terms.length > 1 ? `${terms.map(formatNumber).join(" + ")} = ${value}` : value;
+    return partial ? `${text} so far` : text;
+  };
+  let caption;
+  if (trace.mode === "max") {
+    const [r, c] = targets[0];
+    caption = `${counter}, backward: output ${name} sends its upstream gradient ${g} to cell ${cellName([r, c])}, its maximum, which now holds ${holding([r, c])}.`;
+  } else {
+    const share = formatNumber(termFrom(trace, targets[0], output));
+    const overlapping = targets.filter(([r, c]) => sums[r][c].terms.length > 1);
+    caption = `${counter}, backward: output ${name} splits its upstream gradient ${g} into ${share} for each of the ${targets.length} cells of its window.`;
+    if (overlapping.length > 0) caption += ` Cell ${cellName(overlapping[0])} lies in an earlier window too and now holds ${holding(overlapping[0])}.`;
+  }
+  return { marks, caption };
+}
+
+const IDLE_CAPTION = "Press Play, or step forward, to compute the outputs one window at a time; with Gradient routing on, the backward pass follows.";
+
+// A step-through position's marks as render.js draws them: per "grid:row,col", one change
+// ({pending, partial, step, text, notes}), later marks on a cell overriding earlier ones
+// and notes adding up, in the order frame() lists them.
+function marksByCell(marks) {
+  const cells = new Map();
+  for (const [grid, row, col, { note, ...change }] of marks) {
+    const key = `${grid}:${row},${col}`;
+    const merged = { ...cells.get(key), ...change };
+    merged.notes = [...(cells.get(key)?.notes ?? []), ...(note ? [note] : [])];
+    cells.set(key, merged);
+  }
+  return cells;
+}
+
+class Player {
+  // elements: box, play, back, forward, reset, speed, progress, caption, motionNote;
+  // redraw(): render the page again (its grids draw this.marks()); announce(text) speaks
+  // a step taken by hand.
+  constructor(elements, redraw, announce) {
+    this.elements = elements;
+    this.redraw = redraw;
+    this.announce = announce;
+    this.trace = null;
+    this.withGradient = false;
+    this.total = 0;
+    this.position = null;
+    this.current = null;
+    this.timer = null;
+    this.reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
+    this.reducedMotion.addEventListener("change", () => {
+      if (this.reducedMotion.matches) this.pause();
+      this.draw();
+    });
+    elements.play.addEventListener("click", () => (this.timer ? this.pause() : this.play()));
+    // Back, forward and Show all use aria-disabled, not disabled, so the button keeps
+    // the focus when it reaches an end.
+    const usable = (button) => button.getAttribute("aria-disabled") !== "true";
+    elements.back.addEventListener("click", () => usable(elements.back) && this.step(-1));
+    elements.forward.addEventListener("click", () => usable(elements.forward) && this.step(1));
+    elements.reset.addEventListener("click", () => {
+      if (!usable(elements.reset)) return;
+      this.pause();
+      this.moveTo(null);
+    });
+    elements.speed.addEventListener("change", () => {
+      if (this.timer) this.startTimer();
+    });
+  }
+
+  // Called by every render before the grids are drawn, with the current trace (null if
+  // there is none): a new trace or gradient setting starts over from the full view.
+  sync(trace, withGradient) {
+    const usable = Boolean(trace) && (!withGradient || trace.grad_input !== undefined);
+    if (trace !== this.trace || (usable && withGradient !== this.withGradient)) {
+      this.pause();
+      this.trace = trace;
+      this.withGradient = usable && withGradient;
+      this.total = trace ? playerSteps(trace, this.withGradient).length : 0;
+      this.position = null;
+      this.current = null;
+    }
+  }
+
+  // This position's marks for render.js (marksByCell), or null when not stepping; the
+  // same object until the position or the trace changes.
+  marks() {
+    return this.current?.cells ?? null;
+  }
+
+  step(delta) {
+    this.pause();
+    this.moveBy(delta);
+    this.announce(this.elements.caption.textContent);
+  }
+
+  moveBy(delta) {
+    if (!this.trace) return;
+    const from = this.position ?? (delta > 0 ? -1 : this.total + 1);
+    this.moveTo(Math.max(0, Math.min(this.total, from + delta)));
+  }
+
+  moveTo(position) {
+    this.position = position;
+    if (position === null) {
+      this.current = null;
+    } else {
+      const { marks, caption } = frame(this.trace, this.withGradient, position);
+      this.current = { cells: marksByCell(marks), caption };
+    }
+    this.redraw();
+  }
+
+  play() {
+    if (!this.trace || this.reducedMotion.matches) return;
+    this.startTimer();
+    if (this.position === null || this.position === this.total) this.moveTo(0);
+    else this.draw();
+  }
+
+  startTimer() {
+    clearInterval(this.timer);
+    this.timer = setInterval(() => {
+      this.moveBy(1);
+      if (this.position === this.total) this.pause();
+    }, Number(this.elements.speed.value));
+  }
+
+  pause() {
+    if (!this.timer) return;
+    clearInterval(this.timer);
+    this.timer = null;
+    this.draw();
+  }
+
+  // The player's own controls and caption (the grids are render.js's).
+  draw() {
+    const { elements } = this;
+    const stepping = this.trace !== null && this.position !== null;
+    elements.box.dataset.stepping = String(stepping);
+    let caption = this.trace ? IDLE_CAPTION : "The step-through is available when the output is shown.";
+    if (stepping) caption = this.current.caption;
+    const playing = this.timer !== null;
+    elements.play.setAttribute("aria-pressed", String(playing));
+    elements.play.disabled = !this.trace || this.reducedMotion.matches;
+    elements.back.setAttribute("aria-disabled", String(!this.trace || this.position === 0));
+    elements.forward.setAttribute("aria-disabled", String(!this.trace || this.position === this.total));
+    elements.reset.setAttribute("aria-disabled", String(!stepping));
+    elements.motionNote.hidden = !this.reducedMotion.matches;
+    elements.progress.textContent = stepping ? `Step ${this.position} of ${this.total}` : "";
+    if (elements.caption.textContent !== caption) elements.caption.textContent = caption;
+  }
+}
+return Object.freeze({ playerSteps, frame, marksByCell, Player });
+})();
+
+// web/exercise/exercise.js: left out
+const $exercise_exercise = Object.freeze({ EXERCISES() { throw new Error("web/exercise/exercise.js is not in the notebook bundle (the exercise panel runs learner code in the site's workers: a notebook has poolgrad.check)"); }, parseAnswer() { throw new Error("web/exercise/exercise.js is not in the notebook bundle (the exercise panel runs learner code in the site's workers: a notebook has poolgrad.check)"); }, caseState() { throw new Error("web/exercise/exercise.js is not in the notebook bundle (the exercise panel runs learner code in the site's workers: a notebook has poolgrad.check)"); }, resultText() { throw new Error("web/exercise/exercise.js is not in the notebook bundle (the exercise panel runs learner code in the site's workers: a notebook has poolgrad.check)"); }, indent() { throw new Error("web/exercise/exercise.js is not in the notebook bundle (the exercise panel runs learner code in the site's workers: a notebook has poolgrad.check)"); }, dedent() { throw new Error("web/exercise/exercise.js is not in the notebook bundle (the exercise panel runs learner code in the site's workers: a notebook has poolgrad.check)"); }, newline() { throw new Error("web/exercise/exercise.js is not in the notebook bundle (the exercise panel runs learner code in the site's workers: a notebook has poolgrad.check)"); }, ExerciseRunner() { throw new Error("web/exercise/exercise.js is not in the notebook bundle (the exercise panel runs learner code in the site's workers: a notebook has poolgrad.check)"); }, storageKey() { throw new Error("web/exercise/exercise.js is not in the notebook bundle (the exercise panel runs learner code in the site's workers: a notebook has poolgrad.check)"); }, mountExercise() { throw new Error("web/exercise/exercise.js is not in the notebook bundle (the exercise panel runs learner code in the site's workers: a notebook has poolgrad.check)"); }, mismatchMarks() { throw new Error("web/exercise/exercise.js is not in the notebook bundle (the exercise panel runs learner code in the site's workers: a notebook has poolgrad.check)"); }, shownPair() { throw new Error("web/exercise/exercise.js is not in the notebook bundle (the exercise panel runs learner code in the site's workers: a notebook has poolgrad.check)"); } });
+
+// web/exercise/marks.js
+const $exercise_marks = (() => {
+const { decodeNumber, formatNumber } = $widget_format;
+// The marks of wrong cells that render.js draws (data-mismatch), from exercise_check's
+// mismatches ([{grid, row, col, expected, got}]): the exercise panel's, and a host's
+// (the notebook's poolgrad.check), through mount's showMismatches.
+
+
+// A wrong cell's two values as text: the grids' 4 decimals, or every digit when 4
+// decimals would show the same number twice (an unrounded 0.66666… against 0.6667).
+function shownPair(expected, got) {
+  const pair = { expected: formatNumber(expected), got: formatNumber(got) };
+  if (pair.expected !== pair.got) return pair;
+  return { expected: String(decodeNumber(expected)), got: String(decodeNumber(got)) };
+}
+
+// The marks render.js draws: "grid:row,col" -> {expected, got} as text.
+function mismatchMarks(mismatches) {
+  return new Map(mismatches.map((item) => [`${item.grid}:${item.row},${item.col}`, shownPair(item.expected, item.got)]));
+}
+return Object.freeze({ shownPair, mismatchMarks });
+})();
+
+// web/runtime/page-traces.js: left out
+const $runtime_page_traces = Object.freeze({ pageTraces() { throw new Error("web/runtime/page-traces.js is not in the notebook bundle (the page's Python in a worker: in a notebook the kernel computes every trace)"); } });
+
+// web/widget/mount.js
+const $widget_mount = (() => {
+const { BOOT_STEPS } = $runtime_boot_steps;
+const { CodeView } = $takeaway_code_view;
+const { bindControls, controlElements, fillPresetOptions, syncControls } = $widget_controls;
+const { bindGridInput } = $widget_grid_input;
+const { Guide, progressKey } = $lesson_guide;
+const { lessonBlocks, renderLesson } = $lesson_lesson;
+const { STATUS_MARKUP, WIDGET_MARKUP } = $widget_markup;
+const { Player } = $lesson_player;
+const { mountExercise } = $exercise_exercise;
+const { mismatchMarks } = $exercise_marks;
+const { redrawPlan, renderSelection, renderView } = $widget_render;
+const { explanationText, traceParameters, viewTitle } = $lesson_sentences;
+const { InputError, MODEL_KEYS, defaultState, gridsKey, modelValues, requestKey, stateFromModel, switchMode } = $widget_state;
+const { selectedOutput, windowCells } = $widget_trace_view;
+// mount(element, model, options): the front end's one entry. It draws the whole widget
+// into `element` and keeps it in step with `model`, which owns the state, in anywidget's
+// shape: get(key), set(key, value), save_changes(), on("change:key" | "change", cb), off().
+// The model's keys are state.js MODEL_KEYS (poolgrad.trace()'s argument names), plus
+// `error` (a host's readable refusal of what it was given: a bad link, a bad attribute).
+// docs/design.md ("mount") is the contract: model keys, options, the trace source, parts.
+//
+// Data flows one way: model -> state (stateFromModel) -> trace source -> trace -> render.
+// A learner's change makes a new state, which the view sets into the model and shows at
+// once; the model's echo of it is recognised and ignored. A trace never changes the state:
+// a selection the output lacks stays in the state, and every view asks trace-view's
+// selectedOutput, which ignores it. A selection change never asks for a trace: the last
+// one already holds every window and argmax, so a tap only re-marks a few cells. While
+// Python starts, a state whose trace the build shipped is answered from that trace.
+//
+// Returns a handle: state(), trace() (the current one, or null), on(type, cb) for "change"
+// (the state), "select" ({row, col, argmax, window}), "trace" ({state, trace}) and
+// "ready"; python(), timings and exerciseTimings (test hooks); request(r) (a raw request
+// to the same Python); showMismatches(mismatches) (a host's marks of wrong cells); destroy().
+
+
+// The parts a host may switch off (options.parts); the grids are always there.
+const PARTS = ["controls", "lesson", "player", "exercise", "code"];
+
+let lanes = 0;
+
+// options:
+//   traces: the trace source (runtime/page-traces.js describes its shape); default the
+//     page's shared Python, loaded on first use;
+//   parts: {controls, lesson, player, exercise, code}, each true (default) or false;
+//   status: an element holding #status-text and #boot-progress that the host placed
+//     (index.html); default, the widget draws its own #status first;
+//   invalid(message): the status text for a refused model (default "Not valid: …");
+//   name: the widget's name among several on a page, added to its landmarks' labels;
+//   scheme: the colour-scheme source, {current() -> "light" | "dark", subscribe(callback)
+//     -> unsubscribe} (a notebook's theme); default, the system's (prefers-color-scheme).
+async function mount(element, model, options = {}) {
+  const traces = options.traces ?? (await Promise.resolve($runtime_page_traces)).pageTraces();
+  return mountWith(element, model, { ...options, traces });
+}
+
+// The default colour-scheme source: the system's, which style.css follows too.
+function systemScheme() {
+  const query = window.matchMedia("(prefers-color-scheme: dark)");
+  return {
+    current: () => (query.matches ? "dark" : "light"),
+    subscribe(callback) {
+      query.addEventListener("change", callback);
+      return () => query.removeEventListener("change", callback);
+    },
+  };
+}
+
+function mountWith(element, model, options) {
+  const { traces } = options;
+  const parts = Object.fromEntries(PARTS.map((part) => [part, options.parts?.[part] !== false]));
+  const lane = `widget-${++lanes}`;
+  element.innerHTML = (options.status ? "" : STATUS_MARKUP) + WIDGET_MARKUP;
+  for (const node of element.querySelectorAll("[data-part]")) {
+    if (!parts[node.dataset.part]) node.hidden = true;
+  }
+  // Several widgets on a page: each one's landmarks say whose they are.
+  if (options.name) {
+    for (const section of element.querySelectorAll("section[aria-label]")) {
+      section.setAttribute("aria-label", `${section.getAttribute("aria-label")}: ${options.name}`);
+    }
+    for (const section of element.querySelectorAll("section[aria-labelledby]")) {
+      const title = element.querySelector(`#${section.getAttribute("aria-labelledby")}`);
+      section.removeAttribute("aria-labelledby");
+      section.setAttribute("aria-label", `${title.textContent}: ${options.name}`);
+    }
+  }
+  const root = element.getRootNode();
+  const byId = (id) => element.querySelector(`#${id}`) ?? options.status?.querySelector(`#${id}`)
+    ?? (options.status?.id === id ? options.status : null);
+  const regions = {
+    inputGrid: byId("input-grid"),
+    outputGrid: byId("output-grid"),
+    gradOutputGrid: byId("grad-output-grid"),
+    gradInputGrid: byId("grad-input-grid"),
+    gradPanels: [...element.querySelectorAll("[data-gradient-panel]")],
+    explanation: byId("explanation"),
+    legend: byId("legend"),
+    formula: byId("formula-box"),
+    shapes: byId("shapes"),
+  };
+  const stage = byId("stage");
+  const announcer = byId("announcer");
+  const statusBox = byId("status");
+  const statusText = byId("status-text");
+  const progressBar = byId("boot-progress");
+  const controls = controlElements(element);
+  const scheme = options.scheme ?? systemScheme();
+  const listeners = new Map();
+  const emit = (type, detail) => {
+    for (const listener of listeners.get(type) ?? []) listener(detail);
+  };
+
+  const initialState = defaultState();
+  const app = {
+    state: initialState,
+    // requestKey(state): the key of what Python computes for the state shown.
+    stateKey: requestKey(initialState),
+    trace: null,
+    traceKey: null,
+    // "shipped" while the trace shown is the build's precomputed one, else "python".
+    traceSource: null,
+    traceError: null,
+    modelError: null,
+    controlError: null,
+    boot: { ready: false, failure: null, step: 0, steps: BOOT_STEPS, message: "Starting the Python worker" },
+    // mismatch: the exercise panel's marks of wrong cells, for the state it loaded.
+    view: { focus: {}, editing: null, inspected: null, scheme: scheme.current(), mismatch: null },
+    // What the grids show now: the `next` of the render that last drew them (redrawPlan).
+    drawn: null,
+    // The model's values of the state shown: the model's echo of them changes nothing.
+    values: null,
+    announcedReady: false,
+    setting: false,
+    timings: { bootMs: null, bootSteps: [], lastTraceMs: null, lastRoundTripMs: null, lastRenderMs: null },
+  };
+  const mountStart = performance.now();
+
+  // The heat map's palette follows the colour scheme (style.css does the rest).
+  const unsubscribeScheme = scheme.subscribe(() => {
+    if (app.view.scheme === scheme.current()) return;
+    app.view.scheme = scheme.current();
+    render();
+  });
+
+  const isCurrent = () => app.trace !== null && app.traceKey === app.stateKey;
+  const currentTrace = () => (isCurrent() ? app.trace : null);
+
+  function updateStatus() {
+    let state;
+    let text;
+    let source = null;
+    if (app.boot.failure) [state, text] = ["error", app.boot.failure];
+    else if (app.modelError) [state, text] = ["error", app.modelError];
+    else if (app.controlError) [state, text] = ["error", app.controlError];
+    else if (app.traceError) [state, text] = ["error", app.traceError];
+    else if (!app.boot.ready) {
+      const booting = `step ${app.boot.step} of ${app.boot.steps}: ${app.boot.message}`;
+      // Before Python is up, a current trace is a shipped one.
+      if (isCurrent()) {
+        [state, text] = ["loading", `Ready (precomputed): ${viewTitle(traceParameters(app.trace))}. Loading Python in your browser (${booting}) for any other view.`];
+        source = "precomputed";
+      } else if (traces.shippedAvailable?.()) [state, text] = ["loading", `This view needs Python, still loading (${booting}); it appears as soon as Python is ready.`];
+      else [state, text] = ["loading", `Loading Python in your browser (${booting}). You can already edit the input; your changes apply when it is ready.`];
+    }
+    // Python is up but the first answer is still on its way: "ready" waits for a drawn output.
+    else if (!app.trace) [state, text] = ["loading", "Python is ready; computing the first output."];
+    else [state, text] = ["ready", `Ready: ${viewTitle(traceParameters(app.trace))}.`];
+    // Written only when they change: a rewrite would cost the next frame a relayout.
+    if (statusBox.dataset.state !== state) statusBox.dataset.state = state;
+    if (statusText.textContent !== text) statusText.textContent = text;
+    // "ready" once: Python is up and the output is drawn (after the render in progress).
+    if (state === "ready" && !app.announcedReady) {
+      app.announcedReady = true;
+      queueMicrotask(() => emit("ready", { state: app.state, trace: currentTrace() }));
+    }
+    if ((statusBox.dataset.source ?? null) !== source) {
+      if (source) statusBox.dataset.source = source;
+      else delete statusBox.dataset.source;
+    }
+    const bootOver = app.boot.ready || Boolean(app.boot.failure);
+    if (progressBar.hidden !== bootOver) progressBar.hidden = bootOver;
+    if (!bootOver) {
+      progressBar.max = app.boot.steps;
+      progressBar.value = app.boot.step;
+    }
+  }
+
+  function focusedCell() {
+    const active = root.activeElement;
+    const cell = active?.closest?.("[data-grid]");
+    return cell && element.contains(cell) ? { grid: cell.dataset.grid, row: cell.dataset.row, col: cell.dataset.col } : null;
+  }
+
+  // The one render: decides with redrawPlan how much of the view to redraw, then brings the
+  // controls, #status and the teaching layer up to date. It reads app and writes the DOM only.
+  function render() {
+    const started = performance.now();
+    const trace = currentTrace();
+    const awaitingTrace = app.boot.ready && !app.boot.failure && app.traceKey !== app.stateKey;
+    // A stale trace (the worker is computing the new state) still shows the output, but
+    // its windows may not fit the new input, so the input grid is drawn without overlays.
+    const shownKey = gridsKey(app.state);
+    const view = {
+      ...app.view, staleInput: !isCurrent(), traceError: app.traceError, stepMarks: player.marks(), mismatches: app.view.mismatch?.marks ?? null,
+    };
+    const next = { state: app.state, trace: app.trace, view, awaitingTrace, gridsKey: shownKey };
+    const plan = redrawPlan(app.drawn, next);
+    if (plan === "all") {
+      const focus = focusedCell();
+      renderView(regions, app.state, app.trace, view);
+      stage.querySelector("[data-editor]")?.focus();
+      if (focus && !app.view.editing) {
+        stage.querySelector(`[data-grid="${focus.grid}"][data-row="${focus.row}"][data-col="${focus.col}"]`)?.focus({ preventScroll: true });
+      }
+    } else if (plan === "selection") {
+      renderSelection(regions, app.state, app.trace, view);
+    }
+    if (plan !== "wait") app.drawn = next;
+    regions.outputGrid.setAttribute("aria-busy", String(awaitingTrace || (app.traceKey !== app.stateKey && !app.traceError)));
+    syncControls(controls, app.state);
+    updateStatus();
+    codeView.update();
+    if (plan !== "wait") renderTeaching(trace);
+    app.timings.lastRenderMs = performance.now() - started;
+  }
+
+  // The player follows the state and its trace (it starts over on a new one); a trace still
+  // being computed leaves it where it is.
+  function syncPlayer() {
+    const awaitingTrace = app.boot.ready && !app.boot.failure && app.traceKey !== app.stateKey;
+    if (!awaitingTrace) player.sync(currentTrace(), app.state.grad);
+  }
+
+  // The one place the trace shown changes: `answer` ({trace} or {error}) for `key`, from
+  // `source` ("python" or "shipped"). Python's answer to the view a shipped trace shows keeps
+  // that very object on screen (the player keeps its place); the two are equal, as a browser
+  // test checks for every one. The host hears of it (index.html writes the canonical link).
+  function showTrace(key, answer, source) {
+    const same = app.traceSource === "shipped" && app.traceKey === key && !answer.error
+      && JSON.stringify(answer.trace) === JSON.stringify(app.trace);
+    app.traceKey = key;
+    app.traceSource = source;
+    app.traceError = answer.error ? (answer.timedOut ? answer.error : `Not a valid pooling setup: ${answer.error}`) : null;
+    if (!same) app.trace = answer.error ? null : answer.trace;
+    if (key === app.stateKey) {
+      syncPlayer();
+      emit("trace", { state: app.state, trace: currentTrace() });
+    }
+  }
+
+  async function requestTrace() {
+    const key = app.stateKey;
+    const sent = performance.now();
+    let answer;
+    try {
+      answer = await traces.latest(key, lane);
+    } catch {
+      return; // the source's onFailure has already put the reason in #status
+    }
+    if (answer.superseded || destroyed) return;
+    app.timings.lastRoundTripMs = performance.now() - sent;
+    app.timings.lastTraceMs = answer.ms ?? null;
+    showTrace(key, answer, "python");
+    render();
+  }
+
+  // While Python starts, the current state is answered from its shipped trace, if there is
+  // one; Python is asked all the same (the latest state wins) and takes over once it is up.
+  function answerFromShipped() {
+    const key = app.stateKey;
+    const trace = app.boot.ready ? null : traces.shipped?.(key) ?? null;
+    if (trace === null || app.traceKey === key) return false;
+    showTrace(key, { trace }, "shipped");
+    return true;
+  }
+
+  function setState(next) {
+    const nextKey = requestKey(next);
+    const needsTrace = nextKey !== app.stateKey || app.traceKey === null;
+    app.state = next;
+    app.stateKey = nextKey;
+    app.modelError = null;
+    // The exercise panel's marks belong to the case it loaded; another view drops them (a
+    // tap that selects another output keeps them).
+    if (app.view.mismatch && app.view.mismatch.view !== gridsKey(next)) app.view.mismatch = null;
+    // The worker starts computing before the main thread does anything else with the change.
+    if (needsTrace) {
+      requestTrace();
+      answerFromShipped();
+    }
+    syncPlayer();
+    render();
+    emit("change", app.state);
+  }
+
+  // A state the view made (a learner's change, an exercise case): set into the model (whose
+  // echo of it changes nothing) and shown at once.
+  function adopt(next) {
+    app.values = modelValues(next);
+    const current = readModelValues();
+    app.setting = true; // the model's events while it takes the values are the view's own
+    try {
+      for (const [key, value] of Object.entries(app.values)) {
+        if (JSON.stringify(current[key]) !== JSON.stringify(value)) model.set(key, value);
+      }
+      if (model.get("error")) model.set("error", null);
+      model.save_changes();
+    } finally {
+      app.setting = false;
+    }
+    setState(next);
+  }
+
+  function change(mutator) {
+    guide.note("learner");
+    const next = structuredClone(app.state);
+    mutator(next);
+    app.view.editing = null;
+    adopt(next);
+  }
+
+  function readModelValues() {
+    return Object.fromEntries(Object.keys(MODEL_KEYS).map((key) => [key, model.get(key) ?? null]));
+  }
+
+  // The model changed (the host, or the view's own set): a new state from outside, unless
+  // it is the view's own. A refused model keeps the last good view and says what is wrong.
+  function modelChanged() {
+    if (app.setting) return;
+    const error = model.get("error");
+    if (error) {
+      app.modelError = options.invalid ? options.invalid(error) : `Not valid: ${error}.`;
+      render();
+      return;
+    }
+    const values = readModelValues();
+    if (app.values && !app.modelError && JSON.stringify(values) === JSON.stringify(app.values)) return;
+    let next;
+    try {
+      next = stateFromModel((key) => values[key]);
+    } catch (problem) {
+      if (!(problem instanceof InputError)) throw problem;
+      app.modelError = options.invalid ? options.invalid(problem.message) : `Not valid: ${problem.message}.`;
+      render();
+      return;
+    }
+    // A new state from outside ends any edit: the edited cell belonged to the state that was
+    // left, and may not even exist in this one.
+    app.view.editing = null;
+    app.controlError = null;
+    guide.note("outside");
+    app.values = values;
+    setState(next);
+  }
+
+  // The upstream gradient's shape: the custom one's, or the current trace's output.
+  function gradientShape() {
+    if (app.state.g) return [app.state.g.length, app.state.g[0].length];
+    return isCurrent() ? app.trace.output_shape : null;
+  }
+
+  // What pool-grad:select carries: the selected output, its argmax (max mode) and the
+  // input cells its window samples.
+  function selectionDetail() {
+    const trace = currentTrace();
+    const output = trace ? selectedOutput(app.state, trace) : null;
+    if (!output) return null;
+    const [row, col] = output;
+    return { row, col, argmax: trace.mode === "max" ? trace.argmax[row][col].slice() : null, window: windowCells(trace, output) };
+  }
+
+  // A selection change is spoken through a polite live region that holds text only. The
+  // explanation itself is not live, so parameter changes do not talk over the learner.
+  function announceSelection() {
+    const sel = app.state.sel;
+    if (!sel) announcer.textContent = "No output cell selected.";
+    else announcer.textContent = (isCurrent() && explanationText(app.state, app.trace))
+      || `Output (${sel[0]},${sel[1]}) selected; its window shows once the output is computed.`;
+    const detail = selectionDetail();
+    if (detail) emit("select", detail);
+  }
+
+  // ---- the teaching layer: lesson text, step-through player, "Try it" guide ----
+  // All three read the current trace only (null while it is being recomputed or invalid).
+
+  // Several announcements in one task (a selection and the guide step it ticks) are spoken
+  // together: later ones are appended once the task's own announcements are written.
+  let announcementBase = null;
+  const pendingAnnouncements = [];
+  function announce(text) {
+    if (announcementBase === null) {
+      announcementBase = announcer.textContent;
+      queueMicrotask(() => {
+        const earlier = announcer.textContent === announcementBase ? "" : `${announcer.textContent} `;
+        announcer.textContent = earlier + pendingAnnouncements.splice(0).join(" ");
+        announcementBase = null;
+      });
+    }
+    pendingAnnouncements.push(text);
+  }
+
+  const lessonText = byId("lesson-text");
+  const modeButtons = { max: byId("mode-max"), avg: byId("mode-avg") };
+  // The player draws through render (its position is part of the grids); render reads its
+  // marks and never calls it back.
+  const player = new Player({
+    box: byId("player"),
+    play: byId("player-play"),
+    back: byId("player-back"),
+    forward: byId("player-forward"),
+    reset: byId("player-reset"),
+    speed: byId("player-speed"),
+    progress: byId("player-progress"),
+    caption: byId("player-caption"),
+    motionNote: byId("player-motion"),
+  }, () => render(), announce);
+  const codeView = new CodeView({
+    panel: byId("code"),
+    torch: byId("code-torch"),
+    poolgrad: byId("code-poolgrad"),
+    link: byId("code-link"),
+    embed: byId("code-embed"),
+    message: byId("code-message"),
+    picture: byId("save-picture"),
+    copyButtons: [...element.querySelectorAll("#code [data-copy]")],
+  }, () => ({ state: app.state, trace: currentTrace() }));
+  const guide = new Guide(
+    { list: byId("guide-steps"), progress: byId("guide-progress"), reset: byId("guide-reset") },
+    announce,
+    progressKey(location, window.parent !== window, document.referrer),
+  );
+
+  function renderTeaching(trace) {
+    if (parts.lesson) {
+      renderLesson(lessonText, lessonBlocks(app.state, trace));
+      for (const [mode, button] of Object.entries(modeButtons)) button.setAttribute("aria-pressed", String(app.state.mode === mode));
+      guide.update(app.state, trace, { inspected: app.view.inspected });
+    }
+    if (parts.player) player.draw();
+  }
+
+  // The Max / Average toggle makes the very change #mode makes.
+  for (const [mode, button] of Object.entries(modeButtons)) {
+    button.addEventListener("click", () => {
+      if (app.state.mode !== mode) change(switchMode(mode));
+    });
+  }
+
+  // ---- the exercise panel: a failing case goes into the grids as a state of the view's own ----
+
+  const exercise = parts.exercise ? mountExercise(byId("exercise"), {
+    showCase(state, marks) {
+      app.view.mismatch = { view: gridsKey(state), marks };
+      guide.note("outside");
+      app.view.editing = null;
+      adopt(state);
+    },
+    clearMarks() {
+      if (!app.view.mismatch) return;
+      app.view.mismatch = null;
+      render();
+    },
+  }) : { timings: {} };
+
+  // ---- wiring ----
+
+  fillPresetOptions(controls.preset);
+  bindControls(controls, {
+    getState: () => app.state,
+    change,
+    reportControlError(text) {
+      app.controlError = text;
+      updateStatus();
+    },
+    gradientShape,
+  });
+  bindGridInput({
+    stage,
+    regions,
+    guide,
+    get state() { return app.state; },
+    get trace() { return app.trace; },
+    get drawn() { return app.drawn; },
+    get view() { return app.view; },
+    set controlError(text) { app.controlError = text; },
+    currentTrace,
+    change,
+    render,
+    updateStatus,
+    gradientShape,
+    announceSelection,
+  });
+
+  const unsubscribe = traces.subscribe({
+    onProgress({ step, steps, message }) {
+      Object.assign(app.boot, { step, steps, message });
+      app.timings.bootSteps.push({ step, message, startedMs: performance.now() - mountStart });
+      updateStatus();
+    },
+    onReady() {
+      app.boot.ready = true;
+      app.boot.step = app.boot.steps;
+      app.timings.bootMs = performance.now() - mountStart;
+      updateStatus();
+    },
+    onFailure(text) {
+      app.boot.failure = text;
+      syncPlayer();
+      render();
+    },
+  });
+
+  let destroyed = false;
+  model.on("change", modelChanged);
+  modelChanged();
+  if (app.modelError) {
+    // Nothing good to show yet: the default view, with the error above it.
+    requestTrace();
+    render();
+  }
+  // The shipped traces arrive while Python starts (the landing views', then the first
+  // minute's): they may answer the view shown.
+  traces.onShipped?.(() => {
+    if (destroyed) return;
+    if (answerFromShipped()) render();
+    else updateStatus();
+  });
+
+  return {
+    state: () => app.state,
+    trace: currentTrace,
+    on(type, listener) {
+      if (!listeners.has(type)) listeners.set(type, new Set());
+      listeners.get(type).add(listener);
+    },
+    off(type, listener) {
+      listeners.get(type)?.delete(listener);
+    },
+    request: (request) => traces.request(request),
+    python: () => traces.describe?.() ?? null,
+    timings: app.timings,
+    exerciseTimings: exercise.timings,
+    // A host's marks of wrong cells on the view shown (exercise_check's mismatches, e.g. the
+    // notebook's poolgrad.check); like the exercise panel's, they go with the next view.
+    showMismatches(mismatches) {
+      app.view.mismatch = mismatches?.length ? { view: gridsKey(app.state), marks: mismatchMarks(mismatches) } : null;
+      render();
+    },
+    destroy() {
+      destroyed = true;
+      model.off("change", modelChanged);
+      unsubscribeScheme();
+      unsubscribe();
+      element.replaceChildren();
+    },
+  };
+}
+return Object.freeze({ PARTS, mount });
+})();
+
+// web/notebook.js
+const { mount } = $widget_mount;
+const { InputError, requestKey, stateFromModel } = $widget_state;
+// The notebook host: anywidget's render({ model, el }) for poolgrad.Widget (py/poolgrad/
+// widget.py). It is the page's mount (widget/mount.js), so the page and the notebook draw
+// the same DOM; what is the notebook's own is here: the model's few differences from
+// mount's, a trace source answered by the kernel's own poolgrad, and the notebook's colour
+// scheme. Bundled into one module by sitebuild/widget_bundle.py (anywidget cannot resolve
+// relative imports).
+
+
+// What a cell shows: the grids (always there) and the controls. Not the lesson text and
+// its "Try it" guide (the notebook's own cells teach, and the guide keeps progress per
+// page, here the notebook app's), nor the step-through player (a cell stays short; a tap
+// or w.selection shows a window), nor the exercise panel (it runs learner code in the
+// site's Pyodide workers; a notebook has poolgrad.check, in the kernel), nor the Code
+// panel (the notebook is the code, and its link and embed code name the page's address).
+const PARTS = { controls: true, lesson: false, player: false, exercise: false, code: false };
+
+// How long a request waits for the kernel. None answers in a notebook opened from its
+// saved state or in an HTML export: the view the state holds is drawn from it, any other
+// says it needs the kernel.
+export const KERNEL_TIMEOUT_MS = 15000;
+
+// mount's model over anywidget's, which has its shape; what differs is adapted here:
+// - `error` is a Unicode trait ("" for none) where mount reads and clears null;
+// - `stride` None means the kernel in Python (and follows it); mount reads the stride it
+//   means, and pins it when the view changes the kernel (the page keeps the stride);
+// - the kernel refuses a change from the view by sending the good settings back with
+//   `error`: mount sees the settings first, then the error over them, so the view goes
+//   back to the last good one and says why (mount keeps its view when it reads an error).
+export function notebookModel(model) {
+  let errorHidden = false;
+  const wrappers = new Map();
+  return {
+    get(key) {
+      const value = model.get(key);
+      if (key === "error") return errorHidden ? null : value || null;
+      if (key === "stride") return value ?? model.get("kernel_size");
+      return value;
+    },
+    set(key, value) {
+      if (key === "error") {
+        model.set("error", value ?? "");
+        return;
+      }
+      if (key === "kernel_size" && model.get("stride") === null) model.set("stride", model.get("kernel_size"));
+      model.set(key, value);
+    },
+    save_changes: () => model.save_changes(),
+    on(event, callback) {
+      if (event !== "change") {
+        model.on(event, callback);
+        return;
+      }
+      const wrapper = () => {
+        if (model.get("error")) {
+          errorHidden = true;
+          try {
+            callback();
+          } finally {
+            errorHidden = false;
+          }
+        }
+        callback();
+      };
+      wrappers.set(callback, wrapper);
+      model.on("change", wrapper);
+    },
+    off(event, callback) {
+      model.off(event, wrappers.get(callback) ?? callback);
+      wrappers.delete(callback);
+    },
+  };
+}
+
+// The request key (state.js requestKey) of settings in the model's keys, or null for
+// settings the page's rules refuse.
+function keyOf(settings) {
+  if (!settings) return null;
+  try {
+    return requestKey(stateFromModel((key) => settings[key] ?? null));
+  } catch (problem) {
+    if (problem instanceof InputError) return null;
+    throw problem;
+  }
+}
+
+// The trace source (docs/design.md, "mount"): each request goes to the kernel as a custom
+// message {type: "trace", id, key}, which widget.py answers with poolgrad.wire.run_trace
+// ({type: "trace", id, answer}). The kernel also syncs the trace of every view it computes
+// (`trace`, which a saved notebook keeps) with the settings it computed it from
+// (`trace_settings`): a request for that view is answered from it, with no round trip,
+// and so is one still waiting when it arrives. No Python to boot: ready at once.
+export function kernelTraces(model, timeoutMs = KERNEL_TIMEOUT_MS) {
+  const source = Math.random().toString(36).slice(2, 10);
+  let count = 0;
+  const waiting = new Map();
+  const lanes = new Map();
+  let synced = { settings: undefined, key: null };
+  const syncedKey = () => {
+    const settings = model.get("trace_settings");
+    if (settings !== synced.settings) synced = { settings, key: keyOf(settings) };
+    return synced.key;
+  };
+  const settle = (id, answer) => {
+    const request = waiting.get(id);
+    if (!request) return;
+    waiting.delete(id);
+    clearTimeout(request.timer);
+    if (lanes.get(request.lane) === id) lanes.delete(request.lane);
+    request.resolve(answer);
+  };
+  const unanswered = () => ({
+    error: `The kernel did not answer within ${timeoutMs / 1000} s: this view needs the notebook's kernel `
+      + "(run the widget's cell again; a notebook opened from its saved state shows its last view only).",
+    timedOut: true,
+  });
+  const ask = (key, lane) => {
+    const id = `${source}:${++count}`;
+    return new Promise((resolve) => {
+      waiting.set(id, { key, lane, resolve, timer: setTimeout(() => settle(id, unanswered()), timeoutMs) });
+      if (lane !== null) lanes.set(lane, id);
+      try {
+        model.send({ type: "trace", id, key });
+      } catch {
+        settle(id, unanswered());
+      }
+    });
+  };
+  const onMessage = (message) => {
+    if (message?.type !== "trace" || !waiting.has(message.id)) return;
+    let answer;
+    try {
+      answer = JSON.parse(message.answer);
+    } catch {
+      answer = { error: "the kernel's answer was not JSON" };
+    }
+    settle(message.id, answer);
+  };
+  const onSynced = () => {
+    const key = syncedKey();
+    for (const [id, request] of waiting) if (request.key === key) settle(id, { trace: model.get("trace") });
+  };
+  model.on("msg:custom", onMessage);
+  model.on("change:trace_settings", onSynced);
+  return {
+    latest(key, lane) {
+      if (lanes.has(lane)) settle(lanes.get(lane), { superseded: true });
+      if (key === syncedKey()) return Promise.resolve({ trace: model.get("trace") });
+      return ask(key, lane);
+    },
+    request: (request) => ask(typeof request === "string" ? request : JSON.stringify(request), null),
+    subscribe({ onReady }) {
+      onReady?.({});
+      return () => {};
+    },
+    describe: () => "the notebook's kernel",
+    close() {
+      model.off("msg:custom", onMessage);
+      model.off("change:trace_settings", onSynced);
+      for (const id of [...waiting.keys()]) settle(id, { superseded: true });
+    },
+  };
+}
+
+// The colour scheme: JupyterLab's and Notebook 7's theme (the body's data-jp-theme-light),
+// else the system's. The host's element carries it as data-scheme, under which the bundled
+// stylesheet puts the page's dark colours (style.css's own follow prefers-color-scheme).
+export function notebookScheme() {
+  const system = matchMedia("(prefers-color-scheme: dark)");
+  const current = () => {
+    const light = document.body.dataset.jpThemeLight;
+    if (light === "true" || light === "false") return light === "true" ? "light" : "dark";
+    return system.matches ? "dark" : "light";
+  };
+  return {
+    current,
+    subscribe(callback) {
+      const theme = new MutationObserver(callback);
+      theme.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-light"] });
+      system.addEventListener("change", callback);
+      return () => {
+        theme.disconnect();
+        system.removeEventListener("change", callback);
+      };
+    },
+  };
+}
+
+async function render({ model, el }) {
+  el.classList.add("poolgrad-notebook");
+  const scheme = notebookScheme();
+  const showScheme = () => {
+    el.dataset.scheme = scheme.current();
+  };
+  showScheme();
+  const unsubscribe = scheme.subscribe(showScheme);
+  const traces = kernelTraces(model);
+  const widget = await mount(el, notebookModel(model), {
+    traces,
+    parts: PARTS,
+    scheme,
+    invalid: (message) => `Not valid: ${message}. The widget keeps its last good view.`,
+  });
+  const showMismatches = () => widget.showMismatches(model.get("mismatches"));
+  showMismatches();
+  model.on("change:mismatches", showMismatches);
+  // Each redraw for a new trace stamps its time and its render's length on the element
+  // (data-drawn, data-draw-ms): the notebook tests time a change from a cell to the redraw.
+  widget.on("trace", () => queueMicrotask(() => {
+    el.dataset.drawn = String(performance.now());
+    el.dataset.drawMs = String(widget.timings.lastRenderMs);
+  }));
   return () => {
-    theme.disconnect();
-    for (const key of REDRAWN) model.off(`change:${key}`, redraw);
-    model.off("change:selection", onSelection);
-    model.off("change:error", onError);
+    model.off("change:mismatches", showMismatches);
+    unsubscribe();
+    traces.close();
+    widget.destroy();
   };
 }
 

@@ -1,10 +1,12 @@
 """The widget in a notebook: :class:`Widget`, computed by the kernel's own poolgrad.
 
-An anywidget (https://anywidget.dev): the front end is the page's own, bundled into one
-ES module (``poolgrad/widget.js``, built by ``python build.py widget-bundle`` from
-``web/``), and every view it draws is the :func:`poolgrad.trace` this module computes
-natively and syncs as the ``trace`` trait. No Pyodide, no download: the numbers are
-exactly those the functions return. anywidget is an optional dependency
+An anywidget (https://anywidget.dev): the front end is the page's own mount, bundled into
+one ES module (``poolgrad/widget.js``, built by ``python build.py widget-bundle`` from
+``web/``), and every view it draws is a :func:`poolgrad.trace` the kernel computes
+natively: the one of the view this module holds, synced as the ``trace`` trait (with the
+settings it is of, ``trace_settings``), and any other the front end asks for, answered
+by :func:`poolgrad.wire.run_trace` (a custom message). No Pyodide, no download: the
+numbers are exactly those the functions return. anywidget is an optional dependency
 (``pip install "poolgrad[widget]"``); ``import poolgrad`` never imports this module.
 
 >>> import poolgrad
@@ -44,7 +46,7 @@ from .avg_pool import avg_pool2d, avg_pool2d_backward
 from .max_pool import max_pool2d, max_pool2d_backward
 from .trace import json_values, trace
 from .validation import as_flag, as_input
-from .wire import NUMBER_NAMES
+from .wire import NUMBER_NAMES, run_trace
 
 #: The front end: the page's modules bundled into one ES module, and the page's style.css
 #: scoped to the widget (sitebuild/widget_bundle.py).
@@ -182,6 +184,8 @@ class Widget(anywidget.AnyWidget):
     #: The page's readable error for a value the widget's own controls sent, else "".
     error = traitlets.Unicode("").tag(sync=True)
     trace = traitlets.Dict(read_only=True).tag(sync=True)
+    #: The settings ``trace`` is of, as the front end spells them (its request key's source).
+    trace_settings = traitlets.Dict(read_only=True).tag(sync=True)
 
     def __init__(self, x, kernel_size=2, stride=None, padding=0, dilation=1, ceil_mode=False,
                  count_include_pad=True, mode="max", gradient=False, grad_output=None, selection=None,
@@ -191,6 +195,7 @@ class Widget(anywidget.AnyWidget):
                          ceil_mode=ceil_mode, count_include_pad=count_include_pad, mode=mode,
                          gradient=gradient, grad_output=grad_output, selection=selection, **kwargs)
         self._show(self._settings())
+        self.on_msg(self._answer)
 
     # traitlets validates every trait of one change together (the constructor's, and the
     # front end's batch of keys), each seeing the others' new values: so each validator
@@ -225,6 +230,22 @@ class Widget(anywidget.AnyWidget):
     def _redraw(self, change):
         self._show(self._settings())
 
+    def notify_change(self, change):
+        # A setting, and the trace computed for it with its settings, reach the front end in
+        # one message: the view never holds a setting beside another setting's trace.
+        if change["name"] not in SETTINGS:
+            super().notify_change(change)
+            return
+        with self.hold_sync():
+            super().notify_change(change)
+
+    def _answer(self, _widget, content, _buffers):
+        """A trace request of the front end (web/notebook.js): ``{type: "trace", id, key}``,
+        where the key is the JSON of poolgrad.trace()'s keyword arguments; the answer is
+        run_trace's JSON, as the page's worker gives it."""
+        if isinstance(content, dict) and content.get("type") == "trace" and isinstance(content.get("key"), str):
+            self.send({"type": "trace", "id": content.get("id"), "answer": run_trace(content["key"])})
+
     def set_state(self, sync_data):
         """A change from the widget's controls: a refused one becomes the ``error`` shown
         in the widget, and the front end gets the good state back, instead of an exception
@@ -256,6 +277,9 @@ class Widget(anywidget.AnyWidget):
 
     def _show(self, settings):
         self.set_trait("trace", self._computed(settings).trace)
+        self.set_trait("trace_settings", {
+            name: self.trait_metadata(name, "to_json", self._trait_to_json)(value, self)
+            for name, value in settings.items()})
         self.error = ""
 
     @property

@@ -42,7 +42,9 @@ class JupyterServer:
         self.root, self.url, self.token, self.process, self.log = root, url, token, process, log
 
     def lab(self, name):
-        return f"{self.url}lab/tree/{name}?token={self.token}"
+        # A workspace of the notebook's own: JupyterLab's default one would reopen the
+        # notebooks of earlier tests beside it.
+        return f"{self.url}lab/workspaces/{name.removesuffix('.ipynb')}/tree/{name}?token={self.token}"
 
     def notebook7(self, name):
         return f"{self.url}notebooks/{name}?token={self.token}"

@@ -43,16 +43,23 @@ def test_a_bad_value_from_the_widgets_controls_shows_the_pages_error(open_notebo
     nb = open_notebook([MAKE, "print(w.padding, w.error)"])
     nb.run(0)
     widget = nb.widget(0)
-    error = widget.locator(".notebook-error")
-    # Refused by the page's own field rule, before Python sees it.
-    widget.locator('[data-field="kernel"]').fill("0")
-    widget.locator('[data-field="kernel"]').press("Enter")
-    widget.locator('[data-field="kernel"]').blur()
-    expect(error).to_have_text("kernel (k) must be between 1 and 16; got 0")
-    # Refused by poolgrad in the kernel: the page's error comes back as the error trait.
-    widget.locator('[data-field="padding"]').fill("2")
-    widget.locator('[data-field="padding"]').blur()
-    expect(error).to_contain_text("padding")
+    status = widget.locator("#status")
+    expect(status).to_have_attribute("data-state", "ready")
+    # Refused by the page's own field rule, before Python sees it (the page's field clears
+    # its error when it loses focus, as on the page).
+    widget.locator("#kernel").fill("0")
+    expect(status).to_have_attribute("data-state", "error")
+    expect(widget.locator("#status-text")).to_have_text("kernel (k) must be between 1 and 16; got 0")
+    widget.locator("#kernel").fill("2")
+    widget.locator("#kernel").blur()
+    expect(status).to_have_attribute("data-state", "ready")
+    # Refused by poolgrad in the kernel: the page's error comes back as the error trait, and
+    # the view goes back to the last good one.
+    widget.locator("#padding").fill("2")
+    widget.locator("#padding").blur()
+    expect(status).to_have_attribute("data-state", "error")
+    expect(widget.locator("#status-text")).to_contain_text("padding")
+    expect(widget.locator("#padding")).to_have_value("0")
     assert nb.grid(0, "output") == [["4", "8"], ["9", "-2"]]
     nb.run(1)
     assert nb.text(1).startswith("0 padding")
@@ -113,7 +120,7 @@ def test_the_lesson_notebook_in_jupyterlab_reads_in_both_themes_and_exports(open
     assert checked.locator('[data-mismatch="true"]').count() == 2
     if "Light" in theme:
         widget.locator('[data-grid="output"][data-row="0"][data-col="1"]').click()
-        nb.page.locator(".jp-Cell").nth(first).screenshot(path=str(tmp_path / "notebook.png"))
+        nb.cell(first).screenshot(path=str(tmp_path / "notebook.png"))
     # Saved with the widget's state, and exported to HTML without a kernel: the state holds
     # the last view's trace, which the front end draws from.
     nb.page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")

@@ -137,6 +137,43 @@ def test_a_bad_value_from_the_front_end_becomes_the_error_shown():
     assert w.error == "" and w.trace["padding"] == [1, 1]
 
 
+class _Sent:
+    """The messages a widget sends its front end (a comm that keeps them)."""
+
+    def __init__(self, widget):
+        self.messages = []
+        widget.comm.send = lambda data=None, buffers=None, **_: self.messages.append(data)
+
+
+def test_a_change_from_python_reaches_the_front_end_as_one_message_with_its_trace():
+    # web/notebook.js answers the view from `trace` only when `trace_settings` names it: a
+    # setting must never arrive beside another setting's trace.
+    w = poolgrad.Widget(FIXTURE_ROWS)
+    sent = _Sent(w)
+    w.kernel_size = 3
+    assert len(sent.messages) == 1
+    state = sent.messages[0]["state"]
+    assert state["kernel_size"] == [3, 3] and state["trace"]["kernel_size"] == [3, 3]
+    assert state["trace_settings"] == {"x": FIXTURE_ROWS, "kernel_size": [3, 3], "stride": None, "padding": [0, 0],
+                                       "dilation": [1, 1], "ceil_mode": False, "count_include_pad": True,
+                                       "mode": "max", "grad_output": None}
+
+
+def test_a_trace_request_of_the_front_end_is_answered_by_run_trace():
+    w = poolgrad.Widget(FIXTURE_ROWS)
+    sent = _Sent(w)
+    key = json.dumps({"x": FIXTURE_ROWS, "kernel_size": [3, 3], "stride": [1, 1], "grad_output": 1})
+    w._handle_custom_msg({"type": "trace", "id": "a:1", "key": key}, [])
+    w._handle_custom_msg({"type": "trace", "id": "a:2", "key": '{"x": [[1]], "kernel_size": 0}'}, [])
+    w._handle_custom_msg({"type": "other"}, [])
+    answers = [m["content"] for m in sent.messages]
+    assert [a["id"] for a in answers] == ["a:1", "a:2"]
+    assert json.loads(answers[0]["answer"]) == json.loads(poolgrad.wire.run_trace(key))
+    assert json.loads(answers[0]["answer"])["trace"]["output"] == [[8, 8], [9, 9]]
+    assert json.loads(answers[1]["answer"]) == {"error": "kernel_size must be at least 1, got 0"}
+    assert w.kernel_size == 2  # a request computes a view; it never changes the widget's
+
+
 def test_check_prints_the_verdict_and_loads_the_failing_case(capsys):
     w = poolgrad.check(_function(BACKWARD["last_max_wins"], "max_pool2d_backward"), "backward")
     answer = poolgrad.exercise_check.check(BACKWARD["last_max_wins"], "backward")

@@ -10,9 +10,12 @@
 // every Run's worker is terminated when it ends, and the widget's own worker, which draws
 // the grids, never runs learner code.
 
-import { decodeNumber, formatNumber, isSentNumber, readStored, sizeText, writeStored } from "../widget/format.js";
+import { isSentNumber, readStored, sizeText, writeStored } from "../widget/format.js";
+import { mismatchMarks, shownPair } from "./marks.js";
 import { MAX_SIDE, defaultState } from "../widget/state.js";
 import { siteRoot } from "../runtime/site-root.js";
+
+export { mismatchMarks, shownPair };
 
 const RUN_TIMEOUT_MS = 5000;
 const BOOT_TIMEOUT_MS = 120000;
@@ -128,19 +131,6 @@ export function caseState(exercise, found, mismatches) {
     sel: picked ?? [0, 0],
     selImplicit: picked === null,
   });
-}
-
-// A wrong cell's two values as text: the grids' 4 decimals, or every digit when 4
-// decimals would show the same number twice (an unrounded 0.66666… against 0.6667).
-export function shownPair(expected, got) {
-  const pair = { expected: formatNumber(expected), got: formatNumber(got) };
-  if (pair.expected !== pair.got) return pair;
-  return { expected: String(decodeNumber(expected)), got: String(decodeNumber(got)) };
-}
-
-// The marks render.js draws: "grid:row,col" -> {expected, got} as text.
-export function mismatchMarks(mismatches) {
-  return new Map(mismatches.map((item) => [`${item.grid}:${item.row},${item.col}`, shownPair(item.expected, item.got)]));
 }
 
 const GRID_NAMES = { output: "output", "grad-input": "input gradient" };

@@ -16,7 +16,7 @@
 // Returns a handle: state(), trace() (the current one, or null), on(type, cb) for "change"
 // (the state), "select" ({row, col, argmax, window}), "trace" ({state, trace}) and
 // "ready"; python(), timings and exerciseTimings (test hooks); request(r) (a raw request
-// to the same Python); destroy().
+// to the same Python); showMismatches(mismatches) (a host's marks of wrong cells); destroy().
 
 import { BOOT_STEPS } from "../runtime/boot-steps.js";
 import { CodeView } from "../takeaway/code-view.js";
@@ -27,6 +27,7 @@ import { lessonBlocks, renderLesson } from "../lesson/lesson.js";
 import { STATUS_MARKUP, WIDGET_MARKUP } from "./markup.js";
 import { Player } from "../lesson/player.js";
 import { mountExercise } from "../exercise/exercise.js";
+import { mismatchMarks } from "../exercise/marks.js";
 import { redrawPlan, renderSelection, renderView } from "./render.js";
 import { explanationText, traceParameters, viewTitle } from "../lesson/sentences.js";
 import {
@@ -46,10 +47,24 @@ let lanes = 0;
 //   status: an element holding #status-text and #boot-progress that the host placed
 //     (index.html); default, the widget draws its own #status first;
 //   invalid(message): the status text for a refused model (default "Not valid: …");
-//   name: the widget's name among several on a page, added to its landmarks' labels.
+//   name: the widget's name among several on a page, added to its landmarks' labels;
+//   scheme: the colour-scheme source, {current() -> "light" | "dark", subscribe(callback)
+//     -> unsubscribe} (a notebook's theme); default, the system's (prefers-color-scheme).
 export async function mount(element, model, options = {}) {
   const traces = options.traces ?? (await import("../runtime/page-traces.js")).pageTraces();
   return mountWith(element, model, { ...options, traces });
+}
+
+// The default colour-scheme source: the system's, which style.css follows too.
+function systemScheme() {
+  const query = window.matchMedia("(prefers-color-scheme: dark)");
+  return {
+    current: () => (query.matches ? "dark" : "light"),
+    subscribe(callback) {
+      query.addEventListener("change", callback);
+      return () => query.removeEventListener("change", callback);
+    },
+  };
 }
 
 function mountWith(element, model, options) {
@@ -91,7 +106,7 @@ function mountWith(element, model, options) {
   const statusText = byId("status-text");
   const progressBar = byId("boot-progress");
   const controls = controlElements(element);
-  const darkScheme = window.matchMedia("(prefers-color-scheme: dark)");
+  const scheme = options.scheme ?? systemScheme();
   const listeners = new Map();
   const emit = (type, detail) => {
     for (const listener of listeners.get(type) ?? []) listener(detail);
@@ -111,7 +126,7 @@ function mountWith(element, model, options) {
     controlError: null,
     boot: { ready: false, failure: null, step: 0, steps: BOOT_STEPS, message: "Starting the Python worker" },
     // mismatch: the exercise panel's marks of wrong cells, for the state it loaded.
-    view: { focus: {}, editing: null, inspected: null, scheme: colourScheme(), mismatch: null },
+    view: { focus: {}, editing: null, inspected: null, scheme: scheme.current(), mismatch: null },
     // What the grids show now: the `next` of the render that last drew them (redrawPlan).
     drawn: null,
     // The model's values of the state shown: the model's echo of them changes nothing.
@@ -123,14 +138,11 @@ function mountWith(element, model, options) {
   const mountStart = performance.now();
 
   // The heat map's palette follows the colour scheme (style.css does the rest).
-  function colourScheme() {
-    return darkScheme.matches ? "dark" : "light";
-  }
-  const schemeChanged = () => {
-    app.view.scheme = colourScheme();
+  const unsubscribeScheme = scheme.subscribe(() => {
+    if (app.view.scheme === scheme.current()) return;
+    app.view.scheme = scheme.current();
     render();
-  };
-  darkScheme.addEventListener("change", schemeChanged);
+  });
 
   const isCurrent = () => app.trace !== null && app.traceKey === app.stateKey;
   const currentTrace = () => (isCurrent() ? app.trace : null);
@@ -530,10 +542,16 @@ function mountWith(element, model, options) {
     python: () => traces.describe?.() ?? null,
     timings: app.timings,
     exerciseTimings: exercise.timings,
+    // A host's marks of wrong cells on the view shown (exercise_check's mismatches, e.g. the
+    // notebook's poolgrad.check); like the exercise panel's, they go with the next view.
+    showMismatches(mismatches) {
+      app.view.mismatch = mismatches?.length ? { view: gridsKey(app.state), marks: mismatchMarks(mismatches) } : null;
+      render();
+    },
     destroy() {
       destroyed = true;
       model.off("change", modelChanged);
-      darkScheme.removeEventListener("change", schemeChanged);
+      unsubscribeScheme();
       unsubscribe();
       element.replaceChildren();
     },
