@@ -3814,7 +3814,7 @@ export function notebookModel(model) {
 
 // The request key (state.js requestKey) of settings in the model's keys, or null for
 // settings the page's rules refuse.
-function keyOf(settings) {
+export function viewKey(settings) {
   if (!settings) return null;
   try {
     return requestKey(stateFromModel((key) => settings[key] ?? null));
@@ -3838,7 +3838,7 @@ export function kernelTraces(model, timeoutMs = KERNEL_TIMEOUT_MS) {
   let synced = { settings: undefined, key: null };
   const syncedKey = () => {
     const settings = model.get("trace_settings");
-    if (settings !== synced.settings) synced = { settings, key: keyOf(settings) };
+    if (settings !== synced.settings) synced = { settings, key: viewKey(settings) };
     return synced.key;
   };
   const settle = (id, answer) => {

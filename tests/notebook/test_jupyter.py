@@ -96,16 +96,13 @@ CELL_COLOURS = """(el) => [...el.querySelectorAll("[data-grid][data-row]")].map(
 })"""
 
 
-# The dark theme ("JupyterLab Dark") is left out for now: its run hung past the time limit
-# in the one try so far, not yet looked into.
-@pytest.mark.parametrize("theme", ["JupyterLab Light"])
+@pytest.mark.parametrize("theme", ["JupyterLab Light", "JupyterLab Dark"])
 def test_the_lesson_notebook_in_jupyterlab_reads_in_both_themes_and_exports(open_notebook, jupyter, theme, tmp_path):
     cells = [cell["source"] for cell in json.loads(LESSON.read_text(encoding="utf-8"))["cells"]]
     kinds = [cell["cell_type"] for cell in json.loads(LESSON.read_text(encoding="utf-8"))["cells"]]
     nb = open_notebook(cells, kinds=kinds)
-    nb.page.evaluate("(theme) => window.jupyterapp.commands.execute('apputils:change-theme', { theme })", theme)
-    nb.page.wait_for_function("(light) => document.body.dataset.jpThemeLight === light",
-                              arg="false" if "Dark" in theme else "true")
+    nb.command("apputils:change-theme", {"theme": theme})
+    nb.wait_for("(light) => document.body.dataset.jpThemeLight === light", arg="false" if "Dark" in theme else "true")
     for index, kind in enumerate(kinds):
         if kind == "code":
             nb.run(index)
@@ -123,8 +120,8 @@ def test_the_lesson_notebook_in_jupyterlab_reads_in_both_themes_and_exports(open
         nb.cell(first).screenshot(path=str(tmp_path / "notebook.png"))
     # Saved with the widget's state, and exported to HTML without a kernel: the state holds
     # the last view's trace, which the front end draws from.
-    nb.page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
-    nb.page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty")
+    nb.command("docmanager:save")
+    nb.wait_for("() => !window.jupyterapp.shell.currentWidget.context.model.dirty")
     saved = json.loads((jupyter.root / nb.name).read_text(encoding="utf-8"))
     states = saved["metadata"]["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
     traces = [s["state"]["trace"] for s in states.values() if "trace" in s.get("state", {})]
