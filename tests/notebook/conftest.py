@@ -34,6 +34,8 @@ START_TIMEOUT_S = 90
 SETTINGS = {
     "@jupyter-widgets/jupyterlab-manager/plugin.jupyterlab-settings": {"saveState": True},
     "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
+    # No "get notified about Jupyter news?" toast over the cells (and the screenshot).
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false", "checkForUpdates": False},
 }
 
 

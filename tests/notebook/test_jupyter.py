@@ -119,6 +119,10 @@ def test_the_lesson_notebook_in_jupyterlab_reads_in_both_themes_and_exports(open
     assert checked.locator('[data-mismatch="true"]').count() == 2
     if "Light" in theme:
         widget.locator('[data-grid="output"][data-row="0"][data-col="1"]').click()
+        # Tall enough for the whole cell (the notebook scrolls inside the page): the README's
+        # picture, docs/notebook.png, is this one.
+        nb.page.set_viewport_size({"width": 1280, "height": 1800})
+        nb.cell(first).scroll_into_view_if_needed()
         nb.cell(first).screenshot(path=str(tmp_path / "notebook.png"))
     # Saved with the widget's state, and exported to HTML without a kernel: the state holds
     # the last view's trace, which the front end draws from.
