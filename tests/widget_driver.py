@@ -39,6 +39,12 @@ document.addEventListener("securitypolicyviolation", (event) => {
 });
 """
 
+# A JavaScript expression: the first stride of a worker request, which the page sends as
+# its key text (state.js requestKey, a JSON object of poolgrad.trace()'s arguments) and a
+# raw request (window.poolgradWidget.trace) as an object; for test doubles of the worker.
+REQUEST_STRIDE = "((request) => [(typeof request === 'string' ? JSON.parse(request) : request)?.stride].flat()[0])"
+
+
 # For an init script: the page runs a dedicated Python worker (as where the browser has no
 # SharedWorker). Playwright neither sees nor routes a shared worker's requests in Chromium
 # (playwright#33917, #36690), so a test that routes the worker's script or the files it
@@ -208,6 +214,14 @@ class Widget:
 
     def hash(self):
         return self.page.evaluate("location.hash")
+
+    def expect_hash(self, wanted, timeout_ms=10_000):
+        """Wait until the page has written `wanted` as its hash (the page writes the
+        canonical link once the view's trace is shown, a moment after the grids)."""
+        try:
+            self.page.wait_for_function("(wanted) => location.hash === wanted", arg=wanted, timeout=timeout_ms)
+        except Exception:
+            assert self.hash() == wanted
 
     def status(self):
         status = self.page.locator("#status")

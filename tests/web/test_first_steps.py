@@ -81,7 +81,7 @@ def test_the_first_output_is_selected_until_the_learner_picks_one(booted):
     assert sorted(booted.marked("data-in-window")) == [[0, 0], [0, 1], [1, 0], [1, 1]]
     assert booted.marked("data-argmax") == [[1, 1]]
     expect(page.locator("#explanation")).to_contain_text("Output (0,0) = 4")
-    assert booted.hash() == DEFAULT_HASH
+    booted.expect_hash(DEFAULT_HASH)
     # It follows the output as parameters change, still unwritten.
     page.fill("#kernel", "3")
     page.fill("#stride", "1")

@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from poolgrad import wire
-from widget_driver import BOOT_TIMEOUT_MS
+from widget_driver import BOOT_TIMEOUT_MS, REQUEST_STRIDE
 
 
 def test_back_while_editing_a_gradient_cell_of_a_refused_state_raises_nothing(widget):
@@ -179,11 +179,11 @@ def test_the_worker_answers_bad_requests_as_native_wire_does(booted):
         assert "Traceback" not in json.dumps(answer)
 
 
-HANG = """
+HANG = f"""
 // Test double: a request with stride 13 never finishes, as a runaway computation would not.
-self.addEventListener("message", (event) => {
-  if (event.data?.request?.stride?.[0] === 13) for (;;) {}
-});
+self.addEventListener("message", (event) => {{
+  if (event.data?.type === "trace" && {REQUEST_STRIDE}(event.data.request) === 13) for (;;) {{}}
+}});
 """
 
 

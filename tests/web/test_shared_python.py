@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import expect
 
 from lesson_fixture import FIXTURE
-from widget_driver import BOOT_TIMEOUT_MS, DEDICATED_WORKER, wait_settled
+from widget_driver import BOOT_TIMEOUT_MS, DEDICATED_WORKER, REQUEST_STRIDE, wait_settled
 
 
 HOST_PAGE = "three-widgets.html"  # answered by a route, not a file of dist/
@@ -184,7 +184,7 @@ STARTS_PYTHON = "(progress) => bootPython(self.name, progress)"
 # A request with stride 13 never returns (the dedicated worker's copy stays as it is): a
 # runaway computation in one widget.
 RUNAWAY = ("(progress) => bootPython(self.name, progress).then(({ run, startup }) => ({ startup, "
-           "run: (request) => { if (request?.stride?.[0] === 13) for (;;) {} return run(request); } }))")
+           f"run: (request) => {{ if ({REQUEST_STRIDE}(request) === 13) for (;;) {{}} return run(request); }} }}))")
 # The shared worker's script is missing (None), or starts Python in a way that fails.
 SHARED_FAILURES = {
     "boot-error": ("() => Promise.reject(new Error('no memory for a shared Python'))",
