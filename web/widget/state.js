@@ -483,9 +483,19 @@ export function switchMode(mode) {
   return (state) => Object.assign(state, changedState(state, { mode }), { g: null });
 }
 
-// The state change of loading the preset `name` (a PRESETS key) at the input's size.
+// The state change of loading the preset `name` (a PRESETS key) at the input's size, with
+// the settings it comes with (a mode and its output size), as their controls set them.
 export function presetChange(name) {
-  return (state) => Object.assign(state, changedState(state, { x: PRESETS[name].make([state.x.length, state.x[0].length]) }), { g: null });
+  const { make, settings = {} } = PRESETS[name];
+  return (state) => Object.assign(state, changedState(state, { x: make([state.x.length, state.x[0].length]), ...structuredClone(settings) }), { g: null });
+}
+
+// Whether `state` shows preset `name`'s input and settings.
+export function showsPreset(name, state) {
+  const { make, settings = {} } = PRESETS[name];
+  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  return same(make([state.x.length, state.x[0].length]), state.x)
+    && Object.entries(settings).every(([key, value]) => same(state[key], value));
 }
 
 // ---- the host model: the state as mount()'s model holds it (anywidget's shape) ----
