@@ -77,9 +77,9 @@ def _planes(array):
     return array.reshape((-1,) + array.shape[-2:])
 
 
-def adaptive_avg_pool2d(x: ArrayLike, output_size: OutputSize) -> np.ndarray:
+def adaptive_avg_pool2d(input: ArrayLike, output_size: OutputSize) -> np.ndarray:
     """Average pooling onto a given output size: ``output_size`` is an int, an ``(h, w)``
-    pair, or a pair with ``None`` keeping that side of ``x``.
+    pair, or a pair with ``None`` keeping that side of ``input``.
 
     5 lines into 3 make windows ``[0, 2)``, ``[1, 4)`` and ``[3, 5)``: divisors 2, 3, 2,
     and lines 1 and 3 are in two windows.
@@ -99,7 +99,7 @@ def adaptive_avg_pool2d(x: ArrayLike, output_size: OutputSize) -> np.ndarray:
     >>> adaptive_avg_pool2d([[1.0, 3.0]], (None, 3))
     array([[1., 2., 3.]])
     """
-    array = as_input(x)
+    array = as_input(input, "input")
     out_hw = adaptive_output(array.shape[-2:], output_size)
     work_dtype, result_dtype = _float_dtypes(array.dtype)
     planes = _planes(array).astype(work_dtype, copy=False)
@@ -167,7 +167,7 @@ def adaptive_avg_pool2d_backward(grad_output: ArrayLike, input_shape: Sequence[i
     return grad_input.reshape(shape)
 
 
-def adaptive_max_pool2d(x: ArrayLike, output_size: OutputSize, return_indices: bool = False
+def adaptive_max_pool2d(input: ArrayLike, output_size: OutputSize, return_indices: bool = False
                         ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """Max pooling onto a given output size (``output_size`` as in
     :func:`adaptive_avg_pool2d`), with the ties and NaN rules of ``max_pool2d``;
@@ -179,7 +179,7 @@ def adaptive_max_pool2d(x: ArrayLike, output_size: OutputSize, return_indices: b
 
     The two first windows, ``[0, 2)`` and ``[1, 4)``, share the 5 of cell 1.
     """
-    array = as_input(x)
+    array = as_input(input, "input")
     return_indices = as_flag(return_indices, "return_indices")
     out_hw = adaptive_output(array.shape[-2:], output_size)
     height, width = array.shape[-2:]
