@@ -184,7 +184,7 @@ export const WIDGET_MARKUP = `
 </section>
 <details id="code" data-part="code" class="panel code-view">
   <summary>Code: take this view away</summary>
-  <p class="hint">Python that rebuilds exactly this view: the input, the upstream gradient and the settings, in float64. It defines <code>out</code>, <code>indices</code> (max pooling) and <code>grad_input</code> (with gradient routing on).</p>
+  <p class="hint">Python that rebuilds exactly this view: the input, the upstream gradient and the settings, in float64. It defines <code>out</code>, <code>indices</code> (the max modes), <code>unpooled</code> (with Unpooling on) and <code>grad_input</code> (with gradient routing on).</p>
   <div class="code-head">
     <h3>PyTorch</h3>
     <button id="copy-torch" type="button" data-copy="torch" data-what="PyTorch code" aria-label="Copy the PyTorch code">Copy</button>
