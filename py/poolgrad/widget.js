@@ -185,6 +185,75 @@ const GRADIENT_HUES = { negative: 300, positive: 160 };
 return Object.freeze({ VALUE_HUES, heatColours, magnitudeScale, GRADIENT_HUES });
 })();
 
+// web/widget/presets.js
+const $widget_presets = (() => {
+// Presets offered by #preset. Their keys are the option values of the DOM contract. Most
+// load an input; a preset with `settings` also sets the view's other properties (state.js
+// names: a mode and its output size), so loading it shows one idea of the lesson.
+
+// The lesson's 4 x 4 fixture (docs/design.md, "Reference facts"): the default input.
+const FIXTURE = [
+  [1, 2, 5, 6],
+  [3, 4, 8, 7],
+  [0, -1, -3, -2],
+  [-4, 9, -6, -5],
+];
+
+const PRESETS = {
+  fixture: {
+    label: "Lesson fixture (4 × 4)",
+    make: () => FIXTURE.map((row) => row.slice()),
+  },
+  distinct: {
+    label: "Distinct values 1–16",
+    make: () => [
+      [1, 2, 3, 4],
+      [5, 6, 7, 8],
+      [9, 10, 11, 12],
+      [13, 14, 15, 16],
+    ],
+  },
+  ties: {
+    // Every 2 x 2 block holds a tie for its maximum: the first in row-major order wins.
+    label: "Ties (first maximum wins)",
+    make: () => [
+      [3, 3, 1, 2],
+      [3, 1, 2, 2],
+      [0, 5, 4, 4],
+      [5, 5, 4, 1],
+    ],
+  },
+  negatives: {
+    label: "All negative",
+    make: () => [
+      [-3, -1, -4, -1],
+      [-5, -9, -2, -6],
+      [-5, -3, -5, -8],
+      [-9, -7, -9, -3],
+    ],
+  },
+  global_avg: {
+    // AdaptiveAvgPool2d(1): one number per channel, whatever the input's size.
+    label: "Global average pooling (output 1 × 1)",
+    make: () => FIXTURE.map((row) => row.slice()),
+    settings: { mode: "adaptive_avg", o: [1, 1] },
+  },
+  adaptive_overlap: {
+    // 5 into 3: the windows [0, 2), [1, 4), [3, 5) on each axis, so rows and columns 1
+    // and 3 lie in two windows each (divisors 2, 3, 2).
+    label: "Adaptive 5 × 5 → 3 × 3 (windows overlap)",
+    make: () => Array.from({ length: 5 }, (_, r) => Array.from({ length: 5 }, (_, c) => 5 * r + c + 1)),
+    settings: { mode: "adaptive_avg", o: [3, 3] },
+  },
+  random: {
+    label: "Random integers (current size)",
+    make: ([rows, cols]) => Array.from({ length: rows }, () =>
+      Array.from({ length: cols }, () => Math.floor(Math.random() * 19) - 9)),
+  },
+};
+return Object.freeze({ FIXTURE, PRESETS });
+})();
+
 // web/widget/trace-view.js
 const $widget_trace_view = (() => {
 const { describeSpan } = $widget_format;
@@ -224,10 +293,28 @@ function windowCells(trace, [i, j]) {
   return rows.flatMap((r) => cols.map((c) => [r, c]));
 }
 
-// The input cells output (i, j)'s upstream gradient reaches: its argmax in max mode,
-// every cell of its window in average mode.
+// The input cells output (i, j)'s upstream gradient reaches: its argmax in the modes that
+// keep one cell (max, adaptive max, LP with p = ±∞), every cell of its window otherwise.
 function gradientReceivers(trace, [i, j]) {
-  return trace.mode === "max" ? [trace.argmax[i][j]] : windowCells(trace, [i, j]);
+  return trace.argmax ? [trace.argmax[i][j]] : windowCells(trace, [i, j]);
+}
+
+// The adaptive modes: [rows, cols] of output (i, j)'s window (trace.window_size holds
+// their product); the windows of the other modes are all the kernel's size.
+function windowSize(trace, [i, j]) {
+  return [trace.window_rows[i].length, trace.window_cols[j].length];
+}
+
+// The adaptive modes' count of windows holding each input cell (H x W), or null for the
+// other modes, whose windows all have the kernel's size.
+function windowShared(trace) {
+  return trace.shared ?? null;
+}
+
+// The cells max_unpool2d writes once although several outputs chose them (they add in the
+// gradient), row-major: the max modes with unpooling on.
+function unpoolOverwrites(trace) {
+  return trace.unpooled ? sharedCells(trace) : [];
 }
 
 // Max mode: the window cells holding the output's value (trace() lists them), in
@@ -250,25 +337,616 @@ function sharedCells(trace) {
   }));
   return shared;
 }
-return Object.freeze({ selectedOutput, outputInRange, windowSamples, windowText, windowCells, gradientReceivers, tiedCells, termFrom, sharedCells });
+return Object.freeze({ selectedOutput, outputInRange, windowSamples, windowText, windowCells, gradientReceivers, windowSize, windowShared, unpoolOverwrites, tiedCells, termFrom, sharedCells });
+})();
+
+// web/widget/state.js
+const $widget_state = (() => {
+const { NON_FINITE, encodeNumber, pairText, wireNumber } = $widget_format;
+const { FIXTURE, PRESETS } = $widget_presets;
+const { outputInRange } = $widget_trace_view;
+// The widget's whole state, its one serialisation (the URL hash), and every parse of the
+// learner's text into it. One table, HASH_PROPERTIES, drives both directions: parseHash
+// reads each property by its kind, serialiseState writes them in table order, leaving out
+// the ones whose rule says so (docs/design.md, "The URL hash"). Errors are InputError,
+// carrying where the text came from (the hash, the paste box, a cell edit, a field) and a
+// message that says what to fix.
+
+
+
+const MAX_SIDE = 16;
+const MAX_HASH_LENGTH = 20000;
+const MAX_MAGNITUDE = 1e15;
+const NUMBER_PATTERN = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+const MAX_NORM = 1000;
+
+// The pooling modes (poolgrad.trace()'s `mode`), as sentences name them.
+const MODE_NAMES = {
+  max: "max pooling",
+  avg: "average pooling",
+  adaptive_max: "adaptive max pooling",
+  adaptive_avg: "adaptive average pooling",
+  lp: "LP pooling",
+};
+// The modes whose windows follow the output size, and those that keep one cell per
+// window (its argmax: where unpooling applies).
+const ADAPTIVE_MODES = ["adaptive_max", "adaptive_avg"];
+const MAX_MODES = ["max", "adaptive_max"];
+
+// A refusal of the learner's text. `source` says where the text came from: "hash",
+// "paste", "cell" or "field"; status lines word the error after it.
+class InputError extends Error {
+  constructor(message, source) {
+    super(message);
+    this.name = "InputError";
+    this.source = source;
+  }
+}
+
+// Quote user text in a message without letting a huge or odd token swamp it.
+function quote(text) {
+  const clipped = text.length > 24 ? `${text.slice(0, 24)}…` : text;
+  return `"${clipped}"`;
+}
+
+// The one number rule, for every matrix value and every cell edit: a decimal or
+// exponent spelling, or one of the words NaN / Infinity / -Infinity, within ±1e15. A
+// spelling of a non-zero number too small for a double (1e-400) is refused, not read as 0.
+function parseNumberToken(token, where, source) {
+  const trimmed = token.trim();
+  if (NON_FINITE.has(trimmed)) return NON_FINITE.get(trimmed);
+  if (!NUMBER_PATTERN.test(trimmed)) {
+    throw new InputError(`${where}: ${quote(trimmed)} is not a number (use digits like 3, -1.5, 2e-3, or NaN / Infinity)`, source);
+  }
+  const number = Number(trimmed);
+  if (!(Math.abs(number) <= MAX_MAGNITUDE)) {
+    throw new InputError(`${where}: ${quote(trimmed)} is too large; values must lie between -1e15 and 1e15`, source);
+  }
+  if (number === 0 && /[1-9]/.test(trimmed.split(/e/i)[0])) {
+    throw new InputError(`${where}: ${quote(trimmed)} is too small for a double (it would become 0; the smallest is about 5e-324); write 0 if you mean 0`, source);
+  }
+  return number;
+}
+
+// NumPy's and PyTorch's printouts wrap the nested lists: array([[1, 2]], dtype=int8),
+// tensor([[4., 8.]], dtype=torch.float64, requires_grad=True). The keywords after the
+// last "]" say nothing about the values.
+const PRINTOUT = /^\s*(?:np\.|numpy\.|torch\.)?(?:array|tensor)\(([\s\S]*)\)\s*$/;
+const KEYWORD_ARGUMENTS = /^(\s*,\s*[A-Za-z_]\w*\s*=\s*[^,=]+?)*\s*,?\s*$/;
+
+function unwrapPrintout(text) {
+  const match = PRINTOUT.exec(text);
+  if (!match) return text;
+  const inner = match[1];
+  const end = inner.lastIndexOf("]");
+  return end >= 0 && KEYWORD_ARGUMENTS.test(inner.slice(end + 1)) ? inner.slice(0, end + 1) : inner;
+}
+
+// How deep the brackets nest: a matrix is [[...]] at most; unbalanced brackets are refused.
+function bracketDepth(text) {
+  let depth = 0;
+  let deepest = 0;
+  for (const char of text) {
+    if (char === "[") deepest = Math.max(deepest, ++depth);
+    else if (char === "]" && --depth < 0) break;
+  }
+  if (depth !== 0) {
+    throw new InputError("The pasted matrix's brackets do not match; write every row in brackets, like [[1, 2], [3, 4]], or one row per line without brackets.", "paste");
+  }
+  return deepest;
+}
+
+// Rows on lines, numbers separated by spaces or commas (what a spreadsheet prints), or
+// bracketed rows, whatever the line breaks ([[1, 2], [3, 4]], NumPy's [[1 2]\n [3 4]] and
+// array([[...]]), PyTorch's tensor([[...]])): each innermost [...] is one row.
+function pastedRows(pasted) {
+  const text = unwrapPrintout(pasted);
+  if (!text.includes("[") && !text.includes("]")) {
+    return text.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== "");
+  }
+  const depth = bracketDepth(text);
+  if (depth > 2) {
+    throw new InputError(`The pasted matrix has ${depth} dimensions (brackets nested ${depth} deep); the widget shows one 2-D plane: paste a single matrix, like [[1, 2], [3, 4]].`, "paste");
+  }
+  const rows = [...text.matchAll(/\[([^[\]]*)\]/g)].map((match) => match[1].trim());
+  const rest = text.replace(/\[([^[\]]*)\]/g, " ");
+  if (/[^\s,[\]]/.test(rest)) {
+    throw new InputError("The pasted matrix has numbers outside the brackets of its rows; write every row in brackets, like [[1, 2], [3, 4]], or one row per line without brackets.", "paste");
+  }
+  return rows;
+}
+
+// A comma between digits is the separator only in a row of comma-separated values
+// ("1,2,3"). In a row whose values are also spaced ("1,5 2,5", "1, 2,5"), or before a
+// value written with a leading zero ("1,000", "0,05"), it may as well be a decimal comma
+// or a thousands separator: the paste is refused rather than guessed.
+const DECIMAL_WORDS = new Map([["nan", "NaN"], ["inf", "Infinity"], ["infinity", "Infinity"]]);
+
+function pastedValues(row, r) {
+  const commaInNumber = /\d,\d/.test(row);
+  const tokens = row.split(/[\s,]+/).filter((token) => token !== "");
+  const ambiguous = commaInNumber && (/\s/.test(row) || tokens.some((token) => /^[+-]?0\d/.test(token)));
+  if (ambiguous) {
+    const example = row.match(/\S*\d,\d\S*/)[0];
+    throw new InputError(`Row ${r}: the comma in ${quote(example)} could be a decimal comma (1,5 for 1.5) or a thousands separator (1,000 for 1000); write decimals with a point (1.5), thousands with no separator (1000), and separate values with spaces or ", ".`, "paste");
+  }
+  // Python prints nan, inf and -inf.
+  return tokens.map((token) => {
+    const word = /^([+-]?)([a-z]+)$/i.exec(token);
+    const spelled = word && DECIMAL_WORDS.get(word[2].toLowerCase());
+    if (!spelled) return token;
+    return spelled === "Infinity" && word[1] === "-" ? "-Infinity" : spelled;
+  });
+}
+
+// The spellings of a matrix parseMatrix reads: how text splits into rows and values,
+// and how its refusals are worded. The rules (size limits, same count per row, the
+// number rule) are parseMatrix's own and the same for both.
+const MATRIX_SPELLINGS = {
+  // The hash's "r;r;r" with "v,v,v" rows; `label` names the matrix ("the input x").
+  hash: (label) => ({
+    source: "hash",
+    rows: (text) => (text === "" ? [] : text.split(";")),
+    values: (row) => row.split(","),
+    empty: `${label} is empty; give rows separated by ";" and values by ","`,
+    tooMany: (count, what) => `${label} has ${count} ${what}; the limit is ${MAX_SIDE} x ${MAX_SIDE}`,
+    ragged: (r, count, width) => `${label} is ragged: row ${r} has ${count} values, row 0 has ${width}; every row needs the same count`,
+    cell: (r, c) => `${label} row ${r}, col ${c}`,
+  }),
+  // The paste box: see pastedRows.
+  paste: () => ({
+    source: "paste",
+    // An all-blank paste ("", "[]") is empty, not a matrix of no numbers.
+    rows: (text) => {
+      const rows = pastedRows(text);
+      return rows.every((row) => row === "") ? [] : rows;
+    },
+    values: pastedValues,
+    empty: "Paste some numbers first: one row per line, separated by spaces or commas.",
+    tooMany: (count, what) => `The pasted matrix has ${count} ${what}; the limit is ${MAX_SIDE} x ${MAX_SIDE}.`,
+    ragged: (r, count, width) => `Row ${r} has ${count} numbers but row 0 has ${width}; every row needs the same count.`,
+    cell: (r, c) => `Row ${r}, col ${c}`,
+  }),
+};
+
+// The one matrix parser: text in `spelling` (a MATRIX_SPELLINGS entry) to rows of
+// numbers, refusing an oversized grid before touching its values.
+function parseMatrix(text, spelling) {
+  const fail = (message) => new InputError(message, spelling.source);
+  const rows = spelling.rows(text);
+  if (rows.length === 0) throw fail(spelling.empty);
+  if (rows.length > MAX_SIDE) throw fail(spelling.tooMany(rows.length, "rows"));
+  const cells = rows.map(spelling.values);
+  const width = cells[0].length;
+  if (width > MAX_SIDE) throw fail(spelling.tooMany(width, "columns"));
+  cells.forEach((row, r) => {
+    if (row.length !== width) throw fail(spelling.ragged(r, row.length, width));
+  });
+  return cells.map((row, r) => row.map((token, c) => parseNumberToken(token, spelling.cell(r, c), spelling.source)));
+}
+
+// One edited cell: the number rule alone, the same as for a matrix value.
+function parseCellValue(text, where) {
+  return parseNumberToken(text, where, "cell");
+}
+
+// How each kind of property reads its text and writes it back: parse(text, property,
+// source) returns the value or throws InputError; write(value) is the canonical text.
+const KINDS = {
+  pair: {
+    parse(text, property, source) {
+      const parts = pairParts(text, source);
+      if (parts.length > 2) throw new InputError(`${property.name} takes one number or a pair like 3,2; got ${quote(text)}`, source);
+      const values = parts.map((part) => wholeNumber(part.trim(), property, source));
+      return values.length === 1 ? [values[0], values[0]] : values;
+    },
+    write: pairText,
+  },
+  flag: {
+    parse(text, property, source) {
+      if (text === "1") return true;
+      if (text === "0") return false;
+      throw new InputError(`${property.key} must be 0 or 1 (${property.meaning}); got ${quote(text)}`, source);
+    },
+    write: (value) => (value ? "1" : "0"),
+  },
+  enum: {
+    parse(text, property, source) {
+      const names = `${property.values.slice(0, -1).join(", ")} or ${property.values.at(-1)}`;
+      if (!property.values.includes(text)) throw new InputError(`${property.key} must be ${names}; got ${quote(text)}`, source);
+      return text;
+    },
+    write: String,
+  },
+  selection: {
+    parse(text, property, source) {
+      const match = /^(\d{1,2}),(\d{1,2})$/.exec(text);
+      if (!match) throw new InputError(`${property.key} must be row,col of an output cell, like 0,1; got ${quote(text)}`, source);
+      return [Number(match[1]), Number(match[2])];
+    },
+    write: ([row, col]) => `${row},${col}`,
+  },
+  norm: {
+    parse(text, property, source) {
+      const trimmed = text.trim();
+      const word = { inf: Infinity, infinity: Infinity, "-inf": -Infinity, "-infinity": -Infinity }[trimmed.toLowerCase()];
+      const value = word ?? (NUMBER_PATTERN.test(trimmed) ? Number(trimmed) : NaN);
+      if (Number.isNaN(value) || (Number.isFinite(value) && Math.abs(value) > MAX_NORM)) {
+        throw new InputError(`${property.name} must be a number such as 1, 2 or 3 (or Infinity), between -${MAX_NORM} and ${MAX_NORM}; got ${quote(text)}`, source);
+      }
+      if (value === 0) throw new InputError(`${property.name} must not be 0: the power mean (sum of x^p)^(1/p) needs p ≠ 0`, source);
+      return value;
+    },
+    write: (value) => (Number.isFinite(value) ? String(value) : value > 0 ? "Infinity" : "-Infinity"),
+  },
+  matrix: {
+    parse: (text, property) => parseMatrix(text, MATRIX_SPELLINGS.hash(property.name)),
+    write: (matrix) => matrix.map((row) => row.map(encodeNumber).join(",")).join(";"),
+  },
+};
+
+// The separators a parameter field takes between the two numbers of a pair: a phone's
+// numeric keypad has no comma, so a space, ";", "x", "*" or "×" does as well ("3 2", "3x2").
+// The hash is the page's own writing and keeps to the comma.
+const FIELD_PAIR_SEPARATOR = /\s*[,;x*×]\s*|\s+/i;
+
+function pairParts(text, source) {
+  return source === "field" ? text.trim().split(FIELD_PAIR_SEPARATOR) : text.split(",");
+}
+
+function wholeNumber(text, property, source) {
+  if (!/^\d{1,6}$/.test(text)) {
+    const pairs = source === "field" ? "a pair like 3,2 (or 3 2, 3x2)" : "a pair like 3,2";
+    throw new InputError(`${property.name} must be a whole number or ${pairs}; got ${quote(text)}`, source);
+  }
+  const value = Number(text);
+  if (value < property.min || value > property.max) {
+    throw new InputError(`${property.name} must be between ${property.min} and ${property.max}; got ${value}`, source);
+  }
+  return value;
+}
+
+// The state, property by property, in the hash's canonical order. `initial(state)` is
+// the value when the hash leaves the key out (it may depend on properties above it);
+// `written` says when serialiseState writes it: "always", "unless-initial" (left out
+// while it equals its initial value) or, for the selection, "unless-implicit" (left out
+// while state.selImplicit holds, or when nothing is selected). A property marked `only`
+// belongs to some modes (APPLIES below): it is written only where it applies, and a link
+// that gives it elsewhere is refused, so every link has one spelling. `check(state)`, run
+// once every property is known, returns a message for a combination the hash may not ask for.
+const HASH_PROPERTIES = [
+  { key: "k", kind: "pair", name: "kernel (k)", min: 1, max: MAX_SIDE, initial: () => [2, 2], written: "always" },
+  // PyTorch's default: a missing stride equals the kernel.
+  { key: "s", kind: "pair", name: "stride (s)", min: 1, max: MAX_SIDE, initial: (state) => state.k.slice(), written: "always" },
+  {
+    key: "p", kind: "pair", name: "padding (p)", min: 0, max: MAX_SIDE / 2, initial: () => [0, 0], written: "always",
+    check: (state) => (!applies("p", state) && (state.p[0] !== 0 || state.p[1] !== 0)
+      ? `padding does not apply to mode=${state.mode} (${MODE_NAMES[state.mode]} has none); use p=0` : null),
+  },
+  {
+    key: "d", kind: "pair", name: "dilation (d)", min: 1, max: MAX_SIDE, initial: () => [1, 1], written: "always",
+    check: (state) => (!applies("d", state) && (state.d[0] !== 1 || state.d[1] !== 1)
+      ? `dilation applies to max pooling only; use d=1 with mode=${state.mode}` : null),
+  },
+  { key: "mode", kind: "enum", values: Object.keys(MODE_NAMES), initial: () => "max", written: "always" },
+  // The adaptive modes' output size: their windows follow it (kernel and stride do not apply).
+  { key: "o", kind: "pair", name: "output size (o)", min: 1, max: MAX_SIDE, initial: () => [2, 2], written: "always", only: true },
+  // LP pooling's p (norm_type): any number but 0, or Infinity (max pooling of |x|).
+  { key: "n", kind: "norm", name: "norm type (n)", initial: () => 2, written: "always", only: true },
+  {
+    key: "ceil", kind: "flag", meaning: "1 rounds the output size up", initial: () => false, written: "unless-initial",
+    check: (state) => (!applies("ceil", state) && state.ceil ? `ceil does not apply to mode=${state.mode}: its windows follow the output size o; leave ceil out` : null),
+  },
+  { key: "cip", kind: "flag", meaning: "0 leaves padding out of the average's divisor", initial: () => true, written: "unless-initial" },
+  { key: "grad", kind: "flag", meaning: "1 shows gradient routing", initial: () => false, written: "always" },
+  // max_unpool2d(out, indices) beside the input gradient (the max modes).
+  { key: "unpool", kind: "flag", meaning: "1 shows max_unpool2d(out, indices)", initial: () => false, written: "unless-initial", only: true },
+  // With no sel in the link the first output is selected, so the main interaction shows at
+  // once; that implicit selection (state.selImplicit) is never written: the link carries a
+  // selection only when someone picked it.
+  { key: "sel", kind: "selection", initial: () => [0, 0], written: "unless-implicit" },
+  { key: "x", kind: "matrix", name: "the input x", initial: () => FIXTURE.map((row) => row.slice()), written: "always" },
+  { key: "g", kind: "matrix", name: "the upstream gradient g", initial: () => null, written: "unless-initial" },
+];
+const PROPERTY = new Map(HASH_PROPERTIES.map((property) => [property.key, property]));
+
+// Give every property `state` lacks its initial value, in table order. A selection the
+// state lacks is the implicit one.
+function fillInitial(state) {
+  state.selImplicit ??= !("sel" in state);
+  for (const property of HASH_PROPERTIES) {
+    if (!(property.key in state)) state[property.key] = property.initial(state);
+  }
+  return state;
+}
+
+function defaultState() {
+  return fillInitial({});
+}
+
+// A pair parameter (k, s, p, d) as the hash and the parameter fields spell it.
+function parsePair(text, key, source = "hash") {
+  const property = PROPERTY.get(key);
+  return KINDS[property.kind].parse(text, property, source);
+}
+
+function parseHash(hash) {
+  const fail = (message) => new InputError(message, "hash");
+  const body = hash.startsWith("#") ? hash.slice(1) : hash;
+  if (body.length > MAX_HASH_LENGTH) {
+    throw fail(`the link's state is ${body.length} characters long; the largest allowed grid is ${MAX_SIDE} x ${MAX_SIDE}`);
+  }
+  const given = new Map();
+  for (const part of body.split("&")) {
+    if (part === "") continue;
+    const equals = part.indexOf("=");
+    const key = equals < 0 ? part : part.slice(0, equals);
+    if (!PROPERTY.has(key)) {
+      throw fail(`unknown setting ${quote(key)} in the link; known settings: ${[...PROPERTY.keys()].join(", ")}`);
+    }
+    if (given.has(key)) throw fail(`${key} appears twice in the link`);
+    try {
+      given.set(key, decodeURIComponent(equals < 0 ? "" : part.slice(equals + 1)));
+    } catch {
+      throw fail(`${key} is not valid URL text`);
+    }
+  }
+  // Parsed in the link's order, so the first bad setting is the one reported.
+  const state = {};
+  for (const [key, text] of given) {
+    const property = PROPERTY.get(key);
+    state[key] = KINDS[property.kind].parse(text, property, "hash");
+  }
+  fillInitial(state);
+  for (const key of given.keys()) {
+    if (PROPERTY.get(key).only && !applies(key, state)) {
+      throw fail(`${key} does not apply to mode=${state.mode}; ${APPLIES_TEXT[key]}`);
+    }
+  }
+  for (const property of HASH_PROPERTIES) {
+    const refusal = property.check?.(state);
+    if (refusal) throw fail(refusal);
+  }
+  return state;
+}
+
+function leftOut(property, value, state) {
+  if (property.only && !applies(property.key, state)) return true;
+  if (property.written === "always") return false;
+  if (property.written === "unless-implicit") return state.selImplicit || value === null;
+  const initial = property.initial(state);
+  if (value === null || initial === null) return value === initial;
+  const { write } = KINDS[property.kind];
+  return write(value) === write(initial);
+}
+
+function serialiseState(state) {
+  const parts = HASH_PROPERTIES
+    .filter((property) => !leftOut(property, state[property.key], state))
+    .map((property) => `${property.key}=${KINDS[property.kind].write(state[property.key])}`);
+  return `#${parts.join("&")}`;
+}
+
+// The state's link less its selection: two states with the same one draw the same grids
+// but for the selection marks (render.js redrawPlan), and keep the exercise panel's marks.
+function gridsKey(state) {
+  return serialiseState({ ...state, sel: null });
+}
+
+// The hash the page writes for `state`, given `trace`, the answer for this very state
+// (null while there is none): the canonical form, less a selection the output does not
+// have, whether it arrived in a link or the output shrank under it. This is the one place
+// the trace bears on the link: the state itself keeps the selection as it was made (every
+// view of it asks trace-view's selectedOutput, which ignores it), so nothing the worker
+// answers is written back into the state.
+function hashFor(state, trace) {
+  const unshown = trace !== null && state.sel !== null && !outputInRange(trace, state.sel);
+  return serialiseState(unshown ? { ...state, sel: null } : state);
+}
+
+// What the worker needs: everything but the view-only parts (selection, grad toggle), and
+// of the parameters only those the mode takes (trace() refuses a kernel in the adaptive
+// modes). The max and average modes' requests are what they were before the other modes
+// came: the build's shipped traces are filed under these keys.
+function traceRequest(state) {
+  const encodeMatrix = (matrix) => matrix.map((row) => row.map(wireNumber));
+  const request = { x: encodeMatrix(state.x) };
+  if (ADAPTIVE_MODES.includes(state.mode)) {
+    request.output_size = state.o;
+  } else {
+    request.kernel_size = state.k;
+    request.stride = state.s;
+    if (state.mode !== "lp") {
+      request.padding = state.p;
+      request.dilation = state.d;
+    }
+    request.ceil_mode = state.ceil;
+    if (state.mode !== "lp") request.count_include_pad = state.cip;
+  }
+  request.mode = state.mode;
+  if (state.mode === "lp") request.norm_type = wireNumber(state.n);
+  request.grad_output = state.g ? encodeMatrix(state.g) : 1;
+  if (state.unpool && applies("unpool", state)) request.unpool = true;
+  return request;
+}
+
+function requestKey(state) {
+  return JSON.stringify(traceRequest(state));
+}
+
+// ---- state changes: the rules every host, the controls and the build share (no DOM) ----
+
+// Which parameters apply in which mode: dilation to max pooling only (average pooling has
+// no dilation, as in PyTorch's avg_pool2d), count_include_pad to average pooling only;
+// the adaptive modes place their windows by the output size o alone, LP pooling (n) has
+// no padding, and unpooling needs the indices of the max modes. A key not listed applies
+// everywhere.
+const WINDOWED = ["max", "avg", "lp"];
+const APPLIES = {
+  k: WINDOWED, s: WINDOWED, p: ["max", "avg"], d: ["max"], ceil: WINDOWED, cip: ["avg"],
+  o: ADAPTIVE_MODES, n: ["lp"], unpool: MAX_MODES,
+};
+// Why a key does not apply, as a link error and a control's reason say it.
+const APPLIES_TEXT = {
+  k: "the adaptive modes place their windows by the output size alone",
+  s: "the adaptive modes place their windows by the output size alone",
+  p: "only max and average pooling have padding",
+  d: "only max pooling has dilation",
+  ceil: "the adaptive modes place their windows by the output size alone",
+  cip: "only average pooling has count_include_pad",
+  o: "the output size is the adaptive modes' (mode=adaptive_max or adaptive_avg)",
+  n: "the norm type is LP pooling's (mode=lp)",
+  unpool: "unpooling puts back the maxima of the max modes (mode=max or adaptive_max)",
+};
+function applies(key, state) {
+  return !(key in APPLIES) || APPLIES[key].includes(state.mode);
+}
+
+// The properties whose change can change the output's shape: changing one resets a custom
+// upstream gradient (state.g) to all ones, as its shape may no longer fit.
+const RESETS_GRADIENT = new Set(["k", "s", "p", "d", "mode", "ceil", "o", "x"]);
+
+// `state` with `changes` (state properties) applied under the rules above: a mode without
+// dilation (padding, ceil_mode) sets it back to 1 (0, off), and a change of shape resets
+// the custom gradient unless the changes give one. Returns a new state; `state` is left as it was.
+function changedState(state, changes) {
+  const next = { ...structuredClone(state), ...structuredClone(changes) };
+  const resets = Object.keys(changes).some((key) => RESETS_GRADIENT.has(key)
+    && JSON.stringify(changes[key]) !== JSON.stringify(state[key]));
+  if (resets && !("g" in changes)) next.g = null;
+  if (!applies("d", next)) next.d = [1, 1];
+  if (!applies("p", next)) next.p = [0, 0];
+  if (!applies("ceil", next)) next.ceil = false;
+  return next;
+}
+
+// The state change of picking a pooling mode, from #mode or the Max / Average buttons, as a
+// mutator: the selection is kept (the next trace decides whether the output still has it).
+function switchMode(mode) {
+  return (state) => Object.assign(state, changedState(state, { mode }), { g: null });
+}
+
+// The state change of loading the preset `name` (a PRESETS key) at the input's size, with
+// the settings it comes with (a mode and its output size), as their controls set them.
+function presetChange(name) {
+  const { make, settings = {} } = PRESETS[name];
+  return (state) => Object.assign(state, changedState(state, { x: make([state.x.length, state.x[0].length]), ...structuredClone(settings) }), { g: null });
+}
+
+// Whether `state` shows preset `name`'s input and settings.
+function showsPreset(name, state) {
+  const { make, settings = {} } = PRESETS[name];
+  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  return same(make([state.x.length, state.x[0].length]), state.x)
+    && Object.entries(settings).every(([key, value]) => same(state[key], value));
+}
+
+// ---- the host model: the state as mount()'s model holds it (anywidget's shape) ----
+
+// Model key -> state property. The keys are poolgrad.trace()'s argument names (and the
+// notebook widget's traits); each value is JSON: a pair as a number or [h, w], a matrix as
+// rows of numbers (non-finite ones as format.js's words), a flag as a boolean, the
+// selection as [row, col] or null (none picked: the first output is shown selected).
+// A host may also give any value as its text spelling, as the hash writes it ("3,2",
+// "1,2;3,4", "0,1"): attributes are text.
+const MODEL_KEYS = {
+  kernel_size: "k",
+  stride: "s",
+  padding: "p",
+  dilation: "d",
+  mode: "mode",
+  ceil_mode: "ceil",
+  count_include_pad: "cip",
+  gradient: "grad",
+  selection: "sel",
+  x: "x",
+  grad_output: "g",
+  output_size: "o",
+  norm_type: "n",
+  unpool: "unpool",
+};
+
+// The model's values for `state`.
+function modelValues(state) {
+  const matrix = (rows) => rows.map((row) => row.map(wireNumber));
+  return {
+    kernel_size: state.k.slice(),
+    stride: state.s.slice(),
+    padding: state.p.slice(),
+    dilation: state.d.slice(),
+    mode: state.mode,
+    ceil_mode: state.ceil,
+    count_include_pad: state.cip,
+    gradient: state.grad,
+    selection: state.selImplicit || state.sel === null ? null : state.sel.slice(),
+    x: matrix(state.x),
+    grad_output: state.g ? matrix(state.g) : null,
+    output_size: state.o.slice(),
+    norm_type: wireNumber(state.n),
+    unpool: state.unpool,
+  };
+}
+
+// A model value as the hash spells it, or null when the model leaves it out.
+function valueText(key, value) {
+  if (value === undefined || value === null) return null;
+  if (typeof value === "string") return value;
+  const kind = PROPERTY.get(MODEL_KEYS[key]).kind;
+  if (kind === "flag") return value ? "1" : "0";
+  if (kind === "matrix") {
+    const cell = (v) => (typeof v === "number" ? encodeNumber(v) : String(v));
+    return Array.isArray(value) ? value.map((row) => (Array.isArray(row) ? row : [row]).map(cell).join(",")).join(";") : String(value);
+  }
+  return Array.isArray(value) ? value.join(",") : String(value);
+}
+
+// The state a model's values describe (`get(key)`, the model's own reader), refused as the
+// hash would refuse it: InputError with the same message, naming the setting.
+// A model holds every key at once, so a mode's own key (output_size, norm_type, unpool) is
+// kept there while another mode shows: it is read only where it applies.
+function stateFromModel(get) {
+  const parts = [];
+  const mode = valueText("mode", get("mode")) ?? "max";
+  for (const [key, property] of Object.entries(MODEL_KEYS)) {
+    const text = valueText(key, get(key));
+    if (PROPERTY.get(property).only && !applies(property, { mode })) continue;
+    if (text !== null) parts.push(`${property}=${encodeURIComponent(text)}`);
+  }
+  return parseHash(parts.join("&"));
+}
+return Object.freeze({ MAX_SIDE, MODE_NAMES, ADAPTIVE_MODES, MAX_MODES, InputError, quote, MATRIX_SPELLINGS, parseMatrix, parseCellValue, HASH_PROPERTIES, defaultState, parsePair, parseHash, serialiseState, gridsKey, hashFor, traceRequest, requestKey, APPLIES_TEXT, applies, changedState, switchMode, presetChange, showsPreset, MODEL_KEYS, modelValues, stateFromModel, FIXTURE });
 })();
 
 // web/lesson/sentences.js
 const $lesson_sentences = (() => {
-const { cellName, formatNumber, formatSum, listCells, pairText, sizeText } = $widget_format;
-const { selectedOutput, termFrom, windowCells, windowText } = $widget_trace_view;
+const { cellName, decodeNumber, formatNumber, formatSum, listCells, pairText, sizeText } = $widget_format;
+const { MODE_NAMES } = $widget_state;
+const { selectedOutput, sharedCells, termFrom, windowCells, windowSize, windowText } = $widget_trace_view;
 // The teaching sentences about a view, each in one place: the title of the view (the
 // status line, the Code panel, the picture and the embed code all name a view with it)
 // and the sentence about the selected output (#explanation, the announcer, the picture).
 
 
+// p as sentences write it: 2, 0.5, ∞.
+const normText = (p) => (Number.isFinite(p) ? String(p) : p > 0 ? "∞" : "−∞");
+
 // "max pooling, 3 × 3 window, stride 1, padding 1": what the code (and the picture) shows.
+// The adaptive modes name their output size instead of a window ("adaptive average
+// pooling to 1 × 1"), LP pooling its p.
 function viewTitle(state) {
-  const parts = [`${state.mode === "max" ? "max" : "average"} pooling`, `${sizeText(state.k)} window`, `stride ${pairText(state.s)}`];
+  if (state.mode === "adaptive_max" || state.mode === "adaptive_avg") {
+    const parts = [`${MODE_NAMES[state.mode]} to ${sizeText(state.o)}`];
+    if (state.unpool && state.mode === "adaptive_max") parts.push("unpooling");
+    if (state.grad) parts.push("gradient routing");
+    return parts.join(", ");
+  }
+  const name = state.mode === "lp" ? `LP pooling with p = ${normText(state.n)}` : `${state.mode === "max" ? "max" : "average"} pooling`;
+  const parts = [name, `${sizeText(state.k)} window`, `stride ${pairText(state.s)}`];
   if (state.p.some((p) => p > 0)) parts.push(`padding ${pairText(state.p)}`);
   if (state.mode === "max" && state.d.some((d) => d > 1)) parts.push(`dilation ${pairText(state.d)}`);
   if (state.ceil) parts.push("ceil_mode");
   if (state.mode === "avg" && !state.cip) parts.push("count_include_pad=False");
+  if (state.unpool && state.mode === "max") parts.push("unpooling");
   if (state.grad) parts.push("gradient routing");
   return parts.join(", ");
 }
@@ -277,7 +955,8 @@ function viewTitle(state) {
 // the status line names what Python computed, not what is being asked.
 function traceParameters(trace) {
   return { mode: trace.mode, k: trace.kernel_size, s: trace.stride, p: trace.padding, d: trace.dilation,
-    ceil: trace.ceil_mode, cip: trace.count_include_pad, grad: false };
+    ceil: trace.ceil_mode, cip: trace.count_include_pad, o: trace.output_size, n: decodeNumber(trace.norm_type ?? 2),
+    unpool: false, grad: false };
 }
 
 const MAX_LISTED_TERMS = 12;
@@ -289,7 +968,8 @@ function averageSentence(trace, [i, j]) {
   const value = formatNumber(trace.output[i][j]);
   const terms = cells.map(([r, c]) => formatNumber(trace.input[r][c]));
   const sum = terms.length <= MAX_LISTED_TERMS ? `(${terms.join(" + ")})` : `(the sum of its ${terms.length} cells)`;
-  let sentence = `Output ${cellName([i, j])} = ${value} is the mean of the window ${windowText(trace, [i, j])}: ${sum} / ${divisor} = ${value}.`;
+  const size = trace.window_size ? ` (${sizeText(windowSize(trace, [i, j]))}, placed by the output size)` : "";
+  let sentence = `Output ${cellName([i, j])} = ${value} is the mean of the window ${windowText(trace, [i, j])}${size}: ${sum} / ${divisor} = ${value}.`;
   if (cells.length < kernelCells) {
     sentence += trace.count_include_pad
       ? ` Padded cells add 0 but count in the divisor ${divisor}.`
@@ -309,7 +989,12 @@ function explanationText(state, trace) {
   const [i, j] = output;
   const showGradient = state.grad && trace.grad_input !== undefined;
   const gradient = showGradient ? trace.grad_output[i][j] : null;
-  if (trace.mode === "avg") {
+  if (trace.mode === "lp" && !trace.argmax) {
+    let sentence = lpSentence(trace, output);
+    if (showGradient) sentence += ` Backward, its upstream gradient ${formatNumber(gradient)} reaches every cell of the window, each in proportion to |x|^(p−1) there.`;
+    return sentence;
+  }
+  if (trace.divisor) {
     let sentence = averageSentence(trace, output);
     if (showGradient) {
       const cells = windowCells(trace, output);
@@ -318,7 +1003,9 @@ function explanationText(state, trace) {
     return sentence;
   }
   const [r, c] = trace.argmax[i][j];
-  let sentence = `Output ${cellName([i, j])} = ${formatNumber(trace.output[i][j])} is the maximum of the window ${windowText(trace, output)}, taken from input cell ${cellName([r, c])}.`;
+  const size = trace.window_size ? ` (${sizeText(windowSize(trace, output))}, placed by the output size)` : "";
+  const largest = trace.mode === "lp" ? `largest |x| (p = ${normText(decodeNumber(trace.norm_type))})` : "maximum";
+  let sentence = `Output ${cellName([i, j])} = ${formatNumber(trace.output[i][j])} is the ${largest} of the window ${windowText(trace, output)}${size}, taken from input cell ${cellName([r, c])}.`;
   if (showGradient) {
     const sources = trace.sources[r][c];
     sentence += ` Backward, its upstream gradient ${formatNumber(gradient)} goes to input cell ${cellName([r, c])} alone`;
@@ -328,15 +1015,48 @@ function explanationText(state, trace) {
   }
   return sentence;
 }
-return Object.freeze({ viewTitle, traceParameters, explanationText });
+
+// LP pooling's output: (sum of x^p over the window)^(1/p), the sum as trace() gives it
+// (lp_sums: torch's average of x^p times the kernel's cell count).
+function lpSentence(trace, [i, j]) {
+  const p = normText(decodeNumber(trace.norm_type));
+  const value = formatNumber(trace.output[i][j]);
+  return `Output ${cellName([i, j])} = ${value} is the LP norm of the window ${windowText(trace, [i, j])} with p = ${p}: (the sum of x^${p} over it, ${formatNumber(trace.lp_sums[i][j])})^(1/${p}) = ${value}.`;
+}
+
+// The verdict under the two gradient totals (#totals), `equal` when they agree.
+function totalsVerdict(trace, equal) {
+  if (!equal) {
+    return trace.mode === "lp"
+      ? "Not equal: LP pooling's backward scales each share by |x|^(p−1) / out^(p−1), so the shares need not add back up to the gradient."
+      : "Not equal: the shares that fall on padded cells have no input cell to land on.";
+  }
+  return trace.argmax
+    ? "Equal: max pooling hands each gradient to exactly one input cell, so nothing is lost."
+    : "Equal: each gradient is split into shares that add back up to it.";
+}
+
+// Where max_unpool2d(out, indices) and the gradient differ (#unpool-note, the lesson): on a
+// cell several outputs chose, unpooling writes one value, the gradient adds theirs.
+function unpoolText(trace) {
+  const shared = sharedCells(trace);
+  const lead = "Unpooling puts each output back on the cell its index names and 0 everywhere else: the gradient's routes, carrying the output's value instead of its gradient.";
+  if (shared.length === 0) return `${lead} No two outputs chose the same cell here, so it matches the gradient's pattern cell for cell.`;
+  const [r, c] = shared[0];
+  const sources = trace.sources[r][c];
+  let sentence = `${lead} They differ on a cell several outputs chose: cell ${cellName([r, c])}, chosen by outputs ${listCells(sources)}, holds one value, ${formatNumber(trace.unpooled[r][c])} (they all chose that very value; the last write wins), while the gradient adds their ${sources.length}`;
+  sentence += trace.grad_terms ? `: ${formatSum(trace.grad_terms[r][c], trace.grad_input[r][c])}.` : ".";
+  return sentence;
+}
+return Object.freeze({ normText, viewTitle, traceParameters, explanationText, totalsVerdict, unpoolText });
 })();
 
 // web/widget/render.js
 const $widget_render = (() => {
 const { GRADIENT_HUES, VALUE_HUES, heatColours, magnitudeScale } = $widget_colours;
 const { cellName, formatNumber, formatSum, listCells, sizeText } = $widget_format;
-const { explanationText } = $lesson_sentences;
-const { gradientReceivers, selectedOutput, sharedCells } = $widget_trace_view;
+const { explanationText, totalsVerdict, unpoolText } = $lesson_sentences;
+const { gradientReceivers, selectedOutput, sharedCells, windowShared, windowSize } = $widget_trace_view;
 // Rendering: (state, trace, view) -> the DOM of every region. No event handling, no
 // worker calls. Not pure: to redraw cheaply it keeps, at module level, what the last
 // render built — each grid table's shape and cells (builtGrids), the cells by grid and
@@ -356,6 +1076,7 @@ const GRID_TITLES = {
   output: "Output",
   "grad-output": "Upstream gradient",
   "grad-input": "Input gradient",
+  unpooled: "Unpooled",
 };
 
 // The attributes a node gets from a spec: absent when undefined, null or false.
@@ -538,17 +1259,21 @@ function selectionOverlay(trace, selection) {
     output,
     rows: trace.window_rows[i],
     cols: trace.window_cols[j],
-    argmax: trace.mode === "max" ? trace.argmax[i][j] : null,
+    argmax: trace.argmax ? trace.argmax[i][j] : null,
   };
 }
 
 function inputGrid(state, trace, view, previous) {
   const height = state.x.length;
   const width = state.x[0].length;
-  const [padRows, padCols] = trace ? trace.padding : state.p;
+  const [padRows, padCols] = trace ? trace.padding ?? [0, 0] : state.p;
   const padValue = trace ? trace.pad_value : state.mode === "max" ? "-Infinity" : 0;
   const scale = magnitudeScale(trace ? [state.x, trace.output] : [state.x]);
-  const shared = (r, c) => (trace && trace.mode === "max" ? trace.sources[r][c].length : 0);
+  // ×n: in the adaptive modes the cells several windows share (trace.shared), in the
+  // other modes that keep a maximum the cells several outputs chose.
+  const windows = trace && windowShared(trace);
+  const shared = (r, c) => (!trace ? 0 : windows ? windows[r][c] : trace.argmax ? trace.sources[r][c].length : 0);
+  const sharedRole = (n) => (windows ? `in the windows of ${n} outputs` : `maximum of ${n} outputs`);
   return gridTable({
     name: "input",
     rowIndices: range(-padRows, height + 2 * padRows),
@@ -560,7 +1285,7 @@ function inputGrid(state, trace, view, previous) {
       const value = pad ? padValue : state.x[r][c];
       const roles = [];
       if (pad) roles.push("padding");
-      if (!pad && shared(r, c) > 1) roles.push(`maximum of ${shared(r, c)} outputs`);
+      if (!pad && shared(r, c) > 1) roles.push(sharedRole(shared(r, c)));
       return {
         pad,
         text: formatNumber(value),
@@ -591,13 +1316,38 @@ function planeGrid(name, [height, width], view, previous, describe) {
 
 function outputGrid(state, trace, view, previous) {
   const scale = magnitudeScale([state.x, trace.output]);
+  // The adaptive modes' windows change size: each output cell says its own.
+  const sizes = trace.window_size;
   return planeGrid("output", trace.output_shape, view, previous, (i, j) => {
     const value = trace.output[i][j];
+    const size = sizes ? sizeText(windowSize(trace, [i, j])) : null;
     return {
       text: formatNumber(value),
       colours: heatColours(value, scale, VALUE_HUES, view.scheme),
-      attributes: { "aria-selected": "false" },
-      label: `Output row ${i}, col ${j}: ${formatNumber(value)}`,
+      attributes: { "aria-selected": "false", "data-window-size": size ?? undefined },
+      label: `Output row ${i}, col ${j}: ${formatNumber(value)}${size ? `; window ${size}` : ""}`,
+    };
+  });
+}
+
+// max_unpool2d(out, indices): each output put back on its argmax, 0 elsewhere; a cell
+// several outputs chose is marked ×n (it holds one value, where the gradient adds).
+function unpooledGrid(trace, view, previous) {
+  const scale = magnitudeScale([trace.input, trace.unpooled]);
+  return planeGrid("unpooled", trace.input_shape, view, previous, (r, c) => {
+    const value = trace.unpooled[r][c];
+    const sources = trace.sources[r][c];
+    let detail = "";
+    if (sources.length > 1) detail = `; written once, though outputs ${listCells(sources)} all chose it`;
+    else if (sources.length === 1) detail = `; from output ${cellName(sources[0])}`;
+    return {
+      text: formatNumber(value),
+      colours: heatColours(value, scale, VALUE_HUES, view.scheme),
+      attributes: {
+        "data-shared": sources.length > 1 ? String(sources.length) : undefined,
+        "data-zero": sources.length === 0 ? "true" : undefined,
+      },
+      label: `Unpooled row ${r}, col ${c}: ${formatNumber(value)}${detail}`,
     };
   });
 }
@@ -660,15 +1410,7 @@ function sharedSums(trace) {
 function totals(trace) {
   const upstream = formatNumber(trace.grad_output_sum);
   const routed = formatNumber(trace.grad_input_sum);
-  let verdict;
-  if (upstream === routed) {
-    verdict = trace.mode === "max"
-      ? "Equal: max pooling hands each gradient to exactly one input cell, so nothing is lost."
-      : "Equal: each gradient is split into shares that add back up to it.";
-  } else {
-    verdict = "Not equal: the shares that fall on padded cells have no input cell to land on.";
-  }
-  return element("p", { id: "totals" }, `Upstream total ${upstream}; input-gradient total ${routed}. ${verdict}`);
+  return element("p", { id: "totals" }, `Upstream total ${upstream}; input-gradient total ${routed}. ${totalsVerdict(trace, upstream === routed)}`);
 }
 
 function axisFormula(label, axis) {
@@ -680,7 +1422,23 @@ function axisFormula(label, axis) {
   return element("p", { class: "formula-line", "data-axis": label }, text);
 }
 
+// The adaptive modes: where each window starts and ends, per axis, from trace.window_bounds.
+function adaptiveFormula(trace) {
+  const box = element("div", { id: "formula", class: "formula" });
+  box.append(element("h3", {}, "Window placement"));
+  box.append(element("p", { class: "formula-general" },
+    "window i of Out over In lines spans [⌊i·In/Out⌋, ⌈(i+1)·In/Out⌉), per axis: the output size is yours, the windows follow"));
+  const [height, width] = trace.input_shape;
+  const [outHeight, outWidth] = trace.output_shape;
+  for (const [label, n, out, bounds] of [["rows", height, outHeight, trace.window_bounds.rows], ["cols", width, outWidth, trace.window_bounds.cols]]) {
+    const spans = bounds.map(([start, end]) => `[${start}, ${end})`).join(", ");
+    box.append(element("p", { class: "formula-line", "data-axis": label }, `${label}: ${n} into ${out}: ${spans}`));
+  }
+  return box;
+}
+
 function sizeFormula(trace) {
+  if (!trace.size_formula) return adaptiveFormula(trace);
   const ceil = trace.size_formula.rows.ceil;
   const box = element("div", { id: "formula", class: "formula" });
   box.append(element("h3", {}, "Output size"));
@@ -728,7 +1486,17 @@ function renderView(regions, state, trace, view) {
     show(regions.gradOutputGrid, placeholder(waitingText));
     show(regions.gradInputGrid, placeholder(waitingText));
   }
-  regions.legend.dataset.mode = state.mode;
+  const unpooled = state.unpool && trace?.unpooled;
+  regions.unpoolPanels.forEach((panel) => { panel.hidden = !unpooled; });
+  if (unpooled) {
+    show(regions.unpooledGrid, unpooledGrid(trace, view, shown(regions.unpooledGrid)));
+    regions.unpoolNote.textContent = unpoolText(trace);
+  } else {
+    regions.unpooledGrid.replaceChildren();
+    regions.unpoolNote.textContent = "";
+  }
+  // The legend's argmax mark belongs to the modes that keep one cell per window.
+  regions.legend.dataset.mode = (trace ? trace.argmax : state.mode === "max" || state.mode === "adaptive_max") ? "max" : "avg";
   regions.formula.replaceChildren(trace ? sizeFormula(trace) : placeholder(""));
   regions.shapes.textContent = trace
     ? `${sizeText(trace.input_shape)} → ${sizeText(trace.output_shape)}`
@@ -822,537 +1590,6 @@ function redrawPlan(drawn, next) {
   return sameGrids ? "selection" : "all";
 }
 return Object.freeze({ withStepMark, withMismatch, renderView, renderSelection, applyPreview, redrawPlan });
-})();
-
-// web/widget/presets.js
-const $widget_presets = (() => {
-// Input presets offered by #preset. Their keys are the option values of the DOM contract.
-
-// The lesson's 4 x 4 fixture (docs/design.md, "Reference facts"): the default input.
-const FIXTURE = [
-  [1, 2, 5, 6],
-  [3, 4, 8, 7],
-  [0, -1, -3, -2],
-  [-4, 9, -6, -5],
-];
-
-const PRESETS = {
-  fixture: {
-    label: "Lesson fixture (4 × 4)",
-    make: () => FIXTURE.map((row) => row.slice()),
-  },
-  distinct: {
-    label: "Distinct values 1–16",
-    make: () => [
-      [1, 2, 3, 4],
-      [5, 6, 7, 8],
-      [9, 10, 11, 12],
-      [13, 14, 15, 16],
-    ],
-  },
-  ties: {
-    // Every 2 x 2 block holds a tie for its maximum: the first in row-major order wins.
-    label: "Ties (first maximum wins)",
-    make: () => [
-      [3, 3, 1, 2],
-      [3, 1, 2, 2],
-      [0, 5, 4, 4],
-      [5, 5, 4, 1],
-    ],
-  },
-  negatives: {
-    label: "All negative",
-    make: () => [
-      [-3, -1, -4, -1],
-      [-5, -9, -2, -6],
-      [-5, -3, -5, -8],
-      [-9, -7, -9, -3],
-    ],
-  },
-  random: {
-    label: "Random integers (current size)",
-    make: ([rows, cols]) => Array.from({ length: rows }, () =>
-      Array.from({ length: cols }, () => Math.floor(Math.random() * 19) - 9)),
-  },
-};
-return Object.freeze({ FIXTURE, PRESETS });
-})();
-
-// web/widget/state.js
-const $widget_state = (() => {
-const { NON_FINITE, encodeNumber, pairText, wireNumber } = $widget_format;
-const { FIXTURE, PRESETS } = $widget_presets;
-const { outputInRange } = $widget_trace_view;
-// The widget's whole state, its one serialisation (the URL hash), and every parse of the
-// learner's text into it. One table, HASH_PROPERTIES, drives both directions: parseHash
-// reads each property by its kind, serialiseState writes them in table order, leaving out
-// the ones whose rule says so (docs/design.md, "The URL hash"). Errors are InputError,
-// carrying where the text came from (the hash, the paste box, a cell edit, a field) and a
-// message that says what to fix.
-
-
-
-const MAX_SIDE = 16;
-const MAX_HASH_LENGTH = 20000;
-const MAX_MAGNITUDE = 1e15;
-const NUMBER_PATTERN = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
-
-// A refusal of the learner's text. `source` says where the text came from: "hash",
-// "paste", "cell" or "field"; status lines word the error after it.
-class InputError extends Error {
-  constructor(message, source) {
-    super(message);
-    this.name = "InputError";
-    this.source = source;
-  }
-}
-
-// Quote user text in a message without letting a huge or odd token swamp it.
-function quote(text) {
-  const clipped = text.length > 24 ? `${text.slice(0, 24)}…` : text;
-  return `"${clipped}"`;
-}
-
-// The one number rule, for every matrix value and every cell edit: a decimal or
-// exponent spelling, or one of the words NaN / Infinity / -Infinity, within ±1e15. A
-// spelling of a non-zero number too small for a double (1e-400) is refused, not read as 0.
-function parseNumberToken(token, where, source) {
-  const trimmed = token.trim();
-  if (NON_FINITE.has(trimmed)) return NON_FINITE.get(trimmed);
-  if (!NUMBER_PATTERN.test(trimmed)) {
-    throw new InputError(`${where}: ${quote(trimmed)} is not a number (use digits like 3, -1.5, 2e-3, or NaN / Infinity)`, source);
-  }
-  const number = Number(trimmed);
-  if (!(Math.abs(number) <= MAX_MAGNITUDE)) {
-    throw new InputError(`${where}: ${quote(trimmed)} is too large; values must lie between -1e15 and 1e15`, source);
-  }
-  if (number === 0 && /[1-9]/.test(trimmed.split(/e/i)[0])) {
-    throw new InputError(`${where}: ${quote(trimmed)} is too small for a double (it would become 0; the smallest is about 5e-324); write 0 if you mean 0`, source);
-  }
-  return number;
-}
-
-// NumPy's and PyTorch's printouts wrap the nested lists: array([[1, 2]], dtype=int8),
-// tensor([[4., 8.]], dtype=torch.float64, requires_grad=True). The keywords after the
-// last "]" say nothing about the values.
-const PRINTOUT = /^\s*(?:np\.|numpy\.|torch\.)?(?:array|tensor)\(([\s\S]*)\)\s*$/;
-const KEYWORD_ARGUMENTS = /^(\s*,\s*[A-Za-z_]\w*\s*=\s*[^,=]+?)*\s*,?\s*$/;
-
-function unwrapPrintout(text) {
-  const match = PRINTOUT.exec(text);
-  if (!match) return text;
-  const inner = match[1];
-  const end = inner.lastIndexOf("]");
-  return end >= 0 && KEYWORD_ARGUMENTS.test(inner.slice(end + 1)) ? inner.slice(0, end + 1) : inner;
-}
-
-// How deep the brackets nest: a matrix is [[...]] at most; unbalanced brackets are refused.
-function bracketDepth(text) {
-  let depth = 0;
-  let deepest = 0;
-  for (const char of text) {
-    if (char === "[") deepest = Math.max(deepest, ++depth);
-    else if (char === "]" && --depth < 0) break;
-  }
-  if (depth !== 0) {
-    throw new InputError("The pasted matrix's brackets do not match; write every row in brackets, like [[1, 2], [3, 4]], or one row per line without brackets.", "paste");
-  }
-  return deepest;
-}
-
-// Rows on lines, numbers separated by spaces or commas (what a spreadsheet prints), or
-// bracketed rows, whatever the line breaks ([[1, 2], [3, 4]], NumPy's [[1 2]\n [3 4]] and
-// array([[...]]), PyTorch's tensor([[...]])): each innermost [...] is one row.
-function pastedRows(pasted) {
-  const text = unwrapPrintout(pasted);
-  if (!text.includes("[") && !text.includes("]")) {
-    return text.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== "");
-  }
-  const depth = bracketDepth(text);
-  if (depth > 2) {
-    throw new InputError(`The pasted matrix has ${depth} dimensions (brackets nested ${depth} deep); the widget shows one 2-D plane: paste a single matrix, like [[1, 2], [3, 4]].`, "paste");
-  }
-  const rows = [...text.matchAll(/\[([^[\]]*)\]/g)].map((match) => match[1].trim());
-  const rest = text.replace(/\[([^[\]]*)\]/g, " ");
-  if (/[^\s,[\]]/.test(rest)) {
-    throw new InputError("The pasted matrix has numbers outside the brackets of its rows; write every row in brackets, like [[1, 2], [3, 4]], or one row per line without brackets.", "paste");
-  }
-  return rows;
-}
-
-// A comma between digits is the separator only in a row of comma-separated values
-// ("1,2,3"). In a row whose values are also spaced ("1,5 2,5", "1, 2,5"), or before a
-// value written with a leading zero ("1,000", "0,05"), it may as well be a decimal comma
-// or a thousands separator: the paste is refused rather than guessed.
-const DECIMAL_WORDS = new Map([["nan", "NaN"], ["inf", "Infinity"], ["infinity", "Infinity"]]);
-
-function pastedValues(row, r) {
-  const commaInNumber = /\d,\d/.test(row);
-  const tokens = row.split(/[\s,]+/).filter((token) => token !== "");
-  const ambiguous = commaInNumber && (/\s/.test(row) || tokens.some((token) => /^[+-]?0\d/.test(token)));
-  if (ambiguous) {
-    const example = row.match(/\S*\d,\d\S*/)[0];
-    throw new InputError(`Row ${r}: the comma in ${quote(example)} could be a decimal comma (1,5 for 1.5) or a thousands separator (1,000 for 1000); write decimals with a point (1.5), thousands with no separator (1000), and separate values with spaces or ", ".`, "paste");
-  }
-  // Python prints nan, inf and -inf.
-  return tokens.map((token) => {
-    const word = /^([+-]?)([a-z]+)$/i.exec(token);
-    const spelled = word && DECIMAL_WORDS.get(word[2].toLowerCase());
-    if (!spelled) return token;
-    return spelled === "Infinity" && word[1] === "-" ? "-Infinity" : spelled;
-  });
-}
-
-// The spellings of a matrix parseMatrix reads: how text splits into rows and values,
-// and how its refusals are worded. The rules (size limits, same count per row, the
-// number rule) are parseMatrix's own and the same for both.
-const MATRIX_SPELLINGS = {
-  // The hash's "r;r;r" with "v,v,v" rows; `label` names the matrix ("the input x").
-  hash: (label) => ({
-    source: "hash",
-    rows: (text) => (text === "" ? [] : text.split(";")),
-    values: (row) => row.split(","),
-    empty: `${label} is empty; give rows separated by ";" and values by ","`,
-    tooMany: (count, what) => `${label} has ${count} ${what}; the limit is ${MAX_SIDE} x ${MAX_SIDE}`,
-    ragged: (r, count, width) => `${label} is ragged: row ${r} has ${count} values, row 0 has ${width}; every row needs the same count`,
-    cell: (r, c) => `${label} row ${r}, col ${c}`,
-  }),
-  // The paste box: see pastedRows.
-  paste: () => ({
-    source: "paste",
-    // An all-blank paste ("", "[]") is empty, not a matrix of no numbers.
-    rows: (text) => {
-      const rows = pastedRows(text);
-      return rows.every((row) => row === "") ? [] : rows;
-    },
-    values: pastedValues,
-    empty: "Paste some numbers first: one row per line, separated by spaces or commas.",
-    tooMany: (count, what) => `The pasted matrix has ${count} ${what}; the limit is ${MAX_SIDE} x ${MAX_SIDE}.`,
-    ragged: (r, count, width) => `Row ${r} has ${count} numbers but row 0 has ${width}; every row needs the same count.`,
-    cell: (r, c) => `Row ${r}, col ${c}`,
-  }),
-};
-
-// The one matrix parser: text in `spelling` (a MATRIX_SPELLINGS entry) to rows of
-// numbers, refusing an oversized grid before touching its values.
-function parseMatrix(text, spelling) {
-  const fail = (message) => new InputError(message, spelling.source);
-  const rows = spelling.rows(text);
-  if (rows.length === 0) throw fail(spelling.empty);
-  if (rows.length > MAX_SIDE) throw fail(spelling.tooMany(rows.length, "rows"));
-  const cells = rows.map(spelling.values);
-  const width = cells[0].length;
-  if (width > MAX_SIDE) throw fail(spelling.tooMany(width, "columns"));
-  cells.forEach((row, r) => {
-    if (row.length !== width) throw fail(spelling.ragged(r, row.length, width));
-  });
-  return cells.map((row, r) => row.map((token, c) => parseNumberToken(token, spelling.cell(r, c), spelling.source)));
-}
-
-// One edited cell: the number rule alone, the same as for a matrix value.
-function parseCellValue(text, where) {
-  return parseNumberToken(text, where, "cell");
-}
-
-// How each kind of property reads its text and writes it back: parse(text, property,
-// source) returns the value or throws InputError; write(value) is the canonical text.
-const KINDS = {
-  pair: {
-    parse(text, property, source) {
-      const parts = pairParts(text, source);
-      if (parts.length > 2) throw new InputError(`${property.name} takes one number or a pair like 3,2; got ${quote(text)}`, source);
-      const values = parts.map((part) => wholeNumber(part.trim(), property, source));
-      return values.length === 1 ? [values[0], values[0]] : values;
-    },
-    write: pairText,
-  },
-  flag: {
-    parse(text, property, source) {
-      if (text === "1") return true;
-      if (text === "0") return false;
-      throw new InputError(`${property.key} must be 0 or 1 (${property.meaning}); got ${quote(text)}`, source);
-    },
-    write: (value) => (value ? "1" : "0"),
-  },
-  enum: {
-    parse(text, property, source) {
-      if (!property.values.includes(text)) throw new InputError(`${property.key} must be ${property.values.join(" or ")}; got ${quote(text)}`, source);
-      return text;
-    },
-    write: String,
-  },
-  selection: {
-    parse(text, property, source) {
-      const match = /^(\d{1,2}),(\d{1,2})$/.exec(text);
-      if (!match) throw new InputError(`${property.key} must be row,col of an output cell, like 0,1; got ${quote(text)}`, source);
-      return [Number(match[1]), Number(match[2])];
-    },
-    write: ([row, col]) => `${row},${col}`,
-  },
-  matrix: {
-    parse: (text, property) => parseMatrix(text, MATRIX_SPELLINGS.hash(property.name)),
-    write: (matrix) => matrix.map((row) => row.map(encodeNumber).join(",")).join(";"),
-  },
-};
-
-// The separators a parameter field takes between the two numbers of a pair: a phone's
-// numeric keypad has no comma, so a space, ";", "x", "*" or "×" does as well ("3 2", "3x2").
-// The hash is the page's own writing and keeps to the comma.
-const FIELD_PAIR_SEPARATOR = /\s*[,;x*×]\s*|\s+/i;
-
-function pairParts(text, source) {
-  return source === "field" ? text.trim().split(FIELD_PAIR_SEPARATOR) : text.split(",");
-}
-
-function wholeNumber(text, property, source) {
-  if (!/^\d{1,6}$/.test(text)) {
-    const pairs = source === "field" ? "a pair like 3,2 (or 3 2, 3x2)" : "a pair like 3,2";
-    throw new InputError(`${property.name} must be a whole number or ${pairs}; got ${quote(text)}`, source);
-  }
-  const value = Number(text);
-  if (value < property.min || value > property.max) {
-    throw new InputError(`${property.name} must be between ${property.min} and ${property.max}; got ${value}`, source);
-  }
-  return value;
-}
-
-// The state, property by property, in the hash's canonical order. `initial(state)` is
-// the value when the hash leaves the key out (it may depend on properties above it);
-// `written` says when serialiseState writes it: "always", "unless-initial" (left out
-// while it equals its initial value) or, for the selection, "unless-implicit" (left out
-// while state.selImplicit holds, or when nothing is selected). `check(state)`, run once every property is known,
-// returns a message for a combination the hash may not ask for.
-const HASH_PROPERTIES = [
-  { key: "k", kind: "pair", name: "kernel (k)", min: 1, max: MAX_SIDE, initial: () => [2, 2], written: "always" },
-  // PyTorch's default: a missing stride equals the kernel.
-  { key: "s", kind: "pair", name: "stride (s)", min: 1, max: MAX_SIDE, initial: (state) => state.k.slice(), written: "always" },
-  { key: "p", kind: "pair", name: "padding (p)", min: 0, max: MAX_SIDE / 2, initial: () => [0, 0], written: "always" },
-  {
-    key: "d", kind: "pair", name: "dilation (d)", min: 1, max: MAX_SIDE, initial: () => [1, 1], written: "always",
-    check: (state) => (!applies("d", state) && (state.d[0] !== 1 || state.d[1] !== 1)
-      ? "dilation applies to max pooling only; use d=1 with mode=avg" : null),
-  },
-  { key: "mode", kind: "enum", values: ["max", "avg"], initial: () => "max", written: "always" },
-  { key: "ceil", kind: "flag", meaning: "1 rounds the output size up", initial: () => false, written: "unless-initial" },
-  { key: "cip", kind: "flag", meaning: "0 leaves padding out of the average's divisor", initial: () => true, written: "unless-initial" },
-  { key: "grad", kind: "flag", meaning: "1 shows gradient routing", initial: () => false, written: "always" },
-  // With no sel in the link the first output is selected, so the main interaction shows at
-  // once; that implicit selection (state.selImplicit) is never written: the link carries a
-  // selection only when someone picked it.
-  { key: "sel", kind: "selection", initial: () => [0, 0], written: "unless-implicit" },
-  { key: "x", kind: "matrix", name: "the input x", initial: () => FIXTURE.map((row) => row.slice()), written: "always" },
-  { key: "g", kind: "matrix", name: "the upstream gradient g", initial: () => null, written: "unless-initial" },
-];
-const PROPERTY = new Map(HASH_PROPERTIES.map((property) => [property.key, property]));
-
-// Give every property `state` lacks its initial value, in table order. A selection the
-// state lacks is the implicit one.
-function fillInitial(state) {
-  state.selImplicit ??= !("sel" in state);
-  for (const property of HASH_PROPERTIES) {
-    if (!(property.key in state)) state[property.key] = property.initial(state);
-  }
-  return state;
-}
-
-function defaultState() {
-  return fillInitial({});
-}
-
-// A pair parameter (k, s, p, d) as the hash and the parameter fields spell it.
-function parsePair(text, key, source = "hash") {
-  const property = PROPERTY.get(key);
-  return KINDS[property.kind].parse(text, property, source);
-}
-
-function parseHash(hash) {
-  const fail = (message) => new InputError(message, "hash");
-  const body = hash.startsWith("#") ? hash.slice(1) : hash;
-  if (body.length > MAX_HASH_LENGTH) {
-    throw fail(`the link's state is ${body.length} characters long; the largest allowed grid is ${MAX_SIDE} x ${MAX_SIDE}`);
-  }
-  const given = new Map();
-  for (const part of body.split("&")) {
-    if (part === "") continue;
-    const equals = part.indexOf("=");
-    const key = equals < 0 ? part : part.slice(0, equals);
-    if (!PROPERTY.has(key)) {
-      throw fail(`unknown setting ${quote(key)} in the link; known settings: ${[...PROPERTY.keys()].join(", ")}`);
-    }
-    if (given.has(key)) throw fail(`${key} appears twice in the link`);
-    try {
-      given.set(key, decodeURIComponent(equals < 0 ? "" : part.slice(equals + 1)));
-    } catch {
-      throw fail(`${key} is not valid URL text`);
-    }
-  }
-  // Parsed in the link's order, so the first bad setting is the one reported.
-  const state = {};
-  for (const [key, text] of given) {
-    const property = PROPERTY.get(key);
-    state[key] = KINDS[property.kind].parse(text, property, "hash");
-  }
-  fillInitial(state);
-  for (const property of HASH_PROPERTIES) {
-    const refusal = property.check?.(state);
-    if (refusal) throw fail(refusal);
-  }
-  return state;
-}
-
-function leftOut(property, value, state) {
-  if (property.written === "always") return false;
-  if (property.written === "unless-implicit") return state.selImplicit || value === null;
-  const initial = property.initial(state);
-  if (value === null || initial === null) return value === initial;
-  const { write } = KINDS[property.kind];
-  return write(value) === write(initial);
-}
-
-function serialiseState(state) {
-  const parts = HASH_PROPERTIES
-    .filter((property) => !leftOut(property, state[property.key], state))
-    .map((property) => `${property.key}=${KINDS[property.kind].write(state[property.key])}`);
-  return `#${parts.join("&")}`;
-}
-
-// The state's link less its selection: two states with the same one draw the same grids
-// but for the selection marks (render.js redrawPlan), and keep the exercise panel's marks.
-function gridsKey(state) {
-  return serialiseState({ ...state, sel: null });
-}
-
-// The hash the page writes for `state`, given `trace`, the answer for this very state
-// (null while there is none): the canonical form, less a selection the output does not
-// have, whether it arrived in a link or the output shrank under it. This is the one place
-// the trace bears on the link: the state itself keeps the selection as it was made (every
-// view of it asks trace-view's selectedOutput, which ignores it), so nothing the worker
-// answers is written back into the state.
-function hashFor(state, trace) {
-  const unshown = trace !== null && state.sel !== null && !outputInRange(trace, state.sel);
-  return serialiseState(unshown ? { ...state, sel: null } : state);
-}
-
-// What the worker needs: everything but the view-only parts (selection, grad toggle).
-function traceRequest(state) {
-  const encodeMatrix = (matrix) => matrix.map((row) => row.map(wireNumber));
-  return {
-    x: encodeMatrix(state.x),
-    kernel_size: state.k,
-    stride: state.s,
-    padding: state.p,
-    dilation: state.d,
-    ceil_mode: state.ceil,
-    count_include_pad: state.cip,
-    mode: state.mode,
-    grad_output: state.g ? encodeMatrix(state.g) : 1,
-  };
-}
-
-function requestKey(state) {
-  return JSON.stringify(traceRequest(state));
-}
-
-// ---- state changes: the rules every host, the controls and the build share (no DOM) ----
-
-// Which parameters apply in which mode: dilation to max pooling only (average pooling has
-// no dilation, as in PyTorch's avg_pool2d), count_include_pad to average pooling only.
-const APPLIES = { d: ["max"], cip: ["avg"] };
-function applies(key, state) {
-  return !(key in APPLIES) || APPLIES[key].includes(state.mode);
-}
-
-// The properties whose change can change the output's shape: changing one resets a custom
-// upstream gradient (state.g) to all ones, as its shape may no longer fit.
-const RESETS_GRADIENT = new Set(["k", "s", "p", "d", "mode", "ceil", "x"]);
-
-// `state` with `changes` (state properties) applied under the rules above: a mode without
-// dilation sets it back to 1, and a change of shape resets the custom gradient unless the
-// changes give one. Returns a new state; `state` is left as it was.
-function changedState(state, changes) {
-  const next = { ...structuredClone(state), ...structuredClone(changes) };
-  const resets = Object.keys(changes).some((key) => RESETS_GRADIENT.has(key)
-    && JSON.stringify(changes[key]) !== JSON.stringify(state[key]));
-  if (resets && !("g" in changes)) next.g = null;
-  if (!applies("d", next)) next.d = [1, 1];
-  return next;
-}
-
-// The state change of picking a pooling mode, from #mode or the Max / Average buttons, as a
-// mutator: the selection is kept (the next trace decides whether the output still has it).
-function switchMode(mode) {
-  return (state) => Object.assign(state, changedState(state, { mode }), { g: null });
-}
-
-// The state change of loading the preset `name` (a PRESETS key) at the input's size.
-function presetChange(name) {
-  return (state) => Object.assign(state, changedState(state, { x: PRESETS[name].make([state.x.length, state.x[0].length]) }), { g: null });
-}
-
-// ---- the host model: the state as mount()'s model holds it (anywidget's shape) ----
-
-// Model key -> state property. The keys are poolgrad.trace()'s argument names (and the
-// notebook widget's traits); each value is JSON: a pair as a number or [h, w], a matrix as
-// rows of numbers (non-finite ones as format.js's words), a flag as a boolean, the
-// selection as [row, col] or null (none picked: the first output is shown selected).
-// A host may also give any value as its text spelling, as the hash writes it ("3,2",
-// "1,2;3,4", "0,1"): attributes are text.
-const MODEL_KEYS = {
-  kernel_size: "k",
-  stride: "s",
-  padding: "p",
-  dilation: "d",
-  mode: "mode",
-  ceil_mode: "ceil",
-  count_include_pad: "cip",
-  gradient: "grad",
-  selection: "sel",
-  x: "x",
-  grad_output: "g",
-};
-
-// The model's values for `state`.
-function modelValues(state) {
-  const matrix = (rows) => rows.map((row) => row.map(wireNumber));
-  return {
-    kernel_size: state.k.slice(),
-    stride: state.s.slice(),
-    padding: state.p.slice(),
-    dilation: state.d.slice(),
-    mode: state.mode,
-    ceil_mode: state.ceil,
-    count_include_pad: state.cip,
-    gradient: state.grad,
-    selection: state.selImplicit || state.sel === null ? null : state.sel.slice(),
-    x: matrix(state.x),
-    grad_output: state.g ? matrix(state.g) : null,
-  };
-}
-
-// A model value as the hash spells it, or null when the model leaves it out.
-function valueText(key, value) {
-  if (value === undefined || value === null) return null;
-  if (typeof value === "string") return value;
-  const kind = PROPERTY.get(MODEL_KEYS[key]).kind;
-  if (kind === "flag") return value ? "1" : "0";
-  if (kind === "matrix") {
-    const cell = (v) => (typeof v === "number" ? encodeNumber(v) : String(v));
-    return Array.isArray(value) ? value.map((row) => (Array.isArray(row) ? row : [row]).map(cell).join(",")).join(";") : String(value);
-  }
-  return Array.isArray(value) ? value.join(",") : String(value);
-}
-
-// The state a model's values describe (`get(key)`, the model's own reader), refused as the
-// hash would refuse it: InputError with the same message, naming the setting.
-function stateFromModel(get) {
-  const parts = [];
-  for (const [key, property] of Object.entries(MODEL_KEYS)) {
-    const text = valueText(key, get(key));
-    if (text !== null) parts.push(`${property}=${encodeURIComponent(text)}`);
-  }
-  return parseHash(parts.join("&"));
-}
-return Object.freeze({ MAX_SIDE, InputError, quote, MATRIX_SPELLINGS, parseMatrix, parseCellValue, HASH_PROPERTIES, defaultState, parsePair, parseHash, serialiseState, gridsKey, hashFor, traceRequest, requestKey, applies, changedState, switchMode, presetChange, MODEL_KEYS, modelValues, stateFromModel, FIXTURE });
 })();
 
 // web/notebook.js

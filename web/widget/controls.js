@@ -14,21 +14,21 @@ const PAIR_CONTROLS = { kernel: "k", stride: "s", padding: "p", dilation: "d", o
 const PROPERTY_KINDS = new Map(HASH_PROPERTIES.map((property) => [property.key, property.kind]));
 const fieldText = (key, value) => (PROPERTY_KINDS.get(key) === "norm" ? String(value) : pairText(value));
 // The fields' names as the reason for a disabled one says them.
-const FIELD_NAMES = { k: "kernel", s: "stride", p: "padding", d: "dilation", o: "output size", n: "norm type" };
+const FIELD_NAMES = { k: "kernel", s: "stride", p: "padding", d: "dilation" };
 
-// Why the disabled fields are disabled, one sentence per reason (shown under the window's
-// fields, the way "max only" marks dilation): "" when every field applies.
+// Why the disabled window fields are disabled, one sentence per reason (shown under them;
+// the output size and norm type fields say "adaptive only", "LP only" in their labels):
+// "" when every window field applies.
 export function fieldReasons(state) {
   const byReason = new Map();
-  for (const key of ["k", "s", "p", "d", "o", "n"]) {
+  for (const key of ["k", "s", "p", "d"]) {
     if (applies(key, state)) continue;
     const reason = APPLIES_TEXT[key];
     byReason.set(reason, [...(byReason.get(reason) ?? []), FIELD_NAMES[key]]);
   }
   return [...byReason].map(([reason, names]) => {
     const list = names.length > 1 ? `${names.slice(0, -1).join(", ")} and ${names.at(-1)}` : names[0];
-    const text = `${list[0].toUpperCase()}${list.slice(1)} ${names.length > 1 ? "do" : "does"} not apply: ${reason}.`;
-    return text;
+    return `${list[0].toUpperCase()}${list.slice(1)} ${names.length > 1 ? "do" : "does"} not apply: ${reason}.`;
   }).join(" ");
 }
 
