@@ -37,7 +37,7 @@ def test_the_adaptive_modes_take_an_output_size_and_disable_the_window_fields_sa
     assert "o=" not in booted.hash()
     page.select_option("#mode", "avg")
     booted.wait_settled()
-    expect(page.locator("#window-reason")).to_have_text("Dilation does not apply: only max pooling has dilation.")
+    expect(page.locator("#window-reason")).to_have_text("Dilation does not apply: average pooling has none (avg_pool2d takes no dilation).")
 
 
 def test_adaptive_windows_change_size_and_shared_cells_are_marked(booted):
@@ -89,15 +89,15 @@ def test_lp_pooling_takes_a_norm_type(booted):
     booted.wait_settled()
     expect(page.locator("#padding")).to_be_disabled()
     expect(page.locator("#padding")).to_have_value("0")
-    expect(page.locator("#window-reason")).to_contain_text("Padding and dilation do not apply")
-    assert booted.values("output") == [["5.4772", "12.6886"], ["9.8995", "8.8318"]]
+    expect(page.locator("#window-reason")).to_have_text("Padding and dilation do not apply: LP pooling has neither (lp_pool2d takes no padding and no dilation).")
+    assert booted.values("output") == [["5.4772", "13.1909"], ["9.8995", "8.6023"]]
     page.fill("#norm-type", "1")
     booted.wait_settled()
-    assert booted.values("output") == [["10", "26"], ["14", "16"]]
+    assert booted.values("output") == [["10", "26"], ["4", "-16"]]
     assert "mode=lp&n=1&" in booted.hash()
     page.fill("#norm-type", "Infinity")
     booted.wait_settled()
-    assert booted.values("output") == [["4", "8"], ["9", "5"]]
+    assert booted.values("output") == [["4", "8"], ["9", "6"]]
     expect(page.locator("#explanation")).to_contain_text("is the largest |x| (p = ∞)")
     page.fill("#norm-type", "0")
     expect(page.locator("#status")).to_contain_text("norm type (n) must not be 0")

@@ -4,7 +4,7 @@
 import { pairText } from "./format.js";
 import { PRESETS } from "./presets.js";
 import {
-  APPLIES_TEXT, HASH_PROPERTIES, InputError, MATRIX_SPELLINGS, MAX_SIDE, applies, changedState, parseMatrix, parsePair, presetChange,
+  HASH_PROPERTIES, InputError, MATRIX_SPELLINGS, MAX_SIDE, applies, changedState, parseMatrix, parsePair, presetChange,
   quote, showsPreset, switchMode,
 } from "./state.js";
 
@@ -16,20 +16,19 @@ const fieldText = (key, value) => (PROPERTY_KINDS.get(key) === "norm" ? String(v
 // The fields' names as the reason for a disabled one says them.
 const FIELD_NAMES = { k: "kernel", s: "stride", p: "padding", d: "dilation" };
 
-// Why the disabled window fields are disabled, one sentence per reason (shown under them;
-// the output size and norm type fields say "adaptive only", "LP only" in their labels):
-// "" when every window field applies.
+// Why the disabled window fields are disabled, shown under them (the output size and norm
+// type fields say "adaptive only", "LP only" in their labels): "" when every one applies.
+const WINDOW_REASONS = {
+  avg: "average pooling has none (avg_pool2d takes no dilation)",
+  lp: "LP pooling has neither (lp_pool2d takes no padding and no dilation)",
+  adaptive_max: "the adaptive modes place their windows by the output size alone",
+  adaptive_avg: "the adaptive modes place their windows by the output size alone",
+};
 export function fieldReasons(state) {
-  const byReason = new Map();
-  for (const key of ["k", "s", "p", "d"]) {
-    if (applies(key, state)) continue;
-    const reason = APPLIES_TEXT[key];
-    byReason.set(reason, [...(byReason.get(reason) ?? []), FIELD_NAMES[key]]);
-  }
-  return [...byReason].map(([reason, names]) => {
-    const list = names.length > 1 ? `${names.slice(0, -1).join(", ")} and ${names.at(-1)}` : names[0];
-    return `${list[0].toUpperCase()}${list.slice(1)} ${names.length > 1 ? "do" : "does"} not apply: ${reason}.`;
-  }).join(" ");
+  const names = ["k", "s", "p", "d"].filter((key) => !applies(key, state)).map((key) => FIELD_NAMES[key]);
+  if (names.length === 0) return "";
+  const list = names.length > 1 ? `${names.slice(0, -1).join(", ")} and ${names.at(-1)}` : names[0];
+  return `${list[0].toUpperCase()}${list.slice(1)} ${names.length > 1 ? "do" : "does"} not apply: ${WINDOW_REASONS[state.mode]}.`;
 }
 
 // The panel's elements inside `root` (the document, or a widget's shadow root).
