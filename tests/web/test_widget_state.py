@@ -51,7 +51,7 @@ def test_presets_resize_edit_and_paste(booted):
     page = widget.page
     widget.open()
     assert [o for o in page.locator("#preset option").evaluate_all("options => options.map(o => o.value)")] == [
-        "fixture", "distinct", "ties", "negatives", "random",
+        "fixture", "distinct", "ties", "negatives", "global_avg", "adaptive_overlap", "random",
     ]
     page.select_option("#preset", "distinct")
     widget.wait_settled()
