@@ -118,3 +118,12 @@ def test_the_presets_load_global_and_adaptive_pooling(booted):
     assert booted.hash().startswith("#k=2&s=2&p=0&d=1&mode=adaptive_avg&o=3&grad=0&")
     assert [o.strip() for o in page.locator("#preset option").all_text_contents()][4:6] == [
         "Global average pooling (output 1 × 1)", "Adaptive 5 × 5 → 3 × 3 (windows overlap)"]
+
+
+def test_axe_finds_nothing_in_the_family_s_views(booted):
+    from widget_driver import axe_violations
+
+    for hash_ in (f"#k=2&s=2&p=0&d=1&mode=adaptive_max&o=3&grad=1&unpool=1&sel=1,1&x={FIVE}",
+                  f"#k=2&s=2&p=0&d=1&mode=lp&n=2&grad=1&x={FIXTURE}"):
+        page = booted.open(hash_).page
+        assert axe_violations(page) == [], hash_
