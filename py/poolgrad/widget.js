@@ -311,12 +311,6 @@ function windowShared(trace) {
   return trace.shared ?? null;
 }
 
-// The cells max_unpool2d writes once although several outputs chose them (they add in the
-// gradient), row-major: the max modes with unpooling on.
-function unpoolOverwrites(trace) {
-  return trace.unpooled ? sharedCells(trace) : [];
-}
-
 // Max mode: the window cells holding the output's value (trace() lists them), in
 // row-major order: the first is the one that wins; a NaN maximum ties with nothing.
 function tiedCells(trace, [i, j]) {
@@ -337,7 +331,7 @@ function sharedCells(trace) {
   }));
   return shared;
 }
-return Object.freeze({ selectedOutput, outputInRange, windowSamples, windowText, windowCells, gradientReceivers, windowSize, windowShared, unpoolOverwrites, tiedCells, termFrom, sharedCells });
+return Object.freeze({ selectedOutput, outputInRange, windowSamples, windowText, windowCells, gradientReceivers, windowSize, windowShared, tiedCells, termFrom, sharedCells });
 })();
 
 // web/widget/state.js
@@ -786,14 +780,8 @@ const APPLIES = {
   k: WINDOWED, s: WINDOWED, p: ["max", "avg"], d: ["max"], ceil: WINDOWED, cip: ["avg"],
   o: ADAPTIVE_MODES, n: ["lp"], unpool: MAX_MODES,
 };
-// Why a key does not apply, as a link error and a control's reason say it.
+// Why a mode's own key does not apply elsewhere, as a link's refusal says it.
 const APPLIES_TEXT = {
-  k: "the adaptive modes place their windows by the output size alone",
-  s: "the adaptive modes place their windows by the output size alone",
-  p: "only max and average pooling have padding",
-  d: "only max pooling has dilation",
-  ceil: "the adaptive modes place their windows by the output size alone",
-  cip: "only average pooling has count_include_pad",
   o: "the output size is the adaptive modes' (mode=adaptive_max or adaptive_avg)",
   n: "the norm type is LP pooling's (mode=lp)",
   unpool: "unpooling puts back the maxima of the max modes (mode=max or adaptive_max)",
@@ -914,7 +902,7 @@ function stateFromModel(get) {
   }
   return parseHash(parts.join("&"));
 }
-return Object.freeze({ MAX_SIDE, MODE_NAMES, ADAPTIVE_MODES, MAX_MODES, InputError, quote, MATRIX_SPELLINGS, parseMatrix, parseCellValue, HASH_PROPERTIES, defaultState, parsePair, parseHash, serialiseState, gridsKey, hashFor, traceRequest, requestKey, APPLIES_TEXT, applies, changedState, switchMode, presetChange, showsPreset, MODEL_KEYS, modelValues, stateFromModel, FIXTURE });
+return Object.freeze({ MAX_SIDE, MODE_NAMES, ADAPTIVE_MODES, MAX_MODES, InputError, quote, MATRIX_SPELLINGS, parseMatrix, parseCellValue, HASH_PROPERTIES, defaultState, parsePair, parseHash, serialiseState, gridsKey, hashFor, traceRequest, requestKey, applies, changedState, switchMode, presetChange, showsPreset, MODEL_KEYS, modelValues, stateFromModel, FIXTURE });
 })();
 
 // web/lesson/sentences.js
@@ -1330,25 +1318,38 @@ function outputGrid(state, trace, view, previous) {
   });
 }
 
-// max_unpool2d(out, indices): each output put back on its argmax, 0 elsewhere; a cell
-// several outputs chose is marked ×n (it holds one value, where the gradient adds).
-function unpooledGrid(trace, view, previous) {
-  const scale = magnitudeScale([trace.input, trace.unpooled]);
-  return planeGrid("unpooled", trace.input_shape, view, previous, (r, c) => {
-    const value = trace.unpooled[r][c];
+// A grid over the input's plane of what the outputs routed back to each cell (the
+// gradient, or unpooling's values): `values` and its hues, and `shared(sources, value)`,
+// the label's words for a cell several outputs reach. ×n marks such a cell, and a cell
+// none reaches is faint.
+function routedGrid(name, trace, view, previous, { values, scale, hues, title, shared }) {
+  return planeGrid(name, trace.input_shape, view, previous, (r, c) => {
+    const value = values[r][c];
     const sources = trace.sources[r][c];
     let detail = "";
-    if (sources.length > 1) detail = `; written once, though outputs ${listCells(sources)} all chose it`;
+    if (sources.length > 1) detail = `; ${shared(sources, value, [r, c])}`;
     else if (sources.length === 1) detail = `; from output ${cellName(sources[0])}`;
     return {
       text: formatNumber(value),
-      colours: heatColours(value, scale, VALUE_HUES, view.scheme),
+      colours: heatColours(value, scale, hues, view.scheme),
       attributes: {
         "data-shared": sources.length > 1 ? String(sources.length) : undefined,
         "data-zero": sources.length === 0 ? "true" : undefined,
       },
-      label: `Unpooled row ${r}, col ${c}: ${formatNumber(value)}${detail}`,
+      label: `${title} row ${r}, col ${c}: ${formatNumber(value)}${detail}`,
     };
+  });
+}
+
+// max_unpool2d(out, indices): each output put back on its argmax, 0 elsewhere; a cell
+// several outputs chose holds one value, where the gradient adds.
+function unpooledGrid(trace, view, previous) {
+  return routedGrid("unpooled", trace, view, previous, {
+    values: trace.unpooled,
+    scale: magnitudeScale([trace.input, trace.unpooled]),
+    hues: VALUE_HUES,
+    title: "Unpooled",
+    shared: (sources) => `written once, though outputs ${listCells(sources)} all chose it`,
   });
 }
 
@@ -1368,22 +1369,12 @@ function gradOutputGrid(trace, view, previous) {
 }
 
 function gradInputGrid(trace, view, previous) {
-  const scale = magnitudeScale([trace.grad_output, trace.grad_input]);
-  return planeGrid("grad-input", trace.input_shape, view, previous, (r, c) => {
-    const value = trace.grad_input[r][c];
-    const sources = trace.sources[r][c];
-    let detail = "";
-    if (sources.length > 1) detail = `; ${formatSum(trace.grad_terms[r][c], value)} from outputs ${listCells(sources)}`;
-    else if (sources.length === 1) detail = `; from output ${cellName(sources[0])}`;
-    return {
-      text: formatNumber(value),
-      colours: heatColours(value, scale, GRADIENT_HUES, view.scheme),
-      attributes: {
-        "data-shared": sources.length > 1 ? String(sources.length) : undefined,
-        "data-zero": sources.length === 0 ? "true" : undefined,
-      },
-      label: `Input gradient row ${r}, col ${c}: ${formatNumber(value)}${detail}`,
-    };
+  return routedGrid("grad-input", trace, view, previous, {
+    values: trace.grad_input,
+    scale: magnitudeScale([trace.grad_output, trace.grad_input]),
+    hues: GRADIENT_HUES,
+    title: "Input gradient",
+    shared: (sources, value, [r, c]) => `${formatSum(trace.grad_terms[r][c], value)} from outputs ${listCells(sources)}`,
   });
 }
 

@@ -275,25 +275,38 @@ function outputGrid(state, trace, view, previous) {
   });
 }
 
-// max_unpool2d(out, indices): each output put back on its argmax, 0 elsewhere; a cell
-// several outputs chose is marked ×n (it holds one value, where the gradient adds).
-function unpooledGrid(trace, view, previous) {
-  const scale = magnitudeScale([trace.input, trace.unpooled]);
-  return planeGrid("unpooled", trace.input_shape, view, previous, (r, c) => {
-    const value = trace.unpooled[r][c];
+// A grid over the input's plane of what the outputs routed back to each cell (the
+// gradient, or unpooling's values): `values` and its hues, and `shared(sources, value)`,
+// the label's words for a cell several outputs reach. ×n marks such a cell, and a cell
+// none reaches is faint.
+function routedGrid(name, trace, view, previous, { values, scale, hues, title, shared }) {
+  return planeGrid(name, trace.input_shape, view, previous, (r, c) => {
+    const value = values[r][c];
     const sources = trace.sources[r][c];
     let detail = "";
-    if (sources.length > 1) detail = `; written once, though outputs ${listCells(sources)} all chose it`;
+    if (sources.length > 1) detail = `; ${shared(sources, value, [r, c])}`;
     else if (sources.length === 1) detail = `; from output ${cellName(sources[0])}`;
     return {
       text: formatNumber(value),
-      colours: heatColours(value, scale, VALUE_HUES, view.scheme),
+      colours: heatColours(value, scale, hues, view.scheme),
       attributes: {
         "data-shared": sources.length > 1 ? String(sources.length) : undefined,
         "data-zero": sources.length === 0 ? "true" : undefined,
       },
-      label: `Unpooled row ${r}, col ${c}: ${formatNumber(value)}${detail}`,
+      label: `${title} row ${r}, col ${c}: ${formatNumber(value)}${detail}`,
     };
+  });
+}
+
+// max_unpool2d(out, indices): each output put back on its argmax, 0 elsewhere; a cell
+// several outputs chose holds one value, where the gradient adds.
+function unpooledGrid(trace, view, previous) {
+  return routedGrid("unpooled", trace, view, previous, {
+    values: trace.unpooled,
+    scale: magnitudeScale([trace.input, trace.unpooled]),
+    hues: VALUE_HUES,
+    title: "Unpooled",
+    shared: (sources) => `written once, though outputs ${listCells(sources)} all chose it`,
   });
 }
 
@@ -313,22 +326,12 @@ function gradOutputGrid(trace, view, previous) {
 }
 
 function gradInputGrid(trace, view, previous) {
-  const scale = magnitudeScale([trace.grad_output, trace.grad_input]);
-  return planeGrid("grad-input", trace.input_shape, view, previous, (r, c) => {
-    const value = trace.grad_input[r][c];
-    const sources = trace.sources[r][c];
-    let detail = "";
-    if (sources.length > 1) detail = `; ${formatSum(trace.grad_terms[r][c], value)} from outputs ${listCells(sources)}`;
-    else if (sources.length === 1) detail = `; from output ${cellName(sources[0])}`;
-    return {
-      text: formatNumber(value),
-      colours: heatColours(value, scale, GRADIENT_HUES, view.scheme),
-      attributes: {
-        "data-shared": sources.length > 1 ? String(sources.length) : undefined,
-        "data-zero": sources.length === 0 ? "true" : undefined,
-      },
-      label: `Input gradient row ${r}, col ${c}: ${formatNumber(value)}${detail}`,
-    };
+  return routedGrid("grad-input", trace, view, previous, {
+    values: trace.grad_input,
+    scale: magnitudeScale([trace.grad_output, trace.grad_input]),
+    hues: GRADIENT_HUES,
+    title: "Input gradient",
+    shared: (sources, value, [r, c]) => `${formatSum(trace.grad_terms[r][c], value)} from outputs ${listCells(sources)}`,
   });
 }
 

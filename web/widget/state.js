@@ -443,14 +443,8 @@ const APPLIES = {
   k: WINDOWED, s: WINDOWED, p: ["max", "avg"], d: ["max"], ceil: WINDOWED, cip: ["avg"],
   o: ADAPTIVE_MODES, n: ["lp"], unpool: MAX_MODES,
 };
-// Why a key does not apply, as a link error and a control's reason say it.
-export const APPLIES_TEXT = {
-  k: "the adaptive modes place their windows by the output size alone",
-  s: "the adaptive modes place their windows by the output size alone",
-  p: "only max and average pooling have padding",
-  d: "only max pooling has dilation",
-  ceil: "the adaptive modes place their windows by the output size alone",
-  cip: "only average pooling has count_include_pad",
+// Why a mode's own key does not apply elsewhere, as a link's refusal says it.
+const APPLIES_TEXT = {
   o: "the output size is the adaptive modes' (mode=adaptive_max or adaptive_avg)",
   n: "the norm type is LP pooling's (mode=lp)",
   unpool: "unpooling puts back the maxima of the max modes (mode=max or adaptive_max)",

@@ -53,12 +53,6 @@ export function windowShared(trace) {
   return trace.shared ?? null;
 }
 
-// The cells max_unpool2d writes once although several outputs chose them (they add in the
-// gradient), row-major: the max modes with unpooling on.
-export function unpoolOverwrites(trace) {
-  return trace.unpooled ? sharedCells(trace) : [];
-}
-
 // Max mode: the window cells holding the output's value (trace() lists them), in
 // row-major order: the first is the one that wins; a NaN maximum ties with nothing.
 export function tiedCells(trace, [i, j]) {
