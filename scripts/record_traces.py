@@ -41,6 +41,14 @@ REQUESTS = {
     "fixture_k2s1d2": dict(x=FIXTURE, kernel_size=2, stride=1, dilation=2, mode="max", grad_output=1),
     "ties_k2": dict(x=TIES, kernel_size=2, stride=2, mode="max", grad_output=1),
     "nan_k2": dict(x=[[1.0, "NaN"], ["-Infinity", 2.5]], kernel_size=2, mode="max", grad_output=1),
+    # The rest of the family: adaptive windows that vary and share cells, unpooling, LP.
+    "adaptive_avg_5to3_grad": dict(x=[[5 * r + c + 1 for c in range(5)] for r in range(5)],
+                                   output_size=[3, 3], mode="adaptive_avg", grad_output=1),
+    "adaptive_max_5to3_unpool": dict(x=[[5 * r + c + 1 for c in range(5)] for r in range(5)],
+                                     output_size=[3, 3], mode="adaptive_max", grad_output=1, unpool=True),
+    "global_avg_fixture": dict(x=FIXTURE, output_size=[1, 1], mode="adaptive_avg", grad_output=1),
+    "fixture_k3s1_unpool": dict(x=FIXTURE, kernel_size=3, stride=1, mode="max", grad_output=1, unpool=True),
+    "lp2_fixture_k2": dict(x=FIXTURE, kernel_size=2, stride=2, mode="lp", norm_type=2, grad_output=1),
 }
 
 

@@ -44,13 +44,19 @@ def assert_same_floats(actual, expected, what):
 
 
 def assert_matches_trace(namespace, trace, grad):
-    """`out`, `indices` (max mode) and `grad_input` (gradient on) as the trace has them,
-    and no name the view does not call for."""
+    """`out`, `indices` (the max modes), `unpooled` (unpooling on) and `grad_input`
+    (gradient on) as the trace has them, and no name the view does not call for."""
     assert_same_floats(as_array(namespace["out"]), decoded(trace["output"]), "out")
-    if trace["mode"] == "max":
+    # LP pooling with p = inf routes by an argmax too, but, as torch.nn.functional.lp_pool2d,
+    # returns no indices.
+    if "indices" in trace and trace["mode"] != "lp":
         assert as_array(namespace["indices"]).tolist() == trace["indices"]
     else:
         assert "indices" not in namespace
+    if "unpooled" in trace:
+        assert_same_floats(as_array(namespace["unpooled"]), decoded(trace["unpooled"]), "unpooled")
+    else:
+        assert "unpooled" not in namespace
     if grad:
         assert_same_floats(as_array(namespace["grad_input"]), decoded(trace["grad_input"]), "grad_input")
     else:

@@ -99,6 +99,35 @@ def generated_views(count=80, seed=15):
     return views
 
 
+def family_views(count=40, seed=24):
+    """Views of the rest of the family: adaptive (output size 1 to 6, larger than the input
+    too), LP pooling (p from 0.5 to inf, some refused: a negative sum under an odd p is
+    NaN, not refused), unpooling in the max modes."""
+    rng = random.Random(seed)
+    views = []
+    for _ in range(count):
+        shape = (rng.randint(2, 6), rng.randint(2, 6))
+        mode = rng.choice(["adaptive_max", "adaptive_avg", "lp", "max"])
+        if mode == "lp":
+            kernel, stride = pair(rng, 1, 3), pair(rng, 1, 3)
+            p = rng.choice(["1", "2", "3", "0.5", "Infinity"])
+            parts = [f"k={written_pair(kernel)}", f"s={written_pair(stride)}", "mode=lp", f"n={p}"]
+            if rng.random() < 0.3:
+                parts.append("ceil=1")
+        elif mode == "max":
+            kernel, stride = pair(rng, 1, 3), pair(rng, 1, 2)
+            parts = [f"k={written_pair(kernel)}", f"s={written_pair(stride)}", "mode=max", "unpool=1"]
+        else:
+            parts = [f"mode={mode}", f"o={written_pair(pair(rng, 1, 6))}"]
+            if mode == "adaptive_max" and rng.random() < 0.6:
+                parts.append("unpool=1")
+        grad = rng.random() < 0.7
+        parts.append(f"grad={int(grad)}")
+        parts.append(f"x={matrix(rng, *shape, special=rng.random() < 0.3)}")
+        views.append("#" + "&".join(parts))
+    return views
+
+
 @pytest.fixture(scope="module")
 def written(build_module):
     try:
@@ -107,7 +136,7 @@ def written(build_module):
         pytest.fail(f"these tests need Node.js {build_module.NODE_MIN_MAJOR}+ ({missing}): run them with "
                     "`python build.py test`, which installs it, or install Debian's nodejs")
     result = subprocess.run([node, "--input-type=module", "-e", WRITE_SNIPPETS, REPO.as_uri()],
-                            input=json.dumps(generated_views()), capture_output=True, text=True, check=False)
+                            input=json.dumps(generated_views() + family_views()), capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
     views = json.loads(result.stdout)
     with np.errstate(all="ignore"):
@@ -119,7 +148,8 @@ def written(build_module):
 def test_the_generated_views_cover_both_outcomes(written):
     valid = [view for view in written if "trace" in view["answer"]]
     assert 40 <= len(valid) < len(written)
-    assert {view["answer"]["trace"]["mode"] for view in valid} == {"max", "avg"}
+    assert {view["answer"]["trace"]["mode"] for view in valid} == {"max", "avg", "adaptive_max", "adaptive_avg", "lp"}
+    assert any("unpooled" in view["answer"]["trace"] for view in valid)
 
 
 def test_poolgrad_snippets_rebuild_the_trace_or_refuse_as_it_does(written):

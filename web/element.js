@@ -4,10 +4,12 @@
 // (runtime/page-traces.js: the site's shared worker, else one dedicated worker).
 //
 // Attributes (each also a property of the same name in camelCase; setting either redraws):
-//   kernel stride padding dilation mode ceil-mode count-include-pad gradient input
-//   grad-output selected: the state, spelled as the link spells it ("3" or "3,2";
-//     "max" | "avg"; "1,2;3,4"; "r,c"); a boolean is on when present, off when absent or
-//     "false" / "0" / "off" (count-include-pad is on unless it says so);
+//   kernel stride padding dilation mode output-size norm-type ceil-mode count-include-pad
+//   gradient unpool input grad-output selected: the state, spelled as the link spells it
+//     ("3" or "3,2"; "max" | "avg" | "adaptive_max" | "adaptive_avg" | "lp"; "2" or
+//     "Infinity"; "1,2;3,4"; "r,c"); a boolean is on when present, off when absent or
+//     "false" / "0" / "off" (count-include-pad is on unless it says so); output-size,
+//     norm-type and unpool apply in their modes only (the adaptive modes, lp, the max modes);
 //   controls lesson exercise code player: the parts shown, each off unless present (and not
 //     "off"): the grids and the status line are always there.
 // Events (bubbling, composed): pool-grad:ready; pool-grad:change (detail: the state, in the
@@ -23,14 +25,17 @@ const STATE_ATTRIBUTES = {
   padding: "padding",
   dilation: "dilation",
   mode: "mode",
+  "output-size": "output_size",
+  "norm-type": "norm_type",
   "ceil-mode": "ceil_mode",
   "count-include-pad": "count_include_pad",
   gradient: "gradient",
+  unpool: "unpool",
   input: "x",
   "grad-output": "grad_output",
   selected: "selection",
 };
-const FLAGS = new Set(["ceil-mode", "count-include-pad", "gradient"]);
+const FLAGS = new Set(["ceil-mode", "count-include-pad", "gradient", "unpool"]);
 const PART_ATTRIBUTES = ["controls", "lesson", "exercise", "code", "player"];
 const OFF = new Set(["false", "0", "off"]);
 const STYLE = new URL("./style.css", import.meta.url).href;

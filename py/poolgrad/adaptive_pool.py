@@ -77,9 +77,9 @@ def _planes(array):
     return array.reshape((-1,) + array.shape[-2:])
 
 
-def adaptive_avg_pool2d(x: ArrayLike, output_size: OutputSize) -> np.ndarray:
+def adaptive_avg_pool2d(input: ArrayLike, output_size: OutputSize) -> np.ndarray:
     """Average pooling onto a given output size: ``output_size`` is an int, an ``(h, w)``
-    pair, or a pair with ``None`` keeping that side of ``x``.
+    pair, or a pair with ``None`` keeping that side of ``input``.
 
     5 lines into 3 make windows ``[0, 2)``, ``[1, 4)`` and ``[3, 5)``: divisors 2, 3, 2,
     and lines 1 and 3 are in two windows.
@@ -99,7 +99,7 @@ def adaptive_avg_pool2d(x: ArrayLike, output_size: OutputSize) -> np.ndarray:
     >>> adaptive_avg_pool2d([[1.0, 3.0]], (None, 3))
     array([[1., 2., 3.]])
     """
-    array = as_input(x)
+    array = as_input(input, "input")
     out_hw = adaptive_output(array.shape[-2:], output_size)
     work_dtype, result_dtype = _float_dtypes(array.dtype)
     planes = _planes(array).astype(work_dtype, copy=False)
@@ -143,8 +143,8 @@ def adaptive_avg_pool2d_backward(grad_output: ArrayLike, input_shape: Sequence[i
     grad_planes = _planes(grad).astype(dtype, copy=False)
     count = grad_planes.shape[0]
     if (out_h, out_w) == (1, 1):
-        share = grad_planes / dtype.type(height * width)
-        return np.broadcast_to(share, (count, height, width)).reshape(shape).copy()
+        share = grad_planes.reshape(count, 1) / dtype.type(height * width)
+        return np.repeat(share, height * width, axis=1).reshape(shape)
     starts_r, ends_r = adaptive_bounds(height, out_h)
     starts_c, ends_c = adaptive_bounds(width, out_w)
     shares = grad_planes / (ends_r - starts_r).astype(dtype)[:, None]
@@ -167,7 +167,7 @@ def adaptive_avg_pool2d_backward(grad_output: ArrayLike, input_shape: Sequence[i
     return grad_input.reshape(shape)
 
 
-def adaptive_max_pool2d(x: ArrayLike, output_size: OutputSize, return_indices: bool = False
+def adaptive_max_pool2d(input: ArrayLike, output_size: OutputSize, return_indices: bool = False
                         ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """Max pooling onto a given output size (``output_size`` as in
     :func:`adaptive_avg_pool2d`), with the ties and NaN rules of ``max_pool2d``;
@@ -179,7 +179,7 @@ def adaptive_max_pool2d(x: ArrayLike, output_size: OutputSize, return_indices: b
 
     The two first windows, ``[0, 2)`` and ``[1, 4)``, share the 5 of cell 1.
     """
-    array = as_input(x)
+    array = as_input(input, "input")
     return_indices = as_flag(return_indices, "return_indices")
     out_hw = adaptive_output(array.shape[-2:], output_size)
     height, width = array.shape[-2:]
@@ -320,26 +320,49 @@ def _row_sum(vectors):
     return first
 
 
+#: Rows per block of :func:`_torch_sum`'s transpose: a block's columns (``n x 256``) stay
+#: in cache while they are added, where one transpose of every row at once streams the
+#: whole batch through memory twice (the ResNet head's 4096 rows of 49: about 1.5x faster).
+TRANSPOSE_BLOCK = 256
+
+
 def _torch_sum(rows):
     """The sum of each row ``(R, n)`` in the order of PyTorch's CPU sum (SumKernel.cpp's
     cascade_sum over a contiguous row): whole vectors of :data:`TORCH_VECTOR_BYTES`
     through :func:`_row_sum`, then the scalar tail from 0, then the vector's lanes; a
     row shorter than one vector goes through :func:`_row_sum` as scalars. The rows are
-    transposed first so that every step is one contiguous operation over all rows.
+    transposed first, in blocks of :data:`TRANSPOSE_BLOCK`, so that every step is one
+    contiguous operation over a block's rows (every block at once).
 
     >>> _torch_sum(np.array([[1.0, 2.0, 3.0]]))
     array([6.])
     """
+    count = rows.shape[0]
+    if count == 0:
+        return np.zeros(0, rows.dtype)
+    block = min(count, TRANSPOSE_BLOCK)
+    full = count - count % block
+    sums = _block_sums(rows[:full], block)
+    if full == count:
+        return sums
+    return np.concatenate([sums, _block_sums(rows[full:], count - full)])
+
+
+def _block_sums(rows, block):
+    """:func:`_torch_sum` of ``rows``, whose count is a multiple of ``block``."""
     count, n = rows.shape
+    blocks = count // block
     lanes = TORCH_VECTOR_BYTES // rows.dtype.itemsize
-    columns = np.ascontiguousarray(rows.T)
+    # (blocks, n, block): column k of every block is one contiguous (blocks, block) slab.
+    columns = np.ascontiguousarray(rows.reshape(blocks, block, n).transpose(0, 2, 1))
     if n < lanes:
-        return _row_sum(columns[:, None, :])[0]
+        return _row_sum(columns.transpose(1, 0, 2)[:, None])[0].reshape(count)
     whole = n // lanes
-    acc = _row_sum(columns[:whole * lanes].reshape(whole, lanes, count))
-    total = np.zeros(count, rows.dtype)
+    vectors = columns[:, :whole * lanes].reshape(blocks, whole, lanes, block).transpose(1, 2, 0, 3)
+    acc = _row_sum(vectors)
+    total = np.zeros((blocks, block), rows.dtype)
     for k in range(whole * lanes, n):
-        total += columns[k]
+        total += columns[:, k]
     for k in range(lanes):
         total += acc[k]
-    return total
+    return total.reshape(count)

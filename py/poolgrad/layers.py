@@ -153,9 +153,9 @@ class AdaptiveAvgPool2d(_Layer):
         self.output_size = as_output_size(output_size)
         self.input_shape = self.output_shape = None
 
-    def forward(self, x: ArrayLike) -> np.ndarray:
-        """Pool ``x``; keep its shape for :meth:`backward`."""
-        array = as_input(x)
+    def forward(self, input: ArrayLike) -> np.ndarray:
+        """Pool ``input``; keep its shape for :meth:`backward`."""
+        array = as_input(input, "input")
         out = adaptive_avg_pool2d(array, self.output_size)
         self.input_shape, self.output_shape = array.shape, out.shape
         return out
@@ -184,9 +184,9 @@ class AdaptiveMaxPool2d(_Layer):
         self.indices = None
         self.input_shape = self.output_shape = None
 
-    def forward(self, x: ArrayLike) -> np.ndarray:
-        """Pool ``x``; keep the indices and the input's shape for :meth:`backward`."""
-        array = as_input(x)
+    def forward(self, input: ArrayLike) -> np.ndarray:
+        """Pool ``input``; keep the indices and the input's shape for :meth:`backward`."""
+        array = as_input(input, "input")
         out, self.indices = adaptive_max_pool2d(array, self.output_size, return_indices=True)
         self.input_shape, self.output_shape = array.shape, out.shape
         return out
@@ -218,9 +218,9 @@ class LPPool2d(_Layer):
         self.kernel_size, self.stride, self.ceil_mode = params.kernel, params.stride, params.ceil_mode
         self.input = self.output_shape = None
 
-    def forward(self, x: ArrayLike) -> np.ndarray:
-        """Pool ``x``; keep it for :meth:`backward` (the gradient needs its values)."""
-        array = as_input(x)
+    def forward(self, input: ArrayLike) -> np.ndarray:
+        """Pool ``input``; keep it for :meth:`backward` (the gradient needs its values)."""
+        array = as_input(input, "input")
         out = lp_pool2d(array, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)
         self.input, self.output_shape = array, out.shape
         return out
@@ -236,7 +236,7 @@ class LPPool2d(_Layer):
 
 
 class MaxUnpool2d(_Layer):
-    """Max unpooling as a layer: ``forward(x, indices, output_size=None)``.
+    """Max unpooling as a layer: ``forward(input, indices, output_size=None)``.
 
     >>> pool, unpool = MaxPool2d(2), MaxUnpool2d(2)
     >>> out = pool.forward([[1, 2], [4, 3]])
@@ -251,10 +251,10 @@ class MaxUnpool2d(_Layer):
         self.kernel_size, self.stride = params.kernel, params.stride
         self.padding = pooling_parameters(kernel_size, stride, padding).padding
 
-    def forward(self, x: ArrayLike, indices: ArrayLike,
+    def forward(self, input: ArrayLike, indices: ArrayLike,
                 output_size: Sequence[int] | None = None) -> np.ndarray:
-        """Write each value of ``x`` at its index in a zero output (see :func:`max_unpool2d`)."""
-        return max_unpool2d(x, indices, self.kernel_size, self.stride, self.padding, output_size)
+        """Write each value of ``input`` at its index in a zero output (see :func:`max_unpool2d`)."""
+        return max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
 
     def __repr__(self):
         return (f"MaxUnpool2d(kernel_size={self.kernel_size}, stride={self.stride}, "

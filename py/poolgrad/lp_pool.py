@@ -109,7 +109,7 @@ def input_factor(array, p):
         return np.multiply(_power(array, p - 1), array.dtype.type(p))
 
 
-def lp_pool2d(x: ArrayLike, norm_type: float, kernel_size: IntOrPair,
+def lp_pool2d(input: ArrayLike, norm_type: float, kernel_size: IntOrPair,
               stride: IntOrPair | None = None, ceil_mode: bool = False) -> np.ndarray:
     """Power-average pooling: each window's ``(sum of x**p) ** (1/p)``.
 
@@ -132,7 +132,7 @@ def lp_pool2d(x: ArrayLike, norm_type: float, kernel_size: IntOrPair,
     array([[nan]])
     """
     p = as_norm_type(norm_type)
-    array = _float_input(x)
+    array = _float_input(input, "input")
     kernel, stride, ceil_mode = _parameters(kernel_size, stride, ceil_mode)
     if p == np.inf:
         return max_pool2d(np.abs(array), kernel, stride, 0, 1, ceil_mode)
@@ -141,10 +141,10 @@ def lp_pool2d(x: ArrayLike, norm_type: float, kernel_size: IntOrPair,
     return _forward_steps(array, p, kernel, stride, ceil_mode)[3]
 
 
-def lp_pool2d_backward(grad_output: ArrayLike, x: ArrayLike, norm_type: float,
+def lp_pool2d_backward(grad_output: ArrayLike, input: ArrayLike, norm_type: float,
                        kernel_size: IntOrPair, stride: IntOrPair | None = None,
                        ceil_mode: bool = False) -> np.ndarray:
-    """The gradient of :func:`lp_pool2d` with respect to ``x``, step by step as PyTorch's
+    """The gradient of :func:`lp_pool2d` with respect to ``input``, step by step as PyTorch's
     autograd computes it (see the module's notes on zeros).
 
     >>> lp_pool2d_backward([[1.0]], [[3.0, 4.0], [0.0, 0.0]], 2, 2)
@@ -158,7 +158,7 @@ def lp_pool2d_backward(grad_output: ArrayLike, x: ArrayLike, norm_type: float,
            [0., 0.]])
     """
     p = as_norm_type(norm_type)
-    array = _float_input(x)
+    array = _float_input(input, "input")
     kernel, stride, ceil_mode = _parameters(kernel_size, stride, ceil_mode)
     grad = as_input(grad_output, "grad_output").astype(array.dtype, copy=False)
     dtype = array.dtype.type

@@ -362,7 +362,8 @@ def _refuse_window_parameters(mode, kernel_size, stride, padding, dilation, ceil
 def _adaptive_pairs(size, count):
     """(output line, input line) for every line of every adaptive window, by output."""
     starts, ends = adaptive_bounds(size, count)
-    lengths = ends - starts
+    # np.repeat takes its counts as intp: int32 under Pyodide, which refuses int64 counts.
+    lengths = (ends - starts).astype(np.intp)
     outputs = np.repeat(np.arange(count), lengths)
     inputs = np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths) \
         + np.repeat(starts, lengths)

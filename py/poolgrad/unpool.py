@@ -79,14 +79,14 @@ def unpool_output_size(input_hw, kernel_size, stride=None, padding=0, output_siz
     return sides
 
 
-def max_unpool2d(x: ArrayLike, indices: ArrayLike, kernel_size: IntOrPair,
+def max_unpool2d(input: ArrayLike, indices: ArrayLike, kernel_size: IntOrPair,
                  stride: IntOrPair | None = None, padding: IntOrPair = 0,
                  output_size: Sequence[int] | None = None) -> np.ndarray:
-    """The partial inverse of ``max_pool2d``: zeros, with each value of ``x`` written at
+    """The partial inverse of ``max_pool2d``: zeros, with each value of ``input`` written at
     its index (``indices`` as ``max_pool2d(..., return_indices=True)`` returns them).
 
     ``kernel_size``, ``stride`` and ``padding`` are the pooling's; they only set the
-    output's size (see :func:`unpool_output_size`). The result keeps ``x``'s dtype.
+    output's size (see :func:`unpool_output_size`). The result keeps ``input``'s dtype.
 
     >>> from poolgrad import max_pool2d
     >>> fixture = [[1, 2, 5, 6], [3, 4, 8, 7], [0, -1, -3, -2], [-4, 9, -6, -5]]
@@ -108,13 +108,13 @@ def max_unpool2d(x: ArrayLike, indices: ArrayLike, kernel_size: IntOrPair,
     >>> max_unpool2d(out, indices, 2, output_size=(5, 5))[3]
     array([ 0., 16.,  0., 18.,  0.])
     """
-    values = as_input(x)
+    values = as_input(input, "input")
     chosen = np.asarray(indices)
     if chosen.dtype.kind not in "iu":
         raise TypeError(f"indices must be integers, got dtype {chosen.dtype}")
     if chosen.shape != values.shape:
         raise ValueError(
-            f"indices has shape {chosen.shape} but x has shape {values.shape}: they must "
+            f"indices has shape {chosen.shape} but input has shape {values.shape}: they must "
             "match (both are the pooled output's shape)")
     height, width = unpool_output_size(values.shape[-2:], kernel_size, stride, padding,
                                        output_size)

@@ -117,343 +117,11 @@ function writeStored(key, text) {
 return Object.freeze({ NON_FINITE, isSentNumber, decodeNumber, formatNumber, cellName, pairText, sizeText, listCells, formatSum, encodeNumber, wireNumber, describeSpan, escapeXml, readStored, writeStored });
 })();
 
-// web/widget/trace-view.js
-const $widget_trace_view = (() => {
-const { describeSpan } = $widget_format;
-// Facts read off a trace, in one place: which output is selected, which input cells a
-// window covers, who receives an output's gradient, which cells tie for a maximum, what
-// one output sends to one cell. render.js, lesson.js, player.js and guide.js all ask here
-// instead of re-deriving them. Pure functions of (trace, ...): no DOM, no state changes.
-
-
-// The selected output, or null when there is none or it lies outside this trace's output
-// (a selection survives a parameter change that shrinks the output).
-function selectedOutput(state, trace) {
-  if (!trace || !state.sel) return null;
-  return outputInRange(trace, state.sel) ? state.sel : null;
-}
-
-function outputInRange(trace, [i, j]) {
-  return i >= 0 && j >= 0 && i < trace.output_shape[0] && j < trace.output_shape[1];
-}
-
-// Every cell output (i, j)'s window samples, padding included (rows/cols < 0 or >= H/W),
-// as [r, c] in row-major order.
-function windowSamples(trace, [i, j]) {
-  return trace.window_rows[i].flatMap((r) => trace.window_cols[j].map((c) => [r, c]));
-}
-
-// "rows 0–2, cols 1–3": where output (i, j)'s window lies, as every sentence says it.
-function windowText(trace, [i, j]) {
-  return `${describeSpan("row", trace.window_rows[i])}, ${describeSpan("col", trace.window_cols[j])}`;
-}
-
-// The input cells (inside the unpadded input) that output (i, j)'s window samples.
-function windowCells(trace, [i, j]) {
-  const [height, width] = trace.input_shape;
-  const rows = trace.window_rows[i].filter((r) => r >= 0 && r < height);
-  const cols = trace.window_cols[j].filter((c) => c >= 0 && c < width);
-  return rows.flatMap((r) => cols.map((c) => [r, c]));
-}
-
-// The input cells output (i, j)'s upstream gradient reaches: its argmax in max mode,
-// every cell of its window in average mode.
-function gradientReceivers(trace, [i, j]) {
-  return trace.mode === "max" ? [trace.argmax[i][j]] : windowCells(trace, [i, j]);
-}
-
-// Max mode: the window cells holding the output's value (trace() lists them), in
-// row-major order: the first is the one that wins; a NaN maximum ties with nothing.
-function tiedCells(trace, [i, j]) {
-  return trace.tied[i][j];
-}
-
-// The share output (i, j) sends to input cell (r, c) in the backward pass, or null.
-function termFrom(trace, [r, c], [i, j]) {
-  const index = trace.sources[r][c].findIndex(([a, b]) => a === i && b === j);
-  return index < 0 ? null : trace.grad_terms[r][c][index];
-}
-
-// Input cells that collect gradient from more than one output, row-major.
-function sharedCells(trace) {
-  const shared = [];
-  trace.sources.forEach((row, r) => row.forEach((sources, c) => {
-    if (sources.length > 1) shared.push([r, c]);
-  }));
-  return shared;
-}
-return Object.freeze({ selectedOutput, outputInRange, windowSamples, windowText, windowCells, gradientReceivers, tiedCells, termFrom, sharedCells });
-})();
-
-// web/lesson/sentences.js
-const $lesson_sentences = (() => {
-const { cellName, formatNumber, formatSum, listCells, pairText, sizeText } = $widget_format;
-const { selectedOutput, termFrom, windowCells, windowText } = $widget_trace_view;
-// The teaching sentences about a view, each in one place: the title of the view (the
-// status line, the Code panel, the picture and the embed code all name a view with it)
-// and the sentence about the selected output (#explanation, the announcer, the picture).
-
-
-// "max pooling, 3 × 3 window, stride 1, padding 1": what the code (and the picture) shows.
-function viewTitle(state) {
-  const parts = [`${state.mode === "max" ? "max" : "average"} pooling`, `${sizeText(state.k)} window`, `stride ${pairText(state.s)}`];
-  if (state.p.some((p) => p > 0)) parts.push(`padding ${pairText(state.p)}`);
-  if (state.mode === "max" && state.d.some((d) => d > 1)) parts.push(`dilation ${pairText(state.d)}`);
-  if (state.ceil) parts.push("ceil_mode");
-  if (state.mode === "avg" && !state.cip) parts.push("count_include_pad=False");
-  if (state.grad) parts.push("gradient routing");
-  return parts.join(", ");
-}
-
-// The parameters a trace was computed with, as a state (viewTitle's argument), gradient off:
-// the status line names what Python computed, not what is being asked.
-function traceParameters(trace) {
-  return { mode: trace.mode, k: trace.kernel_size, s: trace.stride, p: trace.padding, d: trace.dilation,
-    ceil: trace.ceil_mode, cip: trace.count_include_pad, grad: false };
-}
-
-const MAX_LISTED_TERMS = 12;
-
-function averageSentence(trace, [i, j]) {
-  const cells = windowCells(trace, [i, j]);
-  const kernelCells = trace.window_rows[i].length * trace.window_cols[j].length;
-  const divisor = trace.divisor[i][j];
-  const value = formatNumber(trace.output[i][j]);
-  const terms = cells.map(([r, c]) => formatNumber(trace.input[r][c]));
-  const sum = terms.length <= MAX_LISTED_TERMS ? `(${terms.join(" + ")})` : `(the sum of its ${terms.length} cells)`;
-  let sentence = `Output ${cellName([i, j])} = ${value} is the mean of the window ${windowText(trace, [i, j])}: ${sum} / ${divisor} = ${value}.`;
-  if (cells.length < kernelCells) {
-    sentence += trace.count_include_pad
-      ? ` Padded cells add 0 but count in the divisor ${divisor}.`
-      : ` Padded cells are left out, so the divisor is the ${divisor} cells inside the input.`;
-  }
-  return sentence;
-}
-
-// The sentence about the selected output (or how to select one), as #explanation shows it.
-function explanationText(state, trace) {
-  const output = trace && state.sel ? selectedOutput(state, trace) : null;
-  if (!output) {
-    return trace
-      ? "Tap an output cell (or reach it with Tab and the arrow keys, then press Enter) to see its window."
-      : "";
-  }
-  const [i, j] = output;
-  const showGradient = state.grad && trace.grad_input !== undefined;
-  const gradient = showGradient ? trace.grad_output[i][j] : null;
-  if (trace.mode === "avg") {
-    let sentence = averageSentence(trace, output);
-    if (showGradient) {
-      const cells = windowCells(trace, output);
-      sentence += ` Backward, its upstream gradient ${formatNumber(gradient)} is spread as ${formatNumber(gradient)} / ${trace.divisor[i][j]} = ${formatNumber(termFrom(trace, cells[0], output))} to each of those ${cells.length} input cells.`;
-    }
-    return sentence;
-  }
-  const [r, c] = trace.argmax[i][j];
-  let sentence = `Output ${cellName([i, j])} = ${formatNumber(trace.output[i][j])} is the maximum of the window ${windowText(trace, output)}, taken from input cell ${cellName([r, c])}.`;
-  if (showGradient) {
-    const sources = trace.sources[r][c];
-    sentence += ` Backward, its upstream gradient ${formatNumber(gradient)} goes to input cell ${cellName([r, c])} alone`;
-    sentence += sources.length > 1
-      ? `, which is also the maximum of ${listCells(sources.filter(([a, b]) => a !== i || b !== j))}: ${formatSum(trace.grad_terms[r][c], trace.grad_input[r][c])}.`
-      : ".";
-  }
-  return sentence;
-}
-return Object.freeze({ viewTitle, traceParameters, explanationText });
-})();
-
-// web/embed-sizing.js
-const $embed_sizing = (() => {
-// The host page's side of embedding: the one script that sizes every poolgrad frame on a
-// page to its content. embed-demo.js runs it; the Code panel's "Copy embed code" writes its
-// source (snippets.js takes it with Function.prototype.toString), so the script a host
-// pastes is this very function. It must therefore stand alone: no imports, no names from
-// outside it.
-//
-// A widget in an iframe posts {type: "poolgrad:size", height} to its parent, to any
-// origin: the message carries only a height, nothing about the learner. The host accepts a
-// message only from a frame it sizes (an iframe marked data-poolgrad, matched by
-// event.source), never by origin, so a course site on one origin can frame widgets
-// published on another. Run twice (pasted with every widget), it listens once.
-function sizePoolgradFrames() {
-  if (window.poolgradFramesSized) return;
-  window.poolgradFramesSized = true;
-  window.addEventListener("message", (event) => {
-    const data = event.data;
-    if (!data || data.type !== "poolgrad:size") return;
-    const height = Number(data.height);
-    if (!(height > 0 && height < 100000)) return;
-    for (const frame of document.querySelectorAll("iframe[data-poolgrad]")) {
-      if (frame.contentWindow === event.source) {
-        frame.style.height = Math.ceil(height) + "px";
-        return;
-      }
-    }
-  });
-}
-return Object.freeze({ sizePoolgradFrames });
-})();
-
-// web/takeaway/snippets.js
-const $takeaway_snippets = (() => {
-const { escapeXml, pairText, sizeText } = $widget_format;
-const { viewTitle } = $lesson_sentences;
-const { sizePoolgradFrames } = $embed_sizing;
-// The code a learner takes away: Python that rebuilds the current view in PyTorch or in
-// poolgrad, the link, and the iframe that embeds the view. Pure functions of the state:
-// they write code text, they compute no pooling (Python does, when the code runs).
-//
-// Every number is written so that Python reads back the very float64 the widget holds:
-// the shortest round-trip spelling (String()), with -0.0, float('nan'), float('inf')
-// where JavaScript's spelling is not Python's. Both snippets build float64 arrays, the
-// dtype the widget's gradients are computed in; an integer input pools to the same values.
-
-
-// One float64 as a Python literal that evaluates to exactly that float.
-function pythonNumber(value) {
-  if (Number.isNaN(value)) return "float('nan')";
-  if (value === Infinity) return "float('inf')";
-  if (value === -Infinity) return "-float('inf')";
-  if (Object.is(value, -0)) return "-0.0";
-  return String(value);
-}
-
-// A matrix as a Python list of rows, one row a line, indented under the call that holds it.
-function pythonMatrix(rows, indent = "    ") {
-  const lines = rows.map((row) => `${indent}[${row.map(pythonNumber).join(", ")}],`);
-  return `[\n${lines.join("\n")}\n]`;
-}
-
-// A kernel/stride/padding/dilation pair as both APIs take it: 3 when square, (3, 2) if not.
-function pythonPair([first, second]) {
-  return first === second ? String(first) : `(${first}, ${second})`;
-}
-
-const pythonFlag = (flag) => (flag ? "True" : "False");
-
-// The keyword arguments of the pooling call, in the order of the APIs' signatures: each
-// API takes dilation in max mode only, count_include_pad in average mode only.
-function poolingArguments(state) {
-  const named = [`kernel_size=${pythonPair(state.k)}`, `stride=${pythonPair(state.s)}`, `padding=${pythonPair(state.p)}`];
-  if (state.mode === "max") named.push(`dilation=${pythonPair(state.d)}`);
-  named.push(`ceil_mode=${pythonFlag(state.ceil)}`);
-  if (state.mode === "avg") named.push(`count_include_pad=${pythonFlag(state.cip)}`);
-  return named;
-}
-
-// A call's arguments, wrapped after `width` characters so the snippet reads on a phone.
-function wrapArguments(head, args, width = 72) {
-  const lines = [];
-  let line = `${head}(`;
-  args.forEach((arg, index) => {
-    const piece = `${arg}${index < args.length - 1 ? "," : ")"}`;
-    if (line.length + piece.length + 1 > width && !line.endsWith("(")) {
-      lines.push(line);
-      line = `    ${piece}`;
-    } else {
-      line += line.endsWith("(") ? piece : ` ${piece}`;
-    }
-  });
-  lines.push(line);
-  return lines.join("\n");
-}
-
-function inputComment(state) {
-  return `# The input: ${sizeText([state.x.length, state.x[0].length])}, float64 (exactly the widget's numbers).`;
-}
-
-function gradientComment(state) {
-  return state.g ? "# The upstream gradient (the widget's, exactly)." : "# The upstream gradient: all ones, the widget's default.";
-}
-
-// Python that rebuilds the current view with torch.nn.functional and defines `out`,
-// `indices` (max mode) and `grad_input` (gradient on), each of the widget's 2-D shape.
-function torchSnippet(state) {
-  const max = state.mode === "max";
-  const lines = [
-    `# poolgrad widget, in PyTorch: ${viewTitle(state)}.`,
-    "import torch",
-    "import torch.nn.functional as F",
-    "",
-    inputComment(state),
-    `x = torch.tensor(${pythonMatrix(state.x)}, dtype=torch.float64${state.grad ? ", requires_grad=True" : ""})`,
-    "",
-    "# PyTorch pools (C, H, W) planes: x[None] is one channel, [0] takes it back.",
-  ];
-  const args = ["x[None]", ...poolingArguments(state)];
-  if (max) {
-    lines.push(`${wrapArguments("out, indices = F.max_pool2d", [...args, "return_indices=True"])}`);
-    lines.push("out, indices = out[0], indices[0]");
-  } else {
-    lines.push(`${wrapArguments("out = F.avg_pool2d", args)}`);
-    lines.push("out = out[0]");
-  }
-  if (state.grad) {
-    lines.push("", gradientComment(state));
-    lines.push(state.g ? `g = torch.tensor(${pythonMatrix(state.g)}, dtype=torch.float64)` : "g = torch.ones_like(out)");
-    lines.push("out.backward(g)", "grad_input = x.grad");
-  }
-  lines.push("", "print(out)");
-  if (max) lines.push("print(indices)");
-  if (state.grad) lines.push("print(grad_input)");
-  return `${lines.join("\n")}\n`;
-}
-
-// The same view with poolgrad's own functions (NumPy in, NumPy out).
-function poolgradSnippet(state) {
-  const max = state.mode === "max";
-  const lines = [
-    `# poolgrad widget, in poolgrad: ${viewTitle(state)}.`,
-    "import numpy as np",
-    "import poolgrad",
-    "",
-    inputComment(state),
-    `x = np.array(${pythonMatrix(state.x)}, dtype=np.float64)`,
-    "",
-  ];
-  const args = ["x", ...poolingArguments(state)];
-  if (max) lines.push(wrapArguments("out, indices = poolgrad.max_pool2d", [...args, "return_indices=True"]));
-  else lines.push(wrapArguments("out = poolgrad.avg_pool2d", args));
-  if (state.grad) {
-    lines.push("", gradientComment(state));
-    lines.push(state.g ? `g = np.array(${pythonMatrix(state.g)}, dtype=np.float64)` : "g = np.ones_like(out)");
-    lines.push(max
-      ? "grad_input = poolgrad.max_pool2d_backward(g, indices, x.shape)"
-      : wrapArguments("grad_input = poolgrad.avg_pool2d_backward", ["g", "x.shape", ...poolingArguments(state)]));
-  }
-  lines.push("", "print(out)");
-  if (max) lines.push("print(indices)");
-  if (state.grad) lines.push("print(grad_input)");
-  return `${lines.join("\n")}\n`;
-}
-
-// What a host page needs to show this view (docs/embedding.md): the iframe and the sizing
-// script. `pageUrl` is the page's address without query or hash, `hash` the view's (the
-// page writes it), `lesson` / `code` false for a widget without the lesson panels
-// (lesson=0) or the Code panel (code=0), `id` names this widget: the iframe's id and the
-// query's id=, which keeps its "Try it" progress apart from the page's other widgets. The
-// script is embed-sizing.js's function, its own source, marked as needed once per page.
-function embedCode({ pageUrl, hash, lesson = true, code = true, id, state }) {
-  const query = ["embed=1", ...(lesson ? [] : ["lesson=0"]), ...(code ? [] : ["code=0"]), `id=${encodeURIComponent(id)}`];
-  const src = `${pageUrl}?${query.join("&")}${hash}`;
-  const title = `poolgrad: ${viewTitle(state)}`;
-  return [
-    `<iframe id="poolgrad-${escapeXml(id)}" data-poolgrad src="${escapeXml(src)}"`,
-    `        title="${escapeXml(title)}"`,
-    '        style="width: 100%; height: 900px; border: 0" loading="lazy"',
-    '        allow="clipboard-write"></iframe>',
-    "<!-- poolgrad: sizes every poolgrad frame on the page to its content. Needed once per",
-    "     page (a second copy does nothing); keep it when you paste more widgets. -->",
-    `<script>(${sizePoolgradFrames})();</script>`,
-  ].join("\n");
-}
-return Object.freeze({ pythonNumber, pythonMatrix, pythonPair, torchSnippet, poolgradSnippet, embedCode });
-})();
-
 // web/widget/presets.js
 const $widget_presets = (() => {
-// Input presets offered by #preset. Their keys are the option values of the DOM contract.
+// Presets offered by #preset. Their keys are the option values of the DOM contract. Most
+// load an input; a preset with `settings` also sets the view's other properties (state.js
+// names: a mode and its output size), so loading it shows one idea of the lesson.
 
 // The lesson's 4 x 4 fixture (docs/design.md, "Reference facts"): the default input.
 const FIXTURE = [
@@ -496,6 +164,19 @@ const PRESETS = {
       [-9, -7, -9, -3],
     ],
   },
+  global_avg: {
+    // AdaptiveAvgPool2d(1): one number per channel, whatever the input's size.
+    label: "Global average pooling (output 1 × 1)",
+    make: () => FIXTURE.map((row) => row.slice()),
+    settings: { mode: "adaptive_avg", o: [1, 1] },
+  },
+  adaptive_overlap: {
+    // 5 into 3: the windows [0, 2), [1, 4), [3, 5) on each axis, so rows and columns 1
+    // and 3 lie in two windows each (divisors 2, 3, 2).
+    label: "Adaptive 5 × 5 → 3 × 3 (windows overlap)",
+    make: () => Array.from({ length: 5 }, (_, r) => Array.from({ length: 5 }, (_, c) => 5 * r + c + 1)),
+    settings: { mode: "adaptive_avg", o: [3, 3] },
+  },
   random: {
     label: "Random integers (current size)",
     make: ([rows, cols]) => Array.from({ length: rows }, () =>
@@ -503,6 +184,86 @@ const PRESETS = {
   },
 };
 return Object.freeze({ FIXTURE, PRESETS });
+})();
+
+// web/widget/trace-view.js
+const $widget_trace_view = (() => {
+const { describeSpan } = $widget_format;
+// Facts read off a trace, in one place: which output is selected, which input cells a
+// window covers, who receives an output's gradient, which cells tie for a maximum, what
+// one output sends to one cell. render.js, lesson.js, player.js and guide.js all ask here
+// instead of re-deriving them. Pure functions of (trace, ...): no DOM, no state changes.
+
+
+// The selected output, or null when there is none or it lies outside this trace's output
+// (a selection survives a parameter change that shrinks the output).
+function selectedOutput(state, trace) {
+  if (!trace || !state.sel) return null;
+  return outputInRange(trace, state.sel) ? state.sel : null;
+}
+
+function outputInRange(trace, [i, j]) {
+  return i >= 0 && j >= 0 && i < trace.output_shape[0] && j < trace.output_shape[1];
+}
+
+// Every cell output (i, j)'s window samples, padding included (rows/cols < 0 or >= H/W),
+// as [r, c] in row-major order.
+function windowSamples(trace, [i, j]) {
+  return trace.window_rows[i].flatMap((r) => trace.window_cols[j].map((c) => [r, c]));
+}
+
+// "rows 0–2, cols 1–3": where output (i, j)'s window lies, as every sentence says it.
+function windowText(trace, [i, j]) {
+  return `${describeSpan("row", trace.window_rows[i])}, ${describeSpan("col", trace.window_cols[j])}`;
+}
+
+// The input cells (inside the unpadded input) that output (i, j)'s window samples.
+function windowCells(trace, [i, j]) {
+  const [height, width] = trace.input_shape;
+  const rows = trace.window_rows[i].filter((r) => r >= 0 && r < height);
+  const cols = trace.window_cols[j].filter((c) => c >= 0 && c < width);
+  return rows.flatMap((r) => cols.map((c) => [r, c]));
+}
+
+// The input cells output (i, j)'s upstream gradient reaches: its argmax in the modes that
+// keep one cell (max, adaptive max, LP with p = ±∞), every cell of its window otherwise.
+function gradientReceivers(trace, [i, j]) {
+  return trace.argmax ? [trace.argmax[i][j]] : windowCells(trace, [i, j]);
+}
+
+// The adaptive modes: [rows, cols] of output (i, j)'s window (trace.window_size holds
+// their product); the windows of the other modes are all the kernel's size.
+function windowSize(trace, [i, j]) {
+  return [trace.window_rows[i].length, trace.window_cols[j].length];
+}
+
+// The adaptive modes' count of windows holding each input cell (H x W), or null for the
+// other modes, whose windows all have the kernel's size.
+function windowShared(trace) {
+  return trace.shared ?? null;
+}
+
+// Max mode: the window cells holding the output's value (trace() lists them), in
+// row-major order: the first is the one that wins; a NaN maximum ties with nothing.
+function tiedCells(trace, [i, j]) {
+  return trace.tied[i][j];
+}
+
+// The share output (i, j) sends to input cell (r, c) in the backward pass, or null.
+function termFrom(trace, [r, c], [i, j]) {
+  const index = trace.sources[r][c].findIndex(([a, b]) => a === i && b === j);
+  return index < 0 ? null : trace.grad_terms[r][c][index];
+}
+
+// Input cells that collect gradient from more than one output, row-major.
+function sharedCells(trace) {
+  const shared = [];
+  trace.sources.forEach((row, r) => row.forEach((sources, c) => {
+    if (sources.length > 1) shared.push([r, c]);
+  }));
+  return shared;
+}
+return Object.freeze({ selectedOutput, outputInRange, windowSamples, windowText, windowCells, gradientReceivers, windowSize, windowShared, tiedCells, termFrom, sharedCells });
 })();
 
 // web/widget/state.js
@@ -523,6 +284,20 @@ const MAX_SIDE = 16;
 const MAX_HASH_LENGTH = 20000;
 const MAX_MAGNITUDE = 1e15;
 const NUMBER_PATTERN = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+const MAX_NORM = 1000;
+
+// The pooling modes (poolgrad.trace()'s `mode`), as sentences name them.
+const MODE_NAMES = {
+  max: "max pooling",
+  avg: "average pooling",
+  adaptive_max: "adaptive max pooling",
+  adaptive_avg: "adaptive average pooling",
+  lp: "LP pooling",
+};
+// The modes whose windows follow the output size, and those that keep one cell per
+// window (its argmax: where unpooling applies).
+const ADAPTIVE_MODES = ["adaptive_max", "adaptive_avg"];
+const MAX_MODES = ["max", "adaptive_max"];
 
 // A refusal of the learner's text. `source` says where the text came from: "hash",
 // "paste", "cell" or "field"; status lines word the error after it.
@@ -703,7 +478,8 @@ const KINDS = {
   },
   enum: {
     parse(text, property, source) {
-      if (!property.values.includes(text)) throw new InputError(`${property.key} must be ${property.values.join(" or ")}; got ${quote(text)}`, source);
+      const names = `${property.values.slice(0, -1).join(", ")} or ${property.values.at(-1)}`;
+      if (!property.values.includes(text)) throw new InputError(`${property.key} must be ${names}; got ${quote(text)}`, source);
       return text;
     },
     write: String,
@@ -715,6 +491,19 @@ const KINDS = {
       return [Number(match[1]), Number(match[2])];
     },
     write: ([row, col]) => `${row},${col}`,
+  },
+  norm: {
+    parse(text, property, source) {
+      const trimmed = text.trim();
+      const word = { inf: Infinity, infinity: Infinity, "-inf": -Infinity, "-infinity": -Infinity }[trimmed.toLowerCase()];
+      const value = word ?? (NUMBER_PATTERN.test(trimmed) ? Number(trimmed) : NaN);
+      if (Number.isNaN(value) || (Number.isFinite(value) && Math.abs(value) > MAX_NORM)) {
+        throw new InputError(`${property.name} must be a number such as 1, 2 or 3 (or Infinity), between -${MAX_NORM} and ${MAX_NORM}; got ${quote(text)}`, source);
+      }
+      if (value === 0) throw new InputError(`${property.name} must not be 0: the power mean (sum of x^p)^(1/p) needs p ≠ 0`, source);
+      return value;
+    },
+    write: (value) => (Number.isFinite(value) ? String(value) : value > 0 ? "Infinity" : "-Infinity"),
   },
   matrix: {
     parse: (text, property) => parseMatrix(text, MATRIX_SPELLINGS.hash(property.name)),
@@ -747,22 +536,37 @@ function wholeNumber(text, property, source) {
 // the value when the hash leaves the key out (it may depend on properties above it);
 // `written` says when serialiseState writes it: "always", "unless-initial" (left out
 // while it equals its initial value) or, for the selection, "unless-implicit" (left out
-// while state.selImplicit holds, or when nothing is selected). `check(state)`, run once every property is known,
-// returns a message for a combination the hash may not ask for.
+// while state.selImplicit holds, or when nothing is selected). A property marked `only`
+// belongs to some modes (APPLIES below): it is written only where it applies, and a link
+// that gives it elsewhere is refused, so every link has one spelling. `check(state)`, run
+// once every property is known, returns a message for a combination the hash may not ask for.
 const HASH_PROPERTIES = [
   { key: "k", kind: "pair", name: "kernel (k)", min: 1, max: MAX_SIDE, initial: () => [2, 2], written: "always" },
   // PyTorch's default: a missing stride equals the kernel.
   { key: "s", kind: "pair", name: "stride (s)", min: 1, max: MAX_SIDE, initial: (state) => state.k.slice(), written: "always" },
-  { key: "p", kind: "pair", name: "padding (p)", min: 0, max: MAX_SIDE / 2, initial: () => [0, 0], written: "always" },
+  {
+    key: "p", kind: "pair", name: "padding (p)", min: 0, max: MAX_SIDE / 2, initial: () => [0, 0], written: "always",
+    check: (state) => (!applies("p", state) && (state.p[0] !== 0 || state.p[1] !== 0)
+      ? `padding does not apply to mode=${state.mode} (${MODE_NAMES[state.mode]} has none); use p=0` : null),
+  },
   {
     key: "d", kind: "pair", name: "dilation (d)", min: 1, max: MAX_SIDE, initial: () => [1, 1], written: "always",
     check: (state) => (!applies("d", state) && (state.d[0] !== 1 || state.d[1] !== 1)
-      ? "dilation applies to max pooling only; use d=1 with mode=avg" : null),
+      ? `dilation applies to max pooling only; use d=1 with mode=${state.mode}` : null),
   },
-  { key: "mode", kind: "enum", values: ["max", "avg"], initial: () => "max", written: "always" },
-  { key: "ceil", kind: "flag", meaning: "1 rounds the output size up", initial: () => false, written: "unless-initial" },
+  { key: "mode", kind: "enum", values: Object.keys(MODE_NAMES), initial: () => "max", written: "always" },
+  // The adaptive modes' output size: their windows follow it (kernel and stride do not apply).
+  { key: "o", kind: "pair", name: "output size (o)", min: 1, max: MAX_SIDE, initial: () => [2, 2], written: "always", only: true },
+  // LP pooling's p (norm_type): any number but 0, or Infinity (max pooling of |x|).
+  { key: "n", kind: "norm", name: "norm type (n)", initial: () => 2, written: "always", only: true },
+  {
+    key: "ceil", kind: "flag", meaning: "1 rounds the output size up", initial: () => false, written: "unless-initial",
+    check: (state) => (!applies("ceil", state) && state.ceil ? `ceil does not apply to mode=${state.mode}: its windows follow the output size o; leave ceil out` : null),
+  },
   { key: "cip", kind: "flag", meaning: "0 leaves padding out of the average's divisor", initial: () => true, written: "unless-initial" },
   { key: "grad", kind: "flag", meaning: "1 shows gradient routing", initial: () => false, written: "always" },
+  // max_unpool2d(out, indices) beside the input gradient (the max modes).
+  { key: "unpool", kind: "flag", meaning: "1 shows max_unpool2d(out, indices)", initial: () => false, written: "unless-initial", only: true },
   // With no sel in the link the first output is selected, so the main interaction shows at
   // once; that implicit selection (state.selImplicit) is never written: the link carries a
   // selection only when someone picked it.
@@ -820,6 +624,11 @@ function parseHash(hash) {
     state[key] = KINDS[property.kind].parse(text, property, "hash");
   }
   fillInitial(state);
+  for (const key of given.keys()) {
+    if (PROPERTY.get(key).only && !applies(key, state)) {
+      throw fail(`${key} does not apply to mode=${state.mode}; ${APPLIES_TEXT[key]}`);
+    }
+  }
   for (const property of HASH_PROPERTIES) {
     const refusal = property.check?.(state);
     if (refusal) throw fail(refusal);
@@ -828,6 +637,7 @@ function parseHash(hash) {
 }
 
 function leftOut(property, value, state) {
+  if (property.only && !applies(property.key, state)) return true;
   if (property.written === "always") return false;
   if (property.written === "unless-implicit") return state.selImplicit || value === null;
   const initial = property.initial(state);
@@ -860,20 +670,30 @@ function hashFor(state, trace) {
   return serialiseState(unshown ? { ...state, sel: null } : state);
 }
 
-// What the worker needs: everything but the view-only parts (selection, grad toggle).
+// What the worker needs: everything but the view-only parts (selection, grad toggle), and
+// of the parameters only those the mode takes (trace() refuses a kernel in the adaptive
+// modes). The max and average modes' requests are what they were before the other modes
+// came: the build's shipped traces are filed under these keys.
 function traceRequest(state) {
   const encodeMatrix = (matrix) => matrix.map((row) => row.map(wireNumber));
-  return {
-    x: encodeMatrix(state.x),
-    kernel_size: state.k,
-    stride: state.s,
-    padding: state.p,
-    dilation: state.d,
-    ceil_mode: state.ceil,
-    count_include_pad: state.cip,
-    mode: state.mode,
-    grad_output: state.g ? encodeMatrix(state.g) : 1,
-  };
+  const request = { x: encodeMatrix(state.x) };
+  if (ADAPTIVE_MODES.includes(state.mode)) {
+    request.output_size = state.o;
+  } else {
+    request.kernel_size = state.k;
+    request.stride = state.s;
+    if (state.mode !== "lp") {
+      request.padding = state.p;
+      request.dilation = state.d;
+    }
+    request.ceil_mode = state.ceil;
+    if (state.mode !== "lp") request.count_include_pad = state.cip;
+  }
+  request.mode = state.mode;
+  if (state.mode === "lp") request.norm_type = wireNumber(state.n);
+  request.grad_output = state.g ? encodeMatrix(state.g) : 1;
+  if (state.unpool && applies("unpool", state)) request.unpool = true;
+  return request;
 }
 
 function requestKey(state) {
@@ -883,25 +703,40 @@ function requestKey(state) {
 // ---- state changes: the rules every host, the controls and the build share (no DOM) ----
 
 // Which parameters apply in which mode: dilation to max pooling only (average pooling has
-// no dilation, as in PyTorch's avg_pool2d), count_include_pad to average pooling only.
-const APPLIES = { d: ["max"], cip: ["avg"] };
+// no dilation, as in PyTorch's avg_pool2d), count_include_pad to average pooling only;
+// the adaptive modes place their windows by the output size o alone, LP pooling (n) has
+// no padding, and unpooling needs the indices of the max modes. A key not listed applies
+// everywhere.
+const WINDOWED = ["max", "avg", "lp"];
+const APPLIES = {
+  k: WINDOWED, s: WINDOWED, p: ["max", "avg"], d: ["max"], ceil: WINDOWED, cip: ["avg"],
+  o: ADAPTIVE_MODES, n: ["lp"], unpool: MAX_MODES,
+};
+// Why a mode's own key does not apply elsewhere, as a link's refusal says it.
+const APPLIES_TEXT = {
+  o: "the output size is the adaptive modes' (mode=adaptive_max or adaptive_avg)",
+  n: "the norm type is LP pooling's (mode=lp)",
+  unpool: "unpooling puts back the maxima of the max modes (mode=max or adaptive_max)",
+};
 function applies(key, state) {
   return !(key in APPLIES) || APPLIES[key].includes(state.mode);
 }
 
 // The properties whose change can change the output's shape: changing one resets a custom
 // upstream gradient (state.g) to all ones, as its shape may no longer fit.
-const RESETS_GRADIENT = new Set(["k", "s", "p", "d", "mode", "ceil", "x"]);
+const RESETS_GRADIENT = new Set(["k", "s", "p", "d", "mode", "ceil", "o", "x"]);
 
 // `state` with `changes` (state properties) applied under the rules above: a mode without
-// dilation sets it back to 1, and a change of shape resets the custom gradient unless the
-// changes give one. Returns a new state; `state` is left as it was.
+// dilation (padding, ceil_mode) sets it back to 1 (0, off), and a change of shape resets
+// the custom gradient unless the changes give one. Returns a new state; `state` is left as it was.
 function changedState(state, changes) {
   const next = { ...structuredClone(state), ...structuredClone(changes) };
   const resets = Object.keys(changes).some((key) => RESETS_GRADIENT.has(key)
     && JSON.stringify(changes[key]) !== JSON.stringify(state[key]));
   if (resets && !("g" in changes)) next.g = null;
   if (!applies("d", next)) next.d = [1, 1];
+  if (!applies("p", next)) next.p = [0, 0];
+  if (!applies("ceil", next)) next.ceil = false;
   return next;
 }
 
@@ -911,9 +746,19 @@ function switchMode(mode) {
   return (state) => Object.assign(state, changedState(state, { mode }), { g: null });
 }
 
-// The state change of loading the preset `name` (a PRESETS key) at the input's size.
+// The state change of loading the preset `name` (a PRESETS key) at the input's size, with
+// the settings it comes with (a mode and its output size), as their controls set them.
 function presetChange(name) {
-  return (state) => Object.assign(state, changedState(state, { x: PRESETS[name].make([state.x.length, state.x[0].length]) }), { g: null });
+  const { make, settings = {} } = PRESETS[name];
+  return (state) => Object.assign(state, changedState(state, { x: make([state.x.length, state.x[0].length]), ...structuredClone(settings) }), { g: null });
+}
+
+// Whether `state` shows preset `name`'s input and settings.
+function showsPreset(name, state) {
+  const { make, settings = {} } = PRESETS[name];
+  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  return same(make([state.x.length, state.x[0].length]), state.x)
+    && Object.entries(settings).every(([key, value]) => same(state[key], value));
 }
 
 // ---- the host model: the state as mount()'s model holds it (anywidget's shape) ----
@@ -936,6 +781,9 @@ const MODEL_KEYS = {
   selection: "sel",
   x: "x",
   grad_output: "g",
+  output_size: "o",
+  norm_type: "n",
+  unpool: "unpool",
 };
 
 // The model's values for `state`.
@@ -953,6 +801,9 @@ function modelValues(state) {
     selection: state.selImplicit || state.sel === null ? null : state.sel.slice(),
     x: matrix(state.x),
     grad_output: state.g ? matrix(state.g) : null,
+    output_size: state.o.slice(),
+    norm_type: wireNumber(state.n),
+    unpool: state.unpool,
   };
 }
 
@@ -971,22 +822,390 @@ function valueText(key, value) {
 
 // The state a model's values describe (`get(key)`, the model's own reader), refused as the
 // hash would refuse it: InputError with the same message, naming the setting.
+// A model holds every key at once, so a mode's own key (output_size, norm_type, unpool) is
+// kept there while another mode shows: it is read only where it applies.
 function stateFromModel(get) {
   const parts = [];
+  const mode = valueText("mode", get("mode")) ?? "max";
   for (const [key, property] of Object.entries(MODEL_KEYS)) {
     const text = valueText(key, get(key));
+    if (PROPERTY.get(property).only && !applies(property, { mode })) continue;
     if (text !== null) parts.push(`${property}=${encodeURIComponent(text)}`);
   }
   return parseHash(parts.join("&"));
 }
-return Object.freeze({ MAX_SIDE, InputError, quote, MATRIX_SPELLINGS, parseMatrix, parseCellValue, HASH_PROPERTIES, defaultState, parsePair, parseHash, serialiseState, gridsKey, hashFor, traceRequest, requestKey, applies, changedState, switchMode, presetChange, MODEL_KEYS, modelValues, stateFromModel, FIXTURE });
+return Object.freeze({ MAX_SIDE, MODE_NAMES, ADAPTIVE_MODES, MAX_MODES, InputError, quote, MATRIX_SPELLINGS, parseMatrix, parseCellValue, HASH_PROPERTIES, defaultState, parsePair, parseHash, serialiseState, gridsKey, hashFor, traceRequest, requestKey, applies, changedState, switchMode, presetChange, showsPreset, MODEL_KEYS, modelValues, stateFromModel, FIXTURE });
+})();
+
+// web/lesson/sentences.js
+const $lesson_sentences = (() => {
+const { cellName, decodeNumber, formatNumber, formatSum, listCells, pairText, sizeText } = $widget_format;
+const { MODE_NAMES } = $widget_state;
+const { selectedOutput, sharedCells, termFrom, windowCells, windowSize, windowText } = $widget_trace_view;
+// The teaching sentences about a view, each in one place: the title of the view (the
+// status line, the Code panel, the picture and the embed code all name a view with it)
+// and the sentence about the selected output (#explanation, the announcer, the picture).
+
+
+// p as sentences write it: 2, 0.5, ∞.
+const normText = (p) => (Number.isFinite(p) ? String(p) : p > 0 ? "∞" : "−∞");
+
+// "max pooling, 3 × 3 window, stride 1, padding 1": what the code (and the picture) shows.
+// The adaptive modes name their output size instead of a window ("adaptive average
+// pooling to 1 × 1"), LP pooling its p.
+function viewTitle(state) {
+  if (state.mode === "adaptive_max" || state.mode === "adaptive_avg") {
+    const parts = [`${MODE_NAMES[state.mode]} to ${sizeText(state.o)}`];
+    if (state.unpool && state.mode === "adaptive_max") parts.push("unpooling");
+    if (state.grad) parts.push("gradient routing");
+    return parts.join(", ");
+  }
+  const name = state.mode === "lp" ? `LP pooling with p = ${normText(state.n)}` : `${state.mode === "max" ? "max" : "average"} pooling`;
+  const parts = [name, `${sizeText(state.k)} window`, `stride ${pairText(state.s)}`];
+  if (state.p.some((p) => p > 0)) parts.push(`padding ${pairText(state.p)}`);
+  if (state.mode === "max" && state.d.some((d) => d > 1)) parts.push(`dilation ${pairText(state.d)}`);
+  if (state.ceil) parts.push("ceil_mode");
+  if (state.mode === "avg" && !state.cip) parts.push("count_include_pad=False");
+  if (state.unpool && state.mode === "max") parts.push("unpooling");
+  if (state.grad) parts.push("gradient routing");
+  return parts.join(", ");
+}
+
+// The parameters a trace was computed with, as a state (viewTitle's argument), gradient off:
+// the status line names what Python computed, not what is being asked.
+function traceParameters(trace) {
+  return { mode: trace.mode, k: trace.kernel_size, s: trace.stride, p: trace.padding, d: trace.dilation,
+    ceil: trace.ceil_mode, cip: trace.count_include_pad, o: trace.output_size, n: decodeNumber(trace.norm_type ?? 2),
+    unpool: false, grad: false };
+}
+
+const MAX_LISTED_TERMS = 12;
+
+function averageSentence(trace, [i, j]) {
+  const cells = windowCells(trace, [i, j]);
+  const kernelCells = trace.window_rows[i].length * trace.window_cols[j].length;
+  const divisor = trace.divisor[i][j];
+  const value = formatNumber(trace.output[i][j]);
+  const terms = cells.map(([r, c]) => formatNumber(trace.input[r][c]));
+  const sum = terms.length <= MAX_LISTED_TERMS ? `(${terms.join(" + ")})` : `(the sum of its ${terms.length} cells)`;
+  const size = trace.window_size ? ` (${sizeText(windowSize(trace, [i, j]))}, placed by the output size)` : "";
+  let sentence = `Output ${cellName([i, j])} = ${value} is the mean of the window ${windowText(trace, [i, j])}${size}: ${sum} / ${divisor} = ${value}.`;
+  if (cells.length < kernelCells) {
+    sentence += trace.count_include_pad
+      ? ` Padded cells add 0 but count in the divisor ${divisor}.`
+      : ` Padded cells are left out, so the divisor is the ${divisor} cells inside the input.`;
+  }
+  return sentence;
+}
+
+// The sentence about the selected output (or how to select one), as #explanation shows it.
+function explanationText(state, trace) {
+  const output = trace && state.sel ? selectedOutput(state, trace) : null;
+  if (!output) {
+    return trace
+      ? "Tap an output cell (or reach it with Tab and the arrow keys, then press Enter) to see its window."
+      : "";
+  }
+  const [i, j] = output;
+  const showGradient = state.grad && trace.grad_input !== undefined;
+  const gradient = showGradient ? trace.grad_output[i][j] : null;
+  if (trace.mode === "lp" && !trace.argmax) {
+    let sentence = lpSentence(trace, output);
+    if (showGradient) sentence += ` Backward, its upstream gradient ${formatNumber(gradient)} reaches every cell of the window, each in proportion to |x|^(p−1) there.`;
+    return sentence;
+  }
+  if (trace.divisor) {
+    let sentence = averageSentence(trace, output);
+    if (showGradient) {
+      const cells = windowCells(trace, output);
+      sentence += ` Backward, its upstream gradient ${formatNumber(gradient)} is spread as ${formatNumber(gradient)} / ${trace.divisor[i][j]} = ${formatNumber(termFrom(trace, cells[0], output))} to each of those ${cells.length} input cells.`;
+    }
+    return sentence;
+  }
+  const [r, c] = trace.argmax[i][j];
+  const size = trace.window_size ? ` (${sizeText(windowSize(trace, output))}, placed by the output size)` : "";
+  const largest = trace.mode === "lp" ? `largest |x| (p = ${normText(decodeNumber(trace.norm_type))})` : "maximum";
+  let sentence = `Output ${cellName([i, j])} = ${formatNumber(trace.output[i][j])} is the ${largest} of the window ${windowText(trace, output)}${size}, taken from input cell ${cellName([r, c])}.`;
+  if (showGradient) {
+    const sources = trace.sources[r][c];
+    sentence += ` Backward, its upstream gradient ${formatNumber(gradient)} goes to input cell ${cellName([r, c])} alone`;
+    sentence += sources.length > 1
+      ? `, which is also the maximum of ${listCells(sources.filter(([a, b]) => a !== i || b !== j))}: ${formatSum(trace.grad_terms[r][c], trace.grad_input[r][c])}.`
+      : ".";
+  }
+  return sentence;
+}
+
+// LP pooling's output: (sum of x^p over the window)^(1/p), the sum as trace() gives it
+// (lp_sums: torch's average of x^p times the kernel's cell count).
+function lpSentence(trace, [i, j]) {
+  const p = normText(decodeNumber(trace.norm_type));
+  const value = formatNumber(trace.output[i][j]);
+  return `Output ${cellName([i, j])} = ${value} is the LP norm of the window ${windowText(trace, [i, j])} with p = ${p}: (the sum of x^${p} over it, ${formatNumber(trace.lp_sums[i][j])})^(1/${p}) = ${value}.`;
+}
+
+// The verdict under the two gradient totals (#totals), `equal` when they agree.
+function totalsVerdict(trace, equal) {
+  if (!equal) {
+    return trace.mode === "lp"
+      ? "Not equal: LP pooling's backward scales each share by |x|^(p−1) / out^(p−1), so the shares need not add back up to the gradient."
+      : "Not equal: the shares that fall on padded cells have no input cell to land on.";
+  }
+  return trace.argmax
+    ? "Equal: max pooling hands each gradient to exactly one input cell, so nothing is lost."
+    : "Equal: each gradient is split into shares that add back up to it.";
+}
+
+// Where max_unpool2d(out, indices) and the gradient differ (#unpool-note, the lesson): on a
+// cell several outputs chose, unpooling writes one value, the gradient adds theirs.
+function unpoolText(trace) {
+  const shared = sharedCells(trace);
+  const lead = "Unpooling puts each output back on the cell its index names and 0 everywhere else: the gradient's routes, carrying the output's value instead of its gradient.";
+  if (shared.length === 0) return `${lead} No two outputs chose the same cell here, so it matches the gradient's pattern cell for cell.`;
+  const [r, c] = shared[0];
+  const sources = trace.sources[r][c];
+  let sentence = `${lead} They differ on a cell several outputs chose: cell ${cellName([r, c])}, chosen by outputs ${listCells(sources)}, holds one value, ${formatNumber(trace.unpooled[r][c])} (they all chose that very value; the last write wins), while the gradient adds their ${sources.length}`;
+  sentence += trace.grad_terms ? `: ${formatSum(trace.grad_terms[r][c], trace.grad_input[r][c])}.` : ".";
+  return sentence;
+}
+return Object.freeze({ normText, viewTitle, traceParameters, explanationText, totalsVerdict, unpoolText });
+})();
+
+// web/embed-sizing.js
+const $embed_sizing = (() => {
+// The host page's side of embedding: the one script that sizes every poolgrad frame on a
+// page to its content. embed-demo.js runs it; the Code panel's "Copy embed code" writes its
+// source (snippets.js takes it with Function.prototype.toString), so the script a host
+// pastes is this very function. It must therefore stand alone: no imports, no names from
+// outside it.
+//
+// A widget in an iframe posts {type: "poolgrad:size", height} to its parent, to any
+// origin: the message carries only a height, nothing about the learner. The host accepts a
+// message only from a frame it sizes (an iframe marked data-poolgrad, matched by
+// event.source), never by origin, so a course site on one origin can frame widgets
+// published on another. Run twice (pasted with every widget), it listens once.
+function sizePoolgradFrames() {
+  if (window.poolgradFramesSized) return;
+  window.poolgradFramesSized = true;
+  window.addEventListener("message", (event) => {
+    const data = event.data;
+    if (!data || data.type !== "poolgrad:size") return;
+    const height = Number(data.height);
+    if (!(height > 0 && height < 100000)) return;
+    for (const frame of document.querySelectorAll("iframe[data-poolgrad]")) {
+      if (frame.contentWindow === event.source) {
+        frame.style.height = Math.ceil(height) + "px";
+        return;
+      }
+    }
+  });
+}
+return Object.freeze({ sizePoolgradFrames });
+})();
+
+// web/takeaway/snippets.js
+const $takeaway_snippets = (() => {
+const { escapeXml, pairText, sizeText } = $widget_format;
+const { viewTitle } = $lesson_sentences;
+const { sizePoolgradFrames } = $embed_sizing;
+// The code a learner takes away: Python that rebuilds the current view in PyTorch or in
+// poolgrad, the link, and the iframe that embeds the view. Pure functions of the state:
+// they write code text, they compute no pooling (Python does, when the code runs).
+//
+// Every number is written so that Python reads back the very float64 the widget holds:
+// the shortest round-trip spelling (String()), with -0.0, float('nan'), float('inf')
+// where JavaScript's spelling is not Python's. Both snippets build float64 arrays, the
+// dtype the widget's gradients are computed in; an integer input pools to the same values.
+
+
+// One float64 as a Python literal that evaluates to exactly that float.
+function pythonNumber(value) {
+  if (Number.isNaN(value)) return "float('nan')";
+  if (value === Infinity) return "float('inf')";
+  if (value === -Infinity) return "-float('inf')";
+  if (Object.is(value, -0)) return "-0.0";
+  return String(value);
+}
+
+// A matrix as a Python list of rows, one row a line, indented under the call that holds it.
+function pythonMatrix(rows, indent = "    ") {
+  const lines = rows.map((row) => `${indent}[${row.map(pythonNumber).join(", ")}],`);
+  return `[\n${lines.join("\n")}\n]`;
+}
+
+// A kernel/stride/padding/dilation pair as both APIs take it: 3 when square, (3, 2) if not.
+function pythonPair([first, second]) {
+  return first === second ? String(first) : `(${first}, ${second})`;
+}
+
+const pythonFlag = (flag) => (flag ? "True" : "False");
+
+// The keyword arguments of the pooling call, in the order of the APIs' signatures: each
+// API takes dilation in max mode only, count_include_pad in average mode only; the
+// adaptive ones take the output size alone, LP pooling p first and no padding.
+function poolingArguments(state) {
+  if (state.mode === "adaptive_max" || state.mode === "adaptive_avg") return [`output_size=${pythonPair(state.o)}`];
+  if (state.mode === "lp") {
+    return [`norm_type=${pythonNumber(state.n)}`, `kernel_size=${pythonPair(state.k)}`, `stride=${pythonPair(state.s)}`,
+      `ceil_mode=${pythonFlag(state.ceil)}`];
+  }
+  const named = [`kernel_size=${pythonPair(state.k)}`, `stride=${pythonPair(state.s)}`, `padding=${pythonPair(state.p)}`];
+  if (state.mode === "max") named.push(`dilation=${pythonPair(state.d)}`);
+  named.push(`ceil_mode=${pythonFlag(state.ceil)}`);
+  if (state.mode === "avg") named.push(`count_include_pad=${pythonFlag(state.cip)}`);
+  return named;
+}
+
+// The function each mode calls, by API, and whether it returns indices.
+const FUNCTIONS = {
+  max: { name: "max_pool2d", indices: true },
+  avg: { name: "avg_pool2d", indices: false },
+  adaptive_max: { name: "adaptive_max_pool2d", indices: true },
+  adaptive_avg: { name: "adaptive_avg_pool2d", indices: false },
+  lp: { name: "lp_pool2d", indices: false },
+};
+
+// Unpooling as max_unpool2d computes it (each output written at its index into zeros),
+// spelled as the scatter it is: max_unpool2d also asks for the pooling's kernel, which
+// the adaptive modes do not have, and refuses output sizes dilation and ceil_mode give.
+// Where several outputs chose one cell they all write its own value, so it is written once.
+const UNPOOL_COMMENT = "# Unpooling: what max_unpool2d does, each output written at its index into zeros.";
+
+// A call's arguments, wrapped after `width` characters so the snippet reads on a phone.
+function wrapArguments(head, args, width = 72) {
+  const lines = [];
+  let line = `${head}(`;
+  args.forEach((arg, index) => {
+    const piece = `${arg}${index < args.length - 1 ? "," : ")"}`;
+    if (line.length + piece.length + 1 > width && !line.endsWith("(")) {
+      lines.push(line);
+      line = `    ${piece}`;
+    } else {
+      line += line.endsWith("(") ? piece : ` ${piece}`;
+    }
+  });
+  lines.push(line);
+  return lines.join("\n");
+}
+
+function inputComment(state) {
+  return `# The input: ${sizeText([state.x.length, state.x[0].length])}, float64 (exactly the widget's numbers).`;
+}
+
+function gradientComment(state) {
+  return state.g ? "# The upstream gradient (the widget's, exactly)." : "# The upstream gradient: all ones, the widget's default.";
+}
+
+// Python that rebuilds the current view with torch.nn.functional and defines `out`,
+// `indices` (max mode) and `grad_input` (gradient on), each of the widget's 2-D shape.
+function torchSnippet(state) {
+  const { name, indices: max } = FUNCTIONS[state.mode];
+  const unpool = max && state.unpool;
+  const lines = [
+    `# poolgrad widget, in PyTorch: ${viewTitle(state)}.`,
+    "import torch",
+    "import torch.nn.functional as F",
+    "",
+    inputComment(state),
+    `x = torch.tensor(${pythonMatrix(state.x)}, dtype=torch.float64${state.grad ? ", requires_grad=True" : ""})`,
+    "",
+    "# PyTorch pools (C, H, W) planes: x[None] is one channel, [0] takes it back.",
+  ];
+  const args = ["x[None]", ...poolingArguments(state)];
+  if (max) {
+    lines.push(`${wrapArguments(`out, indices = F.${name}`, [...args, "return_indices=True"])}`);
+    lines.push("out, indices = out[0], indices[0]");
+  } else {
+    lines.push(`${wrapArguments(`out = F.${name}`, args)}`);
+    lines.push("out = out[0]");
+  }
+  if (unpool) {
+    lines.push("", UNPOOL_COMMENT);
+    lines.push("unpooled = torch.zeros(x.shape, dtype=torch.float64)", "unpooled.view(-1)[indices.view(-1)] = out.detach().view(-1)");
+  }
+  if (state.grad) {
+    lines.push("", gradientComment(state));
+    lines.push(state.g ? `g = torch.tensor(${pythonMatrix(state.g)}, dtype=torch.float64)` : "g = torch.ones_like(out)");
+    lines.push("out.backward(g)", "grad_input = x.grad");
+  }
+  lines.push("", "print(out)");
+  if (max) lines.push("print(indices)");
+  if (unpool) lines.push("print(unpooled)");
+  if (state.grad) lines.push("print(grad_input)");
+  return `${lines.join("\n")}\n`;
+}
+
+// The backward call of each mode in poolgrad: the gradient, then what it needs of the forward.
+function poolgradBackward(state) {
+  switch (state.mode) {
+    case "max": return "grad_input = poolgrad.max_pool2d_backward(g, indices, x.shape)";
+    case "adaptive_max": return "grad_input = poolgrad.adaptive_max_pool2d_backward(g, indices, x.shape)";
+    case "adaptive_avg": return "grad_input = poolgrad.adaptive_avg_pool2d_backward(g, x.shape)";
+    case "lp": return wrapArguments("grad_input = poolgrad.lp_pool2d_backward", ["g", "x", ...poolingArguments(state)]);
+    default: return wrapArguments("grad_input = poolgrad.avg_pool2d_backward", ["g", "x.shape", ...poolingArguments(state)]);
+  }
+}
+
+// The same view with poolgrad's own functions (NumPy in, NumPy out).
+function poolgradSnippet(state) {
+  const { name, indices: max } = FUNCTIONS[state.mode];
+  const unpool = max && state.unpool;
+  const lines = [
+    `# poolgrad widget, in poolgrad: ${viewTitle(state)}.`,
+    "import numpy as np",
+    "import poolgrad",
+    "",
+    inputComment(state),
+    `x = np.array(${pythonMatrix(state.x)}, dtype=np.float64)`,
+    "",
+  ];
+  const args = ["x", ...poolingArguments(state)];
+  if (max) lines.push(wrapArguments(`out, indices = poolgrad.${name}`, [...args, "return_indices=True"]));
+  else lines.push(wrapArguments(`out = poolgrad.${name}`, args));
+  if (unpool) {
+    lines.push("", UNPOOL_COMMENT);
+    lines.push("unpooled = np.zeros(x.shape)", "unpooled.flat[indices.ravel()] = out.ravel()");
+  }
+  if (state.grad) {
+    lines.push("", gradientComment(state));
+    lines.push(state.g ? `g = np.array(${pythonMatrix(state.g)}, dtype=np.float64)` : "g = np.ones_like(out)");
+    lines.push(poolgradBackward(state));
+  }
+  lines.push("", "print(out)");
+  if (max) lines.push("print(indices)");
+  if (unpool) lines.push("print(unpooled)");
+  if (state.grad) lines.push("print(grad_input)");
+  return `${lines.join("\n")}\n`;
+}
+
+// What a host page needs to show this view (docs/embedding.md): the iframe and the sizing
+// script. `pageUrl` is the page's address without query or hash, `hash` the view's (the
+// page writes it), `lesson` / `code` false for a widget without the lesson panels
+// (lesson=0) or the Code panel (code=0), `id` names this widget: the iframe's id and the
+// query's id=, which keeps its "Try it" progress apart from the page's other widgets. The
+// script is embed-sizing.js's function, its own source, marked as needed once per page.
+function embedCode({ pageUrl, hash, lesson = true, code = true, id, state }) {
+  const query = ["embed=1", ...(lesson ? [] : ["lesson=0"]), ...(code ? [] : ["code=0"]), `id=${encodeURIComponent(id)}`];
+  const src = `${pageUrl}?${query.join("&")}${hash}`;
+  const title = `poolgrad: ${viewTitle(state)}`;
+  return [
+    `<iframe id="poolgrad-${escapeXml(id)}" data-poolgrad src="${escapeXml(src)}"`,
+    `        title="${escapeXml(title)}"`,
+    '        style="width: 100%; height: 900px; border: 0" loading="lazy"',
+    '        allow="clipboard-write"></iframe>',
+    "<!-- poolgrad: sizes every poolgrad frame on the page to its content. Needed once per",
+    "     page (a second copy does nothing); keep it when you paste more widgets. -->",
+    `<script>(${sizePoolgradFrames})();</script>`,
+  ].join("\n");
+}
+return Object.freeze({ pythonNumber, pythonMatrix, pythonPair, torchSnippet, poolgradSnippet, embedCode });
 })();
 
 // web/takeaway/svg-export.js
 const $takeaway_svg_export = (() => {
 const { cellName, escapeXml, formatNumber, sizeText } = $widget_format;
 const { explanationText, viewTitle } = $lesson_sentences;
-const { gradientReceivers, selectedOutput, sharedCells, windowSamples } = $widget_trace_view;
+const { gradientReceivers, selectedOutput, sharedCells, windowSamples, windowShared, windowSize } = $widget_trace_view;
 // "Save picture": the current grids with their marks as one SVG file, for slides. A pure
 // function of (state, trace): the marks come from the same facts the page's grids are
 // marked from (trace-view.js), not from the DOM, so the picture is the view whatever the
@@ -1017,9 +1236,12 @@ const key = (r, c) => `${r},${c}`;
 // The file name: what the view is, so a folder of pictures sorts and reads.
 function pictureName(state) {
   const pair = ([a, b]) => (a === b ? String(a) : `${a}x${b}`);
-  const parts = ["poolgrad", state.mode, `k${pair(state.k)}`, `s${pair(state.s)}`];
+  const adaptive = state.mode === "adaptive_max" || state.mode === "adaptive_avg";
+  const parts = ["poolgrad", state.mode.replace("_", "-"), ...(adaptive ? [`o${pair(state.o)}`] : [`k${pair(state.k)}`, `s${pair(state.s)}`])];
+  if (state.mode === "lp") parts.push(`n${Number.isFinite(state.n) ? state.n : state.n > 0 ? "inf" : "-inf"}`);
   if (state.p.some((p) => p > 0)) parts.push(`p${pair(state.p)}`);
   if (state.mode === "max" && state.d.some((d) => d > 1)) parts.push(`d${pair(state.d)}`);
+  if (state.unpool && (state.mode === "max" || state.mode === "adaptive_max")) parts.push("unpool");
   if (state.grad) parts.push("grad");
   return `${parts.join("-")}.svg`;
 }
@@ -1028,11 +1250,15 @@ function pictureName(state) {
 // `cell(r, c)` giving the text and the marks the page's grid gives that cell.
 function gridsOf(state, trace) {
   const [height, width] = trace.input_shape;
-  const [padRows, padCols] = trace.padding;
+  const [padRows, padCols] = trace.padding ?? [0, 0];
   const selected = selectedOutput(state, trace);
   const inWindow = new Set(selected ? windowSamples(trace, selected).map(([r, c]) => key(r, c)) : []);
-  const argmax = selected && trace.mode === "max" ? key(...trace.argmax[selected[0]][selected[1]]) : null;
+  const argmax = selected && trace.argmax ? key(...trace.argmax[selected[0]][selected[1]]) : null;
   const shared = new Map(sharedCells(trace).map(([r, c]) => [key(r, c), trace.sources[r][c].length]));
+  // The input's ×n, as the page marks it: the adaptive windows' shared cells, else the
+  // cells several maxima chose.
+  const windows = windowShared(trace);
+  const inputShared = (r, c) => (windows ? (windows[r][c] > 1 ? windows[r][c] : null) : trace.argmax ? shared.get(key(r, c)) ?? null : null);
   const showGradient = state.grad && trace.grad_input !== undefined;
   const receivers = new Set(selected && showGradient ? gradientReceivers(trace, selected).map(([r, c]) => key(r, c)) : []);
   const isSelected = (i, j) => selected !== null && selected[0] === i && selected[1] === j;
@@ -1049,7 +1275,7 @@ function gridsOf(state, trace) {
           text: formatNumber(pad ? trace.pad_value : trace.input[r][c]),
           pad,
           frame: here === argmax ? "argmax" : inWindow.has(here) ? "window" : null,
-          badge: here === argmax ? "max" : !pad && trace.mode === "max" && shared.has(here) ? `×${shared.get(here)}` : null,
+          badge: here === argmax ? "max" : !pad && inputShared(r, c) ? `×${inputShared(r, c)}` : null,
         };
       },
     },
@@ -1060,10 +1286,22 @@ function gridsOf(state, trace) {
       cell: (i, j) => ({
         text: formatNumber(trace.output[i][j]),
         frame: isSelected(i, j) ? "selected" : null,
-        badge: isSelected(i, j) ? "●" : null,
+        badge: isSelected(i, j) ? "●" : trace.window_size ? sizeText(windowSize(trace, [i, j])).replaceAll(" ", "") : null,
       }),
     },
   };
+  if (state.unpool && trace.unpooled) {
+    grids.unpooled = {
+      caption: "Unpooled: max_unpool2d(out, indices)",
+      rows: range(0, height),
+      cols: range(0, width),
+      cell: (r, c) => ({
+        text: formatNumber(trace.unpooled[r][c]),
+        faint: trace.sources[r][c].length === 0,
+        badge: shared.has(key(r, c)) ? `×${shared.get(key(r, c))}` : null,
+      }),
+    };
+  }
   if (showGradient) {
     grids.gradOutput = {
       caption: "Upstream gradient",
@@ -1149,11 +1387,15 @@ function legendItems(state, trace, grids) {
   if (selected) {
     items.push({ spec: { text: "5", frame: "selected", badge: "●" }, text: `the selected output ${cellName(selected)}` });
     items.push({ spec: { text: "5", frame: "window" }, text: state.grad ? "its window; its gradient and where it goes" : "its window" });
-    if (trace.mode === "max") items.push({ spec: { text: "8", frame: "argmax", badge: "max" }, text: "its maximum (argmax)" });
+    if (trace.argmax) items.push({ spec: { text: "8", frame: "argmax", badge: "max" }, text: "its maximum (argmax)" });
   }
-  const hasShared = sharedCells(trace).length > 0 && (trace.mode === "max" || grids.gradInput);
-  if (hasShared) items.push({ spec: { text: "3", badge: "×2" }, text: trace.mode === "max" ? "chosen by several outputs (×n)" : "in several outputs' windows (×n)" });
-  if (trace.padding.some((p) => p > 0)) items.push({ spec: { text: formatNumber(trace.pad_value), pad: true }, text: `padding (${trace.mode === "max" ? "never chosen" : "counts as 0"})` });
+  const windows = windowShared(trace);
+  const hasShared = (windows && windows.some((row) => row.some((n) => n > 1)))
+    || (sharedCells(trace).length > 0 && (trace.argmax || grids.gradInput));
+  const sharedText = windows ? "in several outputs' windows (×n)" : trace.argmax ? "chosen by several outputs (×n)" : "in several outputs' windows (×n)";
+  if (hasShared) items.push({ spec: { text: "3", badge: "×2" }, text: sharedText });
+  if (trace.window_size) items.push({ spec: { text: "4", badge: "2×3" }, text: "an output's window size (adaptive)" });
+  if ((trace.padding ?? []).some((p) => p > 0)) items.push({ spec: { text: formatNumber(trace.pad_value), pad: true }, text: `padding (${trace.argmax ? "never chosen" : "counts as 0"})` });
   return items;
 }
 
@@ -1177,6 +1419,12 @@ function pictureSvg(state, trace) {
     parts.push(drawGrid(grids.gradInput, MARGIN, gradTop, width), drawGrid(grids.gradOutput, rightLeft, gradTop, width));
     bottom = gradTop + Math.max(gridSize(grids.gradInput, width).height, gridSize(grids.gradOutput, width).height);
     right = Math.max(right, rightLeft + gridSize(grids.gradOutput, width).width);
+  }
+  // The unpooled grid under the input (gradient), beside which the lesson compares them.
+  if (grids.unpooled) {
+    const unpoolTop = bottom + PANEL_GAP / 2;
+    parts.push(drawGrid(grids.unpooled, MARGIN, unpoolTop, width));
+    bottom = unpoolTop + gridSize(grids.unpooled, width).height;
   }
   const legend = legendItems(state, trace, grids);
   const legendTop = bottom + 24;
@@ -1352,12 +1600,33 @@ return Object.freeze({ CodeView });
 const $widget_controls = (() => {
 const { pairText } = $widget_format;
 const { PRESETS } = $widget_presets;
-const { InputError, MATRIX_SPELLINGS, MAX_SIDE, applies, changedState, parseMatrix, parsePair, presetChange, quote, switchMode } = $widget_state;
+const { HASH_PROPERTIES, InputError, MATRIX_SPELLINGS, MAX_SIDE, applies, changedState, parseMatrix, parsePair, presetChange, quote, showsPreset, switchMode } = $widget_state;
 // The parameter panel: reads the form controls into state changes and writes the state
 // back into them. Controls stay usable while Python boots; their changes queue.
 
 
-const PAIR_CONTROLS = { kernel: "k", stride: "s", padding: "p", dilation: "d" };
+// The text fields, by control name: each holds one state property, read and written in
+// the hash's spelling of its kind (a pair, or the norm type's number).
+const PAIR_CONTROLS = { kernel: "k", stride: "s", padding: "p", dilation: "d", outputSize: "o", normType: "n" };
+const PROPERTY_KINDS = new Map(HASH_PROPERTIES.map((property) => [property.key, property.kind]));
+const fieldText = (key, value) => (PROPERTY_KINDS.get(key) === "norm" ? String(value) : pairText(value));
+// The fields' names as the reason for a disabled one says them.
+const FIELD_NAMES = { k: "kernel", s: "stride", p: "padding", d: "dilation" };
+
+// Why the disabled window fields are disabled, shown under them (the output size and norm
+// type fields say "adaptive only", "LP only" in their labels): "" when every one applies.
+const WINDOW_REASONS = {
+  avg: "average pooling has none (avg_pool2d takes no dilation)",
+  lp: "LP pooling has neither (lp_pool2d takes no padding and no dilation)",
+  adaptive_max: "the adaptive modes place their windows by the output size alone",
+  adaptive_avg: "the adaptive modes place their windows by the output size alone",
+};
+function fieldReasons(state) {
+  const names = ["k", "s", "p", "d"].filter((key) => !applies(key, state)).map((key) => FIELD_NAMES[key]);
+  if (names.length === 0) return "";
+  const list = names.length > 1 ? `${names.slice(0, -1).join(", ")} and ${names.at(-1)}` : names[0];
+  return `${list[0].toUpperCase()}${list.slice(1)} ${names.length > 1 ? "do" : "does"} not apply: ${WINDOW_REASONS[state.mode]}.`;
+}
 
 // The panel's elements inside `root` (the document, or a widget's shadow root).
 function controlElements(root = document) {
@@ -1367,6 +1636,10 @@ function controlElements(root = document) {
     stride: byId("stride"),
     padding: byId("padding"),
     dilation: byId("dilation"),
+    outputSize: byId("output-size"),
+    normType: byId("norm-type"),
+    windowReason: byId("window-reason"),
+    unpool: byId("unpool"),
     mode: byId("mode"),
     ceil: byId("ceil"),
     cip: byId("cip"),
@@ -1398,13 +1671,13 @@ const matrixText = (matrix) => JSON.stringify(matrix);
 // The last random input loaded, so #preset can keep saying "random" until it is edited.
 let lastRandomInput = null;
 
-// The preset whose matrix is on screen, or "" for an input of the learner's own.
-function presetShowing(x) {
-  const text = matrixText(x);
-  if (text === lastRandomInput) return "random";
-  const shape = [x.length, x[0].length];
-  const match = Object.entries(PRESETS).find(([name, preset]) => name !== "random" && matrixText(preset.make(shape)) === text);
-  return match ? match[0] : "";
+// The preset on screen, or "" for an input of the learner's own: one with settings first
+// (its input may be another preset's, as the global average's is the fixture).
+function presetShowing(state) {
+  if (matrixText(state.x) === lastRandomInput) return "random";
+  const names = Object.keys(PRESETS).filter((name) => name !== "random")
+    .sort((a, b) => Number(!PRESETS[a].settings) - Number(!PRESETS[b].settings));
+  return names.find((name) => showsPreset(name, state)) ?? "";
 }
 
 // Reflect the state in the controls, leaving alone a field the user is typing in whose
@@ -1414,20 +1687,24 @@ function syncControls(controls, state) {
     const input = controls[id];
     let typedValue = null;
     try {
-      typedValue = pairText(parsePair(input.value, key, "field"));
+      typedValue = fieldText(key, parsePair(input.value, key, "field"));
     } catch (error) {
       if (!(error instanceof InputError)) throw error;
     }
-    if (input.getRootNode().activeElement === input && (typedValue === pairText(state[key]) || typedValue === null)) continue;
-    input.value = pairText(state[key]);
+    input.disabled = !applies(key, state);
+    if (input.getRootNode().activeElement === input && (typedValue === fieldText(key, state[key]) || typedValue === null)) continue;
+    input.value = fieldText(key, state[key]);
   }
-  controls.dilation.disabled = !applies("d", state);
+  controls.windowReason.textContent = fieldReasons(state);
+  controls.ceil.disabled = !applies("ceil", state);
+  controls.unpool.checked = state.unpool;
+  controls.unpool.disabled = !applies("unpool", state);
   controls.mode.value = state.mode;
   controls.ceil.checked = state.ceil;
   controls.cip.checked = state.cip;
   controls.cip.disabled = !applies("cip", state);
   controls.gradient.checked = state.grad;
-  const preset = presetShowing(state.x);
+  const preset = presetShowing(state);
   if (preset) controls.preset.value = preset;
   else controls.preset.selectedIndex = -1;
   controls.presetReroll.hidden = preset !== "random";
@@ -1455,7 +1732,7 @@ function bindControls(controls, { getState, change, reportControlError, gradient
         return;
       }
       reportControlError(null);
-      if (pairText(value) === pairText(getState()[key])) return;
+      if (fieldText(key, value) === fieldText(key, getState()[key])) return;
       update({ [key]: value });
     };
     // Typing fires "input"; a value set without typing (WebDriver's clear() then keys,
@@ -1466,6 +1743,7 @@ function bindControls(controls, { getState, change, reportControlError, gradient
     // The stepped value goes to the state like a typed one; syncControls then shows it.
     input.addEventListener("keydown", (event) => {
       if (event.key !== "ArrowUp" && event.key !== "ArrowDown") return;
+      if (PROPERTY_KINDS.get(key) !== "pair") return;
       const [first, second] = getState()[key];
       if (first !== second) return;
       event.preventDefault();
@@ -1482,6 +1760,7 @@ function bindControls(controls, { getState, change, reportControlError, gradient
   controls.ceil.addEventListener("change", () => update({ ceil: controls.ceil.checked }));
   controls.cip.addEventListener("change", () => update({ cip: controls.cip.checked }));
   controls.gradient.addEventListener("change", () => update({ grad: controls.gradient.checked }));
+  controls.unpool.addEventListener("change", () => update({ unpool: controls.unpool.checked }));
 
   const loadPreset = () => change((state) => {
     const name = controls.preset.value || "fixture";
@@ -1540,7 +1819,7 @@ function bindControls(controls, { getState, change, reportControlError, gradient
     });
   });
 }
-return Object.freeze({ controlElements, fillPresetOptions, syncControls, bindControls });
+return Object.freeze({ fieldReasons, controlElements, fillPresetOptions, syncControls, bindControls });
 })();
 
 // web/widget/colours.js
@@ -1623,8 +1902,8 @@ return Object.freeze({ VALUE_HUES, heatColours, magnitudeScale, GRADIENT_HUES })
 const $widget_render = (() => {
 const { GRADIENT_HUES, VALUE_HUES, heatColours, magnitudeScale } = $widget_colours;
 const { cellName, formatNumber, formatSum, listCells, sizeText } = $widget_format;
-const { explanationText } = $lesson_sentences;
-const { gradientReceivers, selectedOutput, sharedCells } = $widget_trace_view;
+const { explanationText, totalsVerdict, unpoolText } = $lesson_sentences;
+const { gradientReceivers, selectedOutput, sharedCells, windowShared, windowSize } = $widget_trace_view;
 // Rendering: (state, trace, view) -> the DOM of every region. No event handling, no
 // worker calls. Not pure: to redraw cheaply it keeps, at module level, what the last
 // render built — each grid table's shape and cells (builtGrids), the cells by grid and
@@ -1644,6 +1923,7 @@ const GRID_TITLES = {
   output: "Output",
   "grad-output": "Upstream gradient",
   "grad-input": "Input gradient",
+  unpooled: "Unpooled",
 };
 
 // The attributes a node gets from a spec: absent when undefined, null or false.
@@ -1826,17 +2106,21 @@ function selectionOverlay(trace, selection) {
     output,
     rows: trace.window_rows[i],
     cols: trace.window_cols[j],
-    argmax: trace.mode === "max" ? trace.argmax[i][j] : null,
+    argmax: trace.argmax ? trace.argmax[i][j] : null,
   };
 }
 
 function inputGrid(state, trace, view, previous) {
   const height = state.x.length;
   const width = state.x[0].length;
-  const [padRows, padCols] = trace ? trace.padding : state.p;
+  const [padRows, padCols] = trace ? trace.padding ?? [0, 0] : state.p;
   const padValue = trace ? trace.pad_value : state.mode === "max" ? "-Infinity" : 0;
   const scale = magnitudeScale(trace ? [state.x, trace.output] : [state.x]);
-  const shared = (r, c) => (trace && trace.mode === "max" ? trace.sources[r][c].length : 0);
+  // ×n: in the adaptive modes the cells several windows share (trace.shared), in the
+  // other modes that keep a maximum the cells several outputs chose.
+  const windows = trace && windowShared(trace);
+  const shared = (r, c) => (!trace ? 0 : windows ? windows[r][c] : trace.argmax ? trace.sources[r][c].length : 0);
+  const sharedRole = (n) => (windows ? `in the windows of ${n} outputs` : `maximum of ${n} outputs`);
   return gridTable({
     name: "input",
     rowIndices: range(-padRows, height + 2 * padRows),
@@ -1848,7 +2132,7 @@ function inputGrid(state, trace, view, previous) {
       const value = pad ? padValue : state.x[r][c];
       const roles = [];
       if (pad) roles.push("padding");
-      if (!pad && shared(r, c) > 1) roles.push(`maximum of ${shared(r, c)} outputs`);
+      if (!pad && shared(r, c) > 1) roles.push(sharedRole(shared(r, c)));
       return {
         pad,
         text: formatNumber(value),
@@ -1879,14 +2163,52 @@ function planeGrid(name, [height, width], view, previous, describe) {
 
 function outputGrid(state, trace, view, previous) {
   const scale = magnitudeScale([state.x, trace.output]);
+  // The adaptive modes' windows change size: each output cell says its own.
+  const sizes = trace.window_size;
   return planeGrid("output", trace.output_shape, view, previous, (i, j) => {
     const value = trace.output[i][j];
+    const size = sizes ? sizeText(windowSize(trace, [i, j])) : null;
     return {
       text: formatNumber(value),
       colours: heatColours(value, scale, VALUE_HUES, view.scheme),
-      attributes: { "aria-selected": "false" },
-      label: `Output row ${i}, col ${j}: ${formatNumber(value)}`,
+      attributes: { "aria-selected": "false", "data-window-size": size ?? undefined },
+      label: `Output row ${i}, col ${j}: ${formatNumber(value)}${size ? `; window ${size}` : ""}`,
     };
+  });
+}
+
+// A grid over the input's plane of what the outputs routed back to each cell (the
+// gradient, or unpooling's values): `values` and its hues, and `shared(sources, value)`,
+// the label's words for a cell several outputs reach. ×n marks such a cell, and a cell
+// none reaches is faint.
+function routedGrid(name, trace, view, previous, { values, scale, hues, title, shared }) {
+  return planeGrid(name, trace.input_shape, view, previous, (r, c) => {
+    const value = values[r][c];
+    const sources = trace.sources[r][c];
+    let detail = "";
+    if (sources.length > 1) detail = `; ${shared(sources, value, [r, c])}`;
+    else if (sources.length === 1) detail = `; from output ${cellName(sources[0])}`;
+    return {
+      text: formatNumber(value),
+      colours: heatColours(value, scale, hues, view.scheme),
+      attributes: {
+        "data-shared": sources.length > 1 ? String(sources.length) : undefined,
+        "data-zero": sources.length === 0 ? "true" : undefined,
+      },
+      label: `${title} row ${r}, col ${c}: ${formatNumber(value)}${detail}`,
+    };
+  });
+}
+
+// max_unpool2d(out, indices): each output put back on its argmax, 0 elsewhere; a cell
+// several outputs chose holds one value, where the gradient adds.
+function unpooledGrid(trace, view, previous) {
+  return routedGrid("unpooled", trace, view, previous, {
+    values: trace.unpooled,
+    scale: magnitudeScale([trace.input, trace.unpooled]),
+    hues: VALUE_HUES,
+    title: "Unpooled",
+    shared: (sources) => `written once, though outputs ${listCells(sources)} all chose it`,
   });
 }
 
@@ -1906,22 +2228,12 @@ function gradOutputGrid(trace, view, previous) {
 }
 
 function gradInputGrid(trace, view, previous) {
-  const scale = magnitudeScale([trace.grad_output, trace.grad_input]);
-  return planeGrid("grad-input", trace.input_shape, view, previous, (r, c) => {
-    const value = trace.grad_input[r][c];
-    const sources = trace.sources[r][c];
-    let detail = "";
-    if (sources.length > 1) detail = `; ${formatSum(trace.grad_terms[r][c], value)} from outputs ${listCells(sources)}`;
-    else if (sources.length === 1) detail = `; from output ${cellName(sources[0])}`;
-    return {
-      text: formatNumber(value),
-      colours: heatColours(value, scale, GRADIENT_HUES, view.scheme),
-      attributes: {
-        "data-shared": sources.length > 1 ? String(sources.length) : undefined,
-        "data-zero": sources.length === 0 ? "true" : undefined,
-      },
-      label: `Input gradient row ${r}, col ${c}: ${formatNumber(value)}${detail}`,
-    };
+  return routedGrid("grad-input", trace, view, previous, {
+    values: trace.grad_input,
+    scale: magnitudeScale([trace.grad_output, trace.grad_input]),
+    hues: GRADIENT_HUES,
+    title: "Input gradient",
+    shared: (sources, value, [r, c]) => `${formatSum(trace.grad_terms[r][c], value)} from outputs ${listCells(sources)}`,
   });
 }
 
@@ -1948,15 +2260,7 @@ function sharedSums(trace) {
 function totals(trace) {
   const upstream = formatNumber(trace.grad_output_sum);
   const routed = formatNumber(trace.grad_input_sum);
-  let verdict;
-  if (upstream === routed) {
-    verdict = trace.mode === "max"
-      ? "Equal: max pooling hands each gradient to exactly one input cell, so nothing is lost."
-      : "Equal: each gradient is split into shares that add back up to it.";
-  } else {
-    verdict = "Not equal: the shares that fall on padded cells have no input cell to land on.";
-  }
-  return element("p", { id: "totals" }, `Upstream total ${upstream}; input-gradient total ${routed}. ${verdict}`);
+  return element("p", { id: "totals" }, `Upstream total ${upstream}; input-gradient total ${routed}. ${totalsVerdict(trace, upstream === routed)}`);
 }
 
 function axisFormula(label, axis) {
@@ -1968,7 +2272,23 @@ function axisFormula(label, axis) {
   return element("p", { class: "formula-line", "data-axis": label }, text);
 }
 
+// The adaptive modes: where each window starts and ends, per axis, from trace.window_bounds.
+function adaptiveFormula(trace) {
+  const box = element("div", { id: "formula", class: "formula" });
+  box.append(element("h3", {}, "Window placement"));
+  box.append(element("p", { class: "formula-general" },
+    "window i of Out over In lines spans [⌊i·In/Out⌋, ⌈(i+1)·In/Out⌉), per axis: the output size is yours, the windows follow"));
+  const [height, width] = trace.input_shape;
+  const [outHeight, outWidth] = trace.output_shape;
+  for (const [label, n, out, bounds] of [["rows", height, outHeight, trace.window_bounds.rows], ["cols", width, outWidth, trace.window_bounds.cols]]) {
+    const spans = bounds.map(([start, end]) => `[${start}, ${end})`).join(", ");
+    box.append(element("p", { class: "formula-line", "data-axis": label }, `${label}: ${n} into ${out}: ${spans}`));
+  }
+  return box;
+}
+
 function sizeFormula(trace) {
+  if (!trace.size_formula) return adaptiveFormula(trace);
   const ceil = trace.size_formula.rows.ceil;
   const box = element("div", { id: "formula", class: "formula" });
   box.append(element("h3", {}, "Output size"));
@@ -2016,7 +2336,17 @@ function renderView(regions, state, trace, view) {
     show(regions.gradOutputGrid, placeholder(waitingText));
     show(regions.gradInputGrid, placeholder(waitingText));
   }
-  regions.legend.dataset.mode = state.mode;
+  const unpooled = state.unpool && trace?.unpooled;
+  regions.unpoolPanels.forEach((panel) => { panel.hidden = !unpooled; });
+  if (unpooled) {
+    show(regions.unpooledGrid, unpooledGrid(trace, view, shown(regions.unpooledGrid)));
+    regions.unpoolNote.textContent = unpoolText(trace);
+  } else {
+    regions.unpooledGrid.replaceChildren();
+    regions.unpoolNote.textContent = "";
+  }
+  // The legend's argmax mark belongs to the modes that keep one cell per window.
+  regions.legend.dataset.mode = (trace ? trace.argmax : state.mode === "max" || state.mode === "adaptive_max") ? "max" : "avg";
   regions.formula.replaceChildren(trace ? sizeFormula(trace) : placeholder(""));
   regions.shapes.textContent = trace
     ? `${sizeText(trace.input_shape)} → ${sizeText(trace.output_shape)}`
@@ -2528,18 +2858,22 @@ return Object.freeze({ progressKey, Guide });
 // web/lesson/lesson.js
 const $lesson_lesson = (() => {
 const { cellName, formatNumber, formatSum, listCells, pairText, sizeText } = $widget_format;
-const { gradientReceivers, selectedOutput, sharedCells, termFrom, tiedCells, windowCells, windowText } = $widget_trace_view;
+const { normText, unpoolText } = $lesson_sentences;
+const { decodeNumber } = $widget_format;
+const { gradientReceivers, selectedOutput, sharedCells, termFrom, tiedCells, windowCells, windowSize, windowText } = $widget_trace_view;
 // The lesson beside the widget: a pure function of (state, trace) -> text blocks, and
 // their rendering (textContent only). Every number a sentence quotes comes from the
 // current trace, so the text and the grids never disagree; without a trace (booting, or
 // an invalid setup) the blocks say the same things without numbers.
 
 
+const isAdaptive = (trace) => trace.window_size !== undefined;
+
 
 function keeps(trace, selected) {
   const sentences = ["Max pooling slides a window over the input and keeps only the largest value inside it; the rest of the window is dropped."];
   if (!trace) return sentences;
-  if (trace.mode !== "max") {
+  if (!trace.argmax) {
     sentences.push("Switch to Max to see which value each window keeps.");
   } else if (selected) {
     const [i, j] = selected;
@@ -2553,7 +2887,7 @@ function keeps(trace, selected) {
 
 function remembers(trace, selected) {
   const sentences = ["It also remembers where that maximum sat (PyTorch's return_indices): the backward pass needs the position, not just the value."];
-  if (!trace || trace.mode !== "max" || !selected) return sentences;
+  if (!trace || !trace.argmax || !selected) return sentences;
   const [i, j] = selected;
   const [r, c] = trace.argmax[i][j];
   const width = trace.input_shape[1];
@@ -2576,9 +2910,11 @@ function gradient(state, trace, selected) {
   const [i, j] = selected;
   const g = formatNumber(trace.grad_output[i][j]);
   const count = windowCells(trace, selected).length;
-  if (trace.mode === "max") {
+  if (trace.argmax) {
     const [r, c] = trace.argmax[i][j];
     sentences.push(`Output ${cellName(selected)}'s upstream gradient ${g} goes to cell ${cellName([r, c])} alone; the other ${count - 1} cells of its window get 0 from it.`);
+  } else if (trace.mode === "lp") {
+    sentences.push(`In LP pooling every cell of the window gets a share of output ${cellName(selected)}'s gradient ${g}, the larger the larger its |x|: the share is g · (|x| / out)^(p−1).`);
   } else {
     const [first] = windowCells(trace, selected);
     sentences.push(`In average mode there is no winner: output ${cellName(selected)}'s gradient ${g} is split into ${g} / ${trace.divisor[i][j]} = ${formatNumber(termFrom(trace, first, selected))} for each of the ${count} cells of its window.`);
@@ -2591,9 +2927,9 @@ function average(state, trace, selected) {
   if (!trace || !selected) return sentences;
   const [i, j] = selected;
   const count = windowCells(trace, selected).length;
-  if (trace.mode === "avg") {
+  if (trace.mode === "avg" || trace.mode === "adaptive_avg") {
     sentences.push(`Here output ${cellName(selected)} = ${formatNumber(trace.output[i][j])} is the sum of its ${count} window cells divided by ${trace.divisor[i][j]}; no cell is singled out.`);
-  } else {
+  } else if (trace.argmax) {
     const [r, c] = trace.argmax[i][j];
     sentences.push(`With average pooling, all ${count} cells of output ${cellName(selected)}'s window would share its gradient, not only cell ${cellName([r, c])}.`);
   }
@@ -2611,6 +2947,10 @@ function shrinks(trace) {
   if (!trace) return sentences;
   const [height, width] = trace.input_shape;
   const [outHeight, outWidth] = trace.output_shape;
+  if (isAdaptive(trace)) {
+    sentences.push(`Here the output size is asked for: the ${sizeText(trace.input_shape)} input becomes ${sizeText(trace.output_shape)}, and the windows are placed to fit (see how adaptive windows are placed).`);
+    return sentences;
+  }
   const { rows, cols } = trace.size_formula;
   sentences.push(`Here the ${sizeText(trace.input_shape)} input becomes a ${sizeText(trace.output_shape)} output: rows ${axisText(rows)}, cols ${axisText(cols)}.`);
   if (outHeight * outWidth < height * width) {
@@ -2649,7 +2989,9 @@ function sharedExample(trace, selected) {
 function overlap(state, trace, selected) {
   const sentences = ["When the stride is smaller than the window, neighbouring windows overlap and one input cell can belong to several of them; its gradients from those outputs add up."];
   if (!trace) return sentences;
-  const setting = `stride ${pairText(trace.stride)} and ${sizeText(trace.kernel_size)} windows`;
+  const setting = isAdaptive(trace)
+    ? `adaptive windows placing ${sizeText(trace.input_shape)} into ${sizeText(trace.output_shape)}`
+    : `stride ${pairText(trace.stride)} and ${sizeText(trace.kernel_size)} windows`;
   if (!windowsOverlap(trace)) {
     sentences.push(`With ${setting} the windows do not overlap: each input cell lies in at most one window, so it receives at most one gradient.`);
     return sentences;
@@ -2661,7 +3003,7 @@ function overlap(state, trace, selected) {
   }
   const [r, c] = example;
   const sources = trace.sources[r][c];
-  const relation = trace.mode === "max" ? "the maximum of" : "in the windows of";
+  const relation = trace.argmax ? "the maximum of" : "in the windows of";
   let sentence = `With ${setting} the windows overlap: cell ${cellName([r, c])} is ${relation} outputs ${listCells(sources)}`;
   if (state.grad && trace.grad_input !== undefined) {
     sentence += `, so it collects ${formatSum(trace.grad_terms[r][c], trace.grad_input[r][c])}.`;
@@ -2682,7 +3024,62 @@ function lessonBlocks(state, trace) {
     { topic: "average", title: "How average pooling differs", sentences: average(state, trace, selected) },
     { topic: "shrink", title: "Why pooling shrinks feature maps", sentences: shrinks(trace) },
     { topic: "overlap", title: "Overlapping windows add gradients up", sentences: overlap(state, trace, selected) },
+    { topic: "global", title: "Global average pooling: one number per channel", sentences: globalAverage(trace) },
+    { topic: "adaptive", title: "How adaptive windows are placed", sentences: adaptivePlacement(trace, selected) },
+    { topic: "unpool", title: "Unpooling is not the gradient", sentences: unpooling(state, trace) },
+    { topic: "lp", title: "LP pooling: between average and max", sentences: lpPooling(trace, selected) },
   ];
+}
+
+function globalAverage(trace) {
+  const sentences = ["Global average pooling (PyTorch's AdaptiveAvgPool2d(1)) averages each channel's whole feature map into one number. It has no weights, and it takes an input of any size: a network ending in it accepts images of any resolution. That is why it replaced the large fully connected heads of earlier networks (VGG's first such layer alone holds about 100 million weights): with one number per channel, a small final layer maps channels straight to classes, and there are far fewer weights to overfit."];
+  if (!trace) return sentences;
+  const [height, width] = trace.input_shape;
+  if (trace.mode === "adaptive_avg" && trace.output_shape[0] === 1 && trace.output_shape[1] === 1) {
+    sentences.push(`Here the ${height * width} values of the ${sizeText(trace.input_shape)} input become one, their mean ${formatNumber(trace.output[0][0])}; backward, each cell gets 1/${height * width} of the gradient.`);
+  } else {
+    sentences.push("Load the preset “Global average pooling (output 1 × 1)” to see it.");
+  }
+  return sentences;
+}
+
+function adaptivePlacement(trace, selected) {
+  const sentences = ["Adaptive pooling is given the output size, not a window: along each axis, window i of Out over In lines spans lines ⌊i·In/Out⌋ up to (not including) ⌈(i+1)·In/Out⌉. When Out divides In the windows tile the input exactly; otherwise their sizes differ by one and neighbours share a line, so some cells lie in two windows (marked ×n)."];
+  if (!trace || !isAdaptive(trace)) {
+    sentences.push("Pick adaptive max or adaptive average (or the preset “Adaptive 5 × 5 → 3 × 3”) to see windows that change size.");
+    return sentences;
+  }
+  const spans = (bounds) => bounds.map(([start, end]) => `[${start}, ${end})`).join(", ");
+  sentences.push(`Here the rows go ${trace.input_shape[0]} into ${trace.output_shape[0]}: ${spans(trace.window_bounds.rows)}; the columns ${trace.input_shape[1]} into ${trace.output_shape[1]}: ${spans(trace.window_bounds.cols)}.`);
+  if (selected) sentences.push(`Output ${cellName(selected)}'s window is ${sizeText(windowSize(trace, selected))} (${windowText(trace, selected)}).`);
+  return sentences;
+}
+
+function unpooling(state, trace) {
+  const sentences = ["MaxUnpool2d is max pooling's partial inverse: it puts each output value back at its saved index and fills the rest with zeros. It routes values the way the backward pass routes gradients, with one difference: where two outputs chose the same cell, unpooling writes one value there, while the gradient adds the two."];
+  if (!trace) return sentences;
+  if (!trace.unpooled) {
+    sentences.push(trace.argmax && !(trace.mode === "lp")
+      ? "Turn on Unpooling to see max_unpool2d(out, indices) beside the input gradient."
+      : "Unpooling needs the indices of a max mode: pick max or adaptive max and turn on Unpooling.");
+    return sentences;
+  }
+  sentences.push(unpoolText(trace));
+  return sentences;
+}
+
+function lpPooling(trace, selected) {
+  const sentences = ["LP pooling outputs (the sum over the window of x^p)^(1/p). With p = 1 it is the window's sum of x, the average times the window's cell count (so average pooling up to scale); as p grows the largest |x| dominates, and p = ∞ is max pooling of |x|. PyTorch computes it as an average pool of x^p, times the cell count, to the power 1/p."];
+  if (!trace || trace.mode !== "lp") {
+    sentences.push("Pick LP in the mode list and try p = 1, 2, 8 and Infinity on the same input.");
+    return sentences;
+  }
+  const p = normText(decodeNumber(trace.norm_type));
+  if (selected) {
+    const [i, j] = selected;
+    sentences.push(`Here with p = ${p}, output ${cellName(selected)} = ${formatNumber(trace.output[i][j])}, over the window ${windowText(trace, selected)}.`);
+  }
+  return sentences;
 }
 
 function renderLesson(container, blocks) {
@@ -2737,6 +3134,11 @@ const WIDGET_MARKUP = `
     <input id="padding" name="padding" type="text" inputmode="text" autocapitalize="off" autocomplete="off" spellcheck="false" value="0">
     <label for="dilation">Dilation <span class="hint">max only</span></label>
     <input id="dilation" name="dilation" type="text" inputmode="text" autocapitalize="off" autocomplete="off" spellcheck="false" value="1">
+    <label for="output-size">Output size <span class="hint">adaptive only</span></label>
+    <input id="output-size" name="output-size" type="text" inputmode="text" autocapitalize="off" autocomplete="off" spellcheck="false" value="2" aria-describedby="window-reason">
+    <label for="norm-type">Norm type p <span class="hint">LP only</span></label>
+    <input id="norm-type" name="norm-type" type="text" inputmode="decimal" autocapitalize="off" autocomplete="off" spellcheck="false" value="2" aria-describedby="window-reason">
+    <p id="window-reason" class="hint window-reason"></p>
   </fieldset>
   <fieldset>
     <legend>Pooling</legend>
@@ -2744,10 +3146,14 @@ const WIDGET_MARKUP = `
     <select id="mode" name="mode">
       <option value="max">max</option>
       <option value="avg">average</option>
+      <option value="adaptive_max">adaptive max</option>
+      <option value="adaptive_avg">adaptive average</option>
+      <option value="lp">LP (power average)</option>
     </select>
     <label class="check"><input id="ceil" name="ceil" type="checkbox"> ceil_mode <span class="hint">round the size up</span></label>
     <label class="check"><input id="cip" name="cip" type="checkbox" checked> count_include_pad <span class="hint">average only</span></label>
     <label class="check strong"><input id="gradient" name="gradient" type="checkbox"> Gradient routing</label>
+    <label class="check"><input id="unpool" name="unpool" type="checkbox"> Unpooling <span class="hint">max_unpool2d, max modes only</span></label>
   </fieldset>
   <fieldset>
     <legend>Input</legend>
@@ -2807,6 +3213,11 @@ const WIDGET_MARKUP = `
     <div class="panel panel-grad-input" data-gradient-panel hidden>
       <h2>Input gradient <span class="shape">routed back to each input cell</span></h2>
       <div id="grad-input-grid" class="grid-box"></div>
+    </div>
+    <div class="panel panel-unpooled" data-unpool-panel hidden>
+      <h2>Unpooled <span class="shape">max_unpool2d(out, indices)</span></h2>
+      <p id="unpool-note" class="hint"></p>
+      <div id="unpooled-grid" class="grid-box"></div>
     </div>
   </div>
   <div class="column">
@@ -2876,7 +3287,7 @@ const WIDGET_MARKUP = `
 </section>
 <details id="code" data-part="code" class="panel code-view">
   <summary>Code: take this view away</summary>
-  <p class="hint">Python that rebuilds exactly this view: the input, the upstream gradient and the settings, in float64. It defines <code>out</code>, <code>indices</code> (max pooling) and <code>grad_input</code> (with gradient routing on).</p>
+  <p class="hint">Python that rebuilds exactly this view: the input, the upstream gradient and the settings, in float64. It defines <code>out</code>, <code>indices</code> (the max modes), <code>unpooled</code> (with Unpooling on) and <code>grad_input</code> (with gradient routing on).</p>
   <div class="code-head">
     <h3>PyTorch</h3>
     <button id="copy-torch" type="button" data-copy="torch" data-what="PyTorch code" aria-label="Copy the PyTorch code">Copy</button>
@@ -2974,10 +3385,12 @@ function frame(trace, withGradient, position) {
     const where = windowText(trace, output);
     const value = formatNumber(trace.output[i][j]);
     let caption;
-    if (trace.mode === "max") {
+    if (trace.argmax) {
       const [r, c] = trace.argmax[i][j];
       marks.push(["input", r, c, { step: "argmax" }]);
       caption = `${counter}, forward: the window covers ${where}; its maximum ${value}, from cell ${cellName([r, c])}, fills output ${name}.`;
+    } else if (trace.mode === "lp") {
+      caption = `${counter}, forward: the window covers ${where}; (the sum of x^p)^(1/p) is ${value}, which fills output ${name}.`;
     } else {
       caption = `${counter}, forward: the window covers ${where}; its sum divided by ${trace.divisor[i][j]} is ${value}, which fills output ${name}.`;
     }
@@ -2996,13 +3409,15 @@ function frame(trace, withGradient, position) {
     return partial ? `${text} so far` : text;
   };
   let caption;
-  if (trace.mode === "max") {
+  if (trace.argmax) {
     const [r, c] = targets[0];
     caption = `${counter}, backward: output ${name} sends its upstream gradient ${g} to cell ${cellName([r, c])}, its maximum, which now holds ${holding([r, c])}.`;
   } else {
     const share = formatNumber(termFrom(trace, targets[0], output));
     const overlapping = targets.filter(([r, c]) => sums[r][c].terms.length > 1);
-    caption = `${counter}, backward: output ${name} splits its upstream gradient ${g} into ${share} for each of the ${targets.length} cells of its window.`;
+    caption = trace.mode === "lp"
+      ? `${counter}, backward: output ${name} sends shares of its upstream gradient ${g} to the ${targets.length} cells of its window (${share} to the first), each by its |x|^(p−1).`
+      : `${counter}, backward: output ${name} splits its upstream gradient ${g} into ${share} for each of the ${targets.length} cells of its window.`;
     if (overlapping.length > 0) caption += ` Cell ${cellName(overlapping[0])} lies in an earlier window too and now holds ${holding(overlapping[0])}.`;
   }
   return { marks, caption };
@@ -3271,6 +3686,9 @@ function mountWith(element, model, options) {
     gradOutputGrid: byId("grad-output-grid"),
     gradInputGrid: byId("grad-input-grid"),
     gradPanels: [...element.querySelectorAll("[data-gradient-panel]")],
+    unpooledGrid: byId("unpooled-grid"),
+    unpoolNote: byId("unpool-note"),
+    unpoolPanels: [...element.querySelectorAll("[data-unpool-panel]")],
     explanation: byId("explanation"),
     legend: byId("legend"),
     formula: byId("formula-box"),
@@ -3544,7 +3962,7 @@ function mountWith(element, model, options) {
     const output = trace ? selectedOutput(app.state, trace) : null;
     if (!output) return null;
     const [row, col] = output;
-    return { row, col, argmax: trace.mode === "max" ? trace.argmax[row][col].slice() : null, window: windowCells(trace, output) };
+    return { row, col, argmax: trace.argmax ? trace.argmax[row][col].slice() : null, window: windowCells(trace, output) };
   }
 
   // A selection change is spoken through a polite live region that holds text only. The

@@ -4,7 +4,7 @@ import { test } from "node:test";
 import { firstMinuteKeys, firstViewKeys, firstViewStates } from "../../web/lesson/first-views.js";
 import { GUIDE_STEPS } from "../../web/lesson/guide-steps.js";
 import { PRESETS } from "../../web/widget/presets.js";
-import { defaultState, FIXTURE, requestKey, traceRequest } from "../../web/widget/state.js";
+import { defaultState, FIXTURE, presetChange, requestKey, traceRequest } from "../../web/widget/state.js";
 import { recorded } from "./traces.mjs";
 
 const leadsTo = (id) => {
@@ -21,12 +21,19 @@ test("the landing views: the default view first, each preset's view and each ste
   for (const name of ["fixture", "distinct", "ties", "negatives"]) {
     for (const mode of ["max", "avg"]) {
       assert.ok(requests.some((r) => r.mode === mode && JSON.stringify(r.x) === JSON.stringify(PRESETS[name].make([4, 4]))
-        && r.kernel_size.join() === "2,2"), `${name} ${mode}`);
+        && r.kernel_size?.join() === "2,2"), `${name} ${mode}`);
     }
   }
   for (const step of GUIDE_STEPS) assert.ok(keys.includes(requestKey(leadsTo(step.id))), step.id);
-  // The random preset has no view to precompute.
-  assert.equal(keys.length, 10);
+  // The random preset has no view to precompute; the global and adaptive presets are shown
+  // in both adaptive modes.
+  assert.equal(keys.length, 14);
+  for (const [name, size] of [["global_avg", [1, 1]], ["adaptive_overlap", [3, 3]]]) {
+    for (const mode of ["adaptive_avg", "adaptive_max"]) {
+      assert.ok(requests.some((r) => r.mode === mode && JSON.stringify(r.x) === JSON.stringify(PRESETS[name].make([4, 4]))
+        && r.output_size.join() === size.join()), `${name} ${mode}`);
+    }
+  }
 });
 
 test("a key is the page's request text, the very JSON the worker is sent", () => {
@@ -75,5 +82,12 @@ test("the first minute: every single control change from every landing view, eac
   }
   // The gradient toggle and the selection are not part of a request: no view of their own.
   assert.equal(requestKey({ ...defaultState(), grad: true, sel: [1, 1] }), requestKey(defaultState()));
-  assert.equal(keys.length, 111);
+  // The family: each mode from the default view, unpooling in max mode, and from the
+  // global average preset each output size 2-4.
+  for (const mode of ["adaptive_max", "adaptive_avg", "lp"]) assert.ok(has(withParam("mode", mode, { g: null })), mode);
+  assert.ok(has(withParam("unpool", true)));
+  const global = defaultState();
+  presetChange("global_avg")(global);
+  for (const n of [2, 3, 4]) assert.ok(keys.includes(requestKey({ ...structuredClone(global), o: [n, n] })), `output size ${n}`);
+  assert.equal(keys.length, 144);
 });

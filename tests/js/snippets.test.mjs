@@ -164,3 +164,21 @@ test("the sizing script sizes only the frames it marks, from any origin, and lis
     delete globalThis.document;
   }
 });
+
+test("the family's snippets call their own functions, with the output size, p and unpooling", () => {
+  const adaptive = parseHash("#mode=adaptive_max&o=3,2&unpool=1&grad=1");
+  const torch = torchSnippet(adaptive);
+  assert.match(torch, /out, indices = F\.adaptive_max_pool2d\(x\[None\], output_size=\(3, 2\),\s+return_indices=True\)/);
+  assert.match(torch, /unpooled = torch\.zeros\(x\.shape, dtype=torch\.float64\)\nunpooled\.view\(-1\)\[indices\.view\(-1\)\] = out\.detach\(\)\.view\(-1\)/);
+  const own = poolgradSnippet(adaptive);
+  assert.match(own, /grad_input = poolgrad\.adaptive_max_pool2d_backward\(g, indices, x\.shape\)/);
+  assert.match(own, /unpooled\.flat\[indices\.ravel\(\)\] = out\.ravel\(\)/);
+  assert.match(own, /# poolgrad widget, in poolgrad: adaptive max pooling to 3 × 2, unpooling, gradient routing\./);
+  const global = poolgradSnippet(parseHash("#mode=adaptive_avg&o=1&grad=1"));
+  assert.match(global, /out = poolgrad\.adaptive_avg_pool2d\(x, output_size=1\)/);
+  assert.match(global, /grad_input = poolgrad\.adaptive_avg_pool2d_backward\(g, x\.shape\)/);
+  assert.doesNotMatch(global, /indices|unpooled|kernel_size/);
+  const lp = torchSnippet(parseHash("#mode=lp&n=Infinity&k=3&s=1&ceil=1"));
+  assert.match(lp, /out = F\.lp_pool2d\(x\[None\], norm_type=float\('inf'\),\s+kernel_size=3,\s+stride=1,\s+ceil_mode=True\)/);
+  assert.match(poolgradSnippet(parseHash("#mode=lp&n=2&grad=1")), /poolgrad\.lp_pool2d_backward\(g, x, norm_type=2,\s+kernel_size=2/);
+});

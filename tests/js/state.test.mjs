@@ -49,7 +49,7 @@ const REFUSED = [
   ["#k=0", /kernel \(k\) must be between 1 and 16; got 0/],
   ["#k=3,2,1", /kernel \(k\) takes one number or a pair like 3,2/],
   ["#s=two", /stride \(s\) must be a whole number or a pair like 3,2; got "two"/],
-  ["#mode=min", /mode must be max or avg; got "min"/],
+  ["#mode=min", /mode must be max, avg, adaptive_max, adaptive_avg or lp; got "min"/],
   ["#grad=yes", /grad must be 0 or 1/],
   ["#k=2&k=3", /k appears twice in the link/],
   ["#zoom=2", /unknown setting "zoom" in the link/],
@@ -70,19 +70,19 @@ for (const [hash, message] of REFUSED) {
 }
 
 test("the first bad setting in the link's order is the one reported", () => {
-  assert.throws(() => parseHash("#mode=min&k=0"), /mode must be max or avg/);
+  assert.throws(() => parseHash("#mode=min&k=0"), /mode must be max, avg, adaptive_max, adaptive_avg or lp/);
   assert.throws(() => parseHash("#k=0&mode=min"), /kernel \(k\) must be between 1 and 16/);
 });
 
 test("one table drives both directions: every key, in the canonical order, and what is left out", () => {
-  assert.deepEqual(HASH_PROPERTIES.map((p) => p.key), ["k", "s", "p", "d", "mode", "ceil", "cip", "grad", "sel", "x", "g"]);
+  assert.deepEqual(HASH_PROPERTIES.map((p) => p.key), ["k", "s", "p", "d", "mode", "o", "n", "ceil", "cip", "grad", "unpool", "sel", "x", "g"]);
   // Besides the hash's keys, the state knows whether its selection is the implicit one.
   assert.deepEqual(Object.keys(defaultState()).sort(), [...HASH_PROPERTIES.map((p) => p.key), "selImplicit"].sort());
   const full = "#k=3,2&s=1&p=1,0&d=2&mode=max&ceil=1&grad=1&sel=1,0&x=1,2;3,4&g=-0,NaN;Infinity,-Infinity";
   assert.equal(serialiseState(parseHash(full)), full);
   // Left out while they equal their initial value: ceil=0, cip=1, no selection, g of ones.
   assert.equal(serialiseState(parseHash("#ceil=0&cip=1&mode=avg")), `#k=2&s=2&p=0&d=1&mode=avg&grad=0&x=${FIXTURE_TEXT}`);
-  assert.throws(() => parseHash("#zoom=1"), /known settings: k, s, p, d, mode, ceil, cip, grad, sel, x, g$/);
+  assert.throws(() => parseHash("#zoom=1"), /known settings: k, s, p, d, mode, o, n, ceil, cip, grad, unpool, sel, x, g$/);
 });
 
 test("every property's written text parses back to the same value", () => {
@@ -234,4 +234,101 @@ test("the host model: modelValues and stateFromModel round-trip, text spellings 
     && error.message === 'kernel (k) must be a whole number or a pair like 3,2; got "abc"');
   assert.throws(() => stateFromModel((key) => ({ x: [[1, 2], [3]] })[key]), /ragged/);
   assert.equal(modelValues(defaultState()).selection, null, "the implicit selection is nobody's");
+});
+
+// ---- the rest of the family: adaptive, LP and unpooling (o=, n=, unpool=) ----
+
+// Links of every form the page wrote before the family's modes came, with the request each
+// sent then (its exact JSON, under which the build files its shipped traces).
+const OLD_LINKS = [
+  `#k=2&s=2&p=0&d=1&mode=max&grad=0&x=${FIXTURE_TEXT}`,
+  CANONICAL,
+  "#k=3,2&s=1&p=1,0&d=2&mode=max&ceil=1&grad=1&sel=1,0&x=1,2;3,4&g=-0,NaN;Infinity,-Infinity",
+  `#k=3&s=1&p=1&d=1&mode=avg&cip=0&grad=1&x=${FIXTURE_TEXT}`,
+  "#k=2&s=1&p=0&d=1&mode=avg&ceil=1&grad=0&sel=0,2&x=0.1,-0,1e-7;4,5,6&g=1,2",
+];
+const oldRequest = (state) => JSON.stringify({
+  x: state.x.map((row) => row.map((v) => (Number.isFinite(v) && !Object.is(v, -0) ? v : String(Object.is(v, -0) ? "-0" : v)))),
+  kernel_size: state.k, stride: state.s, padding: state.p, dilation: state.d, ceil_mode: state.ceil,
+  count_include_pad: state.cip, mode: state.mode,
+  grad_output: state.g ? state.g.map((row) => row.map((v) => (Number.isFinite(v) && !Object.is(v, -0) ? v : String(Object.is(v, -0) ? "-0" : v)))) : 1,
+});
+
+test("every link of the old form parses to the state it did and writes back the same hash and request", () => {
+  for (const link of OLD_LINKS) {
+    const state = parseHash(link);
+    assert.equal(serialiseState(state), link);
+    assert.deepEqual([state.o, state.n, state.unpool], [[2, 2], 2, false], link);
+    assert.equal(requestKey(state), oldRequest(state), link);
+    assert.equal(Object.keys(traceRequest(state)).join(), "x,kernel_size,stride,padding,dilation,ceil_mode,count_include_pad,mode,grad_output");
+  }
+});
+
+test("the adaptive modes: o= is written and sent, the window parameters are not sent", () => {
+  const link = `#k=2&s=2&p=0&d=1&mode=adaptive_avg&o=1&grad=0&x=${FIXTURE_TEXT}`;
+  const state = parseHash(link);
+  assert.deepEqual([state.mode, state.o], ["adaptive_avg", [1, 1]]);
+  assert.equal(serialiseState(state), link);
+  assert.deepEqual(traceRequest(state), { x: FIXTURE, output_size: [1, 1], mode: "adaptive_avg", grad_output: 1 });
+  assert.deepEqual(parseHash("#mode=adaptive_max&o=3,2&unpool=1&sel=2,1").o, [3, 2]);
+  assert.equal(traceRequest(parseHash("#mode=adaptive_max&o=3&unpool=1")).unpool, true);
+  assert.equal(serialiseState(parseHash("#mode=adaptive_max&o=3&unpool=1")), `#k=2&s=2&p=0&d=1&mode=adaptive_max&o=3&grad=0&unpool=1&x=${FIXTURE_TEXT}`);
+  // A mode's own key is written in that mode only; the state keeps it across a switch.
+  const back = structuredClone(state);
+  switchMode("max")(back);
+  assert.deepEqual(back.o, [1, 1]);
+  assert.equal(serialiseState(back), `#k=2&s=2&p=0&d=1&mode=max&grad=0&x=${FIXTURE_TEXT}`);
+});
+
+test("LP pooling: n= is p, written and sent in mode=lp only; padding and dilation do not apply", () => {
+  const state = parseHash(`#k=2&mode=lp&n=3&x=${FIXTURE_TEXT}`);
+  assert.equal(state.n, 3);
+  assert.equal(serialiseState(state), `#k=2&s=2&p=0&d=1&mode=lp&n=3&grad=0&x=${FIXTURE_TEXT}`);
+  assert.deepEqual(traceRequest(state), { x: FIXTURE, kernel_size: [2, 2], stride: [2, 2], ceil_mode: false, mode: "lp", norm_type: 3, grad_output: 1 });
+  assert.equal(traceRequest(parseHash("#mode=lp&n=Infinity")).norm_type, "Infinity");
+  assert.equal(parseHash("#mode=lp&n=inf").n, Infinity);
+  assert.equal(serialiseState(parseHash("#mode=lp&n=inf")).includes("n=Infinity"), true);
+  assert.equal(parseHash("#mode=lp&n=0.5").n, 0.5);
+  const padded = parseHash("#k=3&p=1&d=2");
+  switchMode("lp")(padded);
+  assert.deepEqual([padded.p, padded.d], [[0, 0], [1, 1]]);
+  switchMode("adaptive_avg")(padded);
+  assert.deepEqual([applies("k", padded), applies("o", padded), applies("unpool", padded), applies("n", padded)], [false, true, false, false]);
+});
+
+const FAMILY_REFUSED = [
+  ["#mode=max&o=2", /o does not apply to mode=max; the output size is the adaptive modes'/],
+  ["#mode=avg&n=2", /n does not apply to mode=avg; the norm type is LP pooling's/],
+  ["#mode=avg&unpool=1", /unpool does not apply to mode=avg; unpooling puts back the maxima of the max modes/],
+  ["#mode=lp&n=0", /norm type \(n\) must not be 0/],
+  ["#mode=lp&n=two", /norm type \(n\) must be a number such as 1, 2 or 3/],
+  ["#mode=lp&n=NaN", /norm type \(n\) must be a number/],
+  ["#mode=lp&p=1", /padding does not apply to mode=lp \(LP pooling has none\); use p=0/],
+  ["#mode=adaptive_avg&o=0", /output size \(o\) must be between 1 and 16; got 0/],
+  ["#mode=adaptive_avg&ceil=1", /ceil does not apply to mode=adaptive_avg/],
+  ["#mode=adaptive_max&d=2", /dilation applies to max pooling only; use d=1 with mode=adaptive_max/],
+];
+
+for (const [hash, message] of FAMILY_REFUSED) {
+  test(`refuses ${hash} with a message saying what to fix`, () => {
+    assert.throws(() => parseHash(hash), (error) => error instanceof InputError && error.source === "hash" && message.test(error.message));
+  });
+}
+
+test("the host model carries output_size, norm_type and unpool, read where their mode applies", () => {
+  const state = parseHash(`#mode=adaptive_max&o=3,2&unpool=1&x=${FIXTURE_TEXT}`);
+  const values = modelValues(state);
+  assert.deepEqual([values.output_size, values.norm_type, values.unpool], [[3, 2], 2, true]);
+  assert.equal(serialiseState(stateFromModel((key) => values[key])), serialiseState(state));
+  // A host sets attributes in any order: output_size under mode=max waits for its mode.
+  const kept = stateFromModel((key) => ({ mode: "max", output_size: "3", norm_type: "4" })[key]);
+  assert.deepEqual([kept.mode, kept.o, kept.n], ["max", [2, 2], 2]);
+  assert.deepEqual(stateFromModel((key) => ({ mode: "lp", norm_type: "Infinity" })[key]).n, Infinity);
+  assert.throws(() => stateFromModel((key) => ({ mode: "lp", norm_type: "0" })[key]), /must not be 0/);
+});
+
+test("a change of output size resets a custom gradient (its shape may no longer fit)", () => {
+  const state = parseHash(`#mode=adaptive_avg&o=2&g=1,2;3,4&x=${FIXTURE_TEXT}`);
+  assert.equal(changedState(state, { o: [3, 3] }).g, null);
+  assert.deepEqual(changedState(state, { unpool: false }).g, [[1, 2], [3, 4]]);
 });

@@ -123,3 +123,17 @@ test("the file name says what the view is", () => {
   assert.equal(pictureName(parseHash("#k=3,2&s=1&p=1,0&d=2&grad=1")), "poolgrad-max-k3x2-s1-p1x0-d2-grad.svg");
   assert.equal(pictureName(parseHash("#k=2&mode=avg&p=1")), "poolgrad-avg-k2-s2-p1.svg");
 });
+
+test("the picture of the family's views: window sizes, windows' shared cells, the unpooled grid", () => {
+  const adaptive = pictureSvg({ ...parseHash("#mode=adaptive_avg&o=3&sel=1,1&grad=1&x=1,2,3,4,5;6,7,8,9,10;11,12,13,14,15;16,17,18,19,20;21,22,23,24,25") },
+    recorded("adaptive_avg_5to3_grad").trace);
+  assert.match(adaptive, /<title id="picture-title">poolgrad: adaptive average pooling to 3 × 3, gradient routing<\/title>/);
+  assert.match(adaptive, />2×2</);
+  assert.match(adaptive, />×4</);
+  assert.match(adaptive, /an output's window size \(adaptive\)/);
+  assert.doesNotMatch(adaptive, /padding \(/);
+  const unpooled = pictureSvg(parseHash(`#k=3&s=1&unpool=1&x=1,2,5,6;3,4,8,7;0,-1,-3,-2;-4,9,-6,-5`), recorded("fixture_k3s1_unpool").trace);
+  assert.match(unpooled, /Unpooled: max_unpool2d\(out, indices\)/);
+  assert.equal(pictureName(parseHash("#mode=adaptive_max&o=3,2&unpool=1")), "poolgrad-adaptive-max-o3x2-unpool.svg");
+  assert.equal(pictureName(parseHash("#mode=lp&n=Infinity")), "poolgrad-lp-k2-s2-ninf.svg");
+});

@@ -163,3 +163,14 @@ def test_an_adaptive_layer_refuses_a_gradient_of_another_output_shape():
     layer(np.ones((4, 4)))
     with pytest.raises(ValueError, match="grad_output has shape"):
         layer.backward(np.ones((3, 3)))
+
+
+@pytest.mark.parametrize("count, n", [(1, 49), (255, 49), (256, 49), (700, 49), (513, 3), (300, 17), (4096, 49)])
+def test_the_blocked_torch_sum_adds_each_row_in_the_same_order_as_one_row_alone(count, n):
+    # _torch_sum transposes its rows in blocks (for speed): each row's additions must not
+    # depend on which block it falls in, nor on the blocks' count or the tail's size.
+    from poolgrad.adaptive_pool import _torch_sum
+
+    rows = np.random.default_rng(count * n).standard_normal((count, n)).astype(np.float32) * 1e3
+    alone = np.concatenate([_torch_sum(rows[r:r + 1]) for r in range(count)])
+    assert np.array_equal(_torch_sum(rows).view(np.int32), alone.view(np.int32))

@@ -1,5 +1,7 @@
 """What `import poolgrad` offers a Python user: the API names, and only those, in dir()."""
 
+import pytest
+
 import poolgrad
 
 
@@ -22,3 +24,24 @@ def test_every_name_in_all_exists_and_star_import_gives_exactly_them():
     assert set(namespace) - {"__builtins__"} == set(poolgrad.__all__)
     for name in poolgrad.__all__:
         assert getattr(poolgrad, name) is not None
+
+
+def test_the_family_takes_its_input_under_torch_s_name_as_max_pool2d_does():
+    # torch.nn.functional names the pooled tensor `input` throughout; so do poolgrad's
+    # functions and its layers' forward, the family included.
+    import inspect
+
+    functions = [poolgrad.max_pool2d, poolgrad.avg_pool2d, poolgrad.adaptive_avg_pool2d,
+                 poolgrad.adaptive_max_pool2d, poolgrad.max_unpool2d, poolgrad.lp_pool2d]
+    for function in functions:
+        assert next(iter(inspect.signature(function).parameters)) == "input", function.__name__
+    assert list(inspect.signature(poolgrad.lp_pool2d_backward).parameters)[:2] == ["grad_output", "input"]
+    layers = [poolgrad.MaxPool2d(2), poolgrad.AvgPool2d(2), poolgrad.AdaptiveAvgPool2d(1),
+              poolgrad.AdaptiveMaxPool2d(1), poolgrad.LPPool2d(2, 2), poolgrad.MaxUnpool2d(2)]
+    for layer in layers:
+        assert next(iter(inspect.signature(layer.forward).parameters)) == "input", type(layer).__name__
+    x = [[1.0, 2.0], [3.0, 4.0]]
+    assert poolgrad.adaptive_avg_pool2d(input=x, output_size=1).tolist() == [[2.5]]
+    assert poolgrad.lp_pool2d(input=x, norm_type=1, kernel_size=2).tolist() == [[10.0]]
+    with pytest.raises(ValueError, match=r"^input must be 2-D \(H, W\)"):
+        poolgrad.adaptive_max_pool2d([1.0], 1)

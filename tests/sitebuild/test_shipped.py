@@ -46,8 +46,9 @@ def test_the_shipped_traces_are_poolgrads_answers_for_the_front_ends_views(node,
         "x": [[1, 2, 5, 6], [3, 4, 8, 7], [0, -1, -3, -2], [-4, 9, -6, -5]], "kernel_size": [2, 2],
         "stride": [2, 2], "padding": [0, 0], "dilation": [1, 1], "ceil_mode": False, "count_include_pad": True,
         "mode": "max", "grad_output": 1}
-    # Default, 3 more presets and the 3 x 3 / stride 1 step, each in max and average.
-    assert info["shipped_traces"] == len(traces) == 10
+    # Default, 3 more presets and the 3 x 3 / stride 1 step, each in max and average; the
+    # global and adaptive presets in both adaptive modes.
+    assert info["shipped_traces"] == len(traces) == 14
     assert info["shipped_traces_bytes"] == len(data)
     assert info["shipped_traces_gzip_bytes"] == len(gzip.compress(data, compresslevel=9, mtime=0))
     assert info["shipped_traces_note"] is None
@@ -57,7 +58,7 @@ def test_the_shipped_traces_are_poolgrads_answers_for_the_front_ends_views(node,
     # ones it refuses (a window larger than the input, too much padding) are left out.
     minute_data = (first / info["first_minute_traces_file"]).read_bytes()
     minute = json.loads(minute_data)["traces"]
-    assert info["first_minute_traces"] == len(minute) == 89
+    assert info["first_minute_traces"] == len(minute) == 122
     assert info["first_minute_traces_bytes"] == len(minute_data)
     assert info["first_minute_traces_gzip_bytes"] == len(gzip.compress(minute_data, compresslevel=9, mtime=0))
     answers = {key: json.loads(run_trace(key)) for key in minute_keys}

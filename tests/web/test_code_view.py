@@ -34,6 +34,11 @@ VIEWS = {
         f"#k=3&s=2&p=1&d=1&mode=avg&ceil=1&cip=0&grad=1&sel=0,0&x={FIXTURE}&g=1,-2,0.5;-0,3,0.25;1e-7,2,NaN",
     "average, pair kernel, count_include_pad": "#k=3,2&s=2,1&p=1,0&d=1&mode=avg&grad=1&x=12,10,9,6;11,8,13,5;2,14,15,0;4,3,7,1;0.1,0.2,-0.3,NaN",
     "average, no gradient": "#k=2&s=2&p=0&d=1&mode=avg&grad=0&x=12,10,9,6;11,8,13,5;2,14,15,0;4,3,7,1",
+    "global average pooling": f"#k=2&s=2&p=0&d=1&mode=adaptive_avg&o=1&grad=1&x={FIXTURE}",
+    "adaptive max 5 into 3, unpooling, custom gradient":
+        "#k=2&s=2&p=0&d=1&mode=adaptive_max&o=3&grad=1&unpool=1&x=1,2,3,4,5;6,7,8,9,10;11,12,13,14,15;16,17,18,19,20;21,22,23,24,25&g=1,2,3;4,5,6;7,8,-0",
+    "max, overlap, unpooling": f"#k=3&s=1&p=0&d=1&mode=max&grad=1&unpool=1&x={FIXTURE}",
+    "LP pooling, p = 2, ceil_mode": f"#k=3&s=2&p=0&d=1&mode=lp&n=2&ceil=1&grad=1&x={FIXTURE}",
 }
 
 
@@ -64,8 +69,10 @@ def page_trace(page, published):
 
 
 def check_snippet(widget, namespace, trace, grad):
-    """The snippet's out, indices and grad_input against the grids and the trace."""
+    """The snippet's out, indices, unpooled and grad_input against the grids and the trace."""
     assert [[shown(v) for v in row] for row in as_array(namespace["out"]).tolist()] == widget.values("output")
+    if "unpooled" in namespace:
+        assert [[shown(v) for v in row] for row in as_array(namespace["unpooled"]).tolist()] == widget.values("unpooled")
     if grad:
         assert [[shown(v) for v in row] for row in as_array(namespace["grad_input"]).tolist()] == widget.values("grad-input")
     assert_matches_trace(namespace, trace, grad)

@@ -181,3 +181,30 @@ def test_the_demo_page_buttons_drive_its_elements(page, site):
     expect(second.locator('[data-grid="output"]')).to_have_text(expected)
     assert runtimes(site, since) == 1
 
+
+
+def test_the_family_attributes_output_size_norm_type_and_unpool(page, site):
+    family = [
+        ("global", 'mode="adaptive_avg" output-size="1"', FIXTURE_ROWS, {"mode": "adaptive_avg", "output_size": 1}),
+        ("lp", 'norm-type="3" mode="lp" kernel="2"', FIXTURE_ROWS, {"mode": "lp", "norm_type": 3, "kernel_size": 2}),
+        ("unpooled", 'kernel="3" stride="1" unpool gradient', FIXTURE_ROWS, {"kernel_size": 3, "stride": 1, "unpool": True}),
+    ]
+    elements = open_host(page, site, family)
+    for name, _, rows, arguments in family:
+        wait_settled(elements[name])
+        expected, _ = native_output(rows, arguments)
+        expect(elements[name].locator('[data-grid="output"]')).to_have_text(expected)
+    _, trace = native_output(FIXTURE_ROWS, family[2][3])
+    expect(elements["unpooled"].locator('[data-grid="unpooled"]')).to_have_text(
+        [shown(v) for row in trace["unpooled"] for v in row])
+    # An adaptive element takes a new output size; the property reflects to the attribute.
+    elements["global"].evaluate("(element) => { element.outputSize = [2, 1]; }")
+    expected, _ = native_output(FIXTURE_ROWS, {"mode": "adaptive_avg", "output_size": (2, 1)})
+    expect(elements["global"].locator('[data-grid="output"]')).to_have_text(expected)
+    assert elements["global"].get_attribute("output-size") == "2,1"
+    wait_settled(elements["global"])
+    state = elements["global"].evaluate("(element) => element.state")
+    assert state["mode"] == "adaptive_avg" and state["output_size"] == [2, 1]
+    # A value the rules refuse is said in the element's status line.
+    elements["lp"].evaluate("(element) => { element.normType = 0; }")
+    expect(elements["lp"].locator("#status")).to_contain_text("norm type (n) must not be 0")

@@ -51,7 +51,7 @@ def test_presets_resize_edit_and_paste(booted):
     page = widget.page
     widget.open()
     assert [o for o in page.locator("#preset option").evaluate_all("options => options.map(o => o.value)")] == [
-        "fixture", "distinct", "ties", "negatives", "random",
+        "fixture", "distinct", "ties", "negatives", "global_avg", "adaptive_overlap", "random",
     ]
     page.select_option("#preset", "distinct")
     widget.wait_settled()
@@ -186,7 +186,7 @@ BAD_HASHES = [
     ("#k=-1", "kernel (k) must be a whole number"),
     ("#k=99999", "between 1 and 16"),
     ("#s=0", "between 1 and 16"),
-    ("#mode=min", "mode must be max or avg"),
+    ("#mode=min", "mode must be max, avg, adaptive_max, adaptive_avg or lp"),
     ("#x=1,2;3", "ragged"),
     ("#x=" + ";".join(["1"] * 17), "the limit is 16 x 16"),
     ("#grad=yes", "grad must be 0 or 1"),

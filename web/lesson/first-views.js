@@ -1,14 +1,16 @@
 // The views a learner lands on, whose traces the build precomputes (shipped-traces.json,
 // written by build.py with poolgrad itself) so they answer before Python has started:
 // the default view, each preset's view (all but the random one) and the view each "Try
-// it" step leads to, each in max and in average mode. The gradient toggle and the
+// it" step leads to, each in max and in average mode; a preset that sets its own mode (the
+// global and adaptive ones) in that mode and in the other adaptive one. The gradient toggle and the
 // selection are not part of a trace request, so one trace answers every selection, with
 // the gradient shown or not.
 //
 // The first minute's views are one control change away from a landing view, each change
 // made as its control makes it (state.js changedState, switchMode): kernel 1-5, stride
-// 1-4, padding 0-2, dilation 1-3 (where it applies: max pooling), the mode, ceil_mode,
-// count_include_pad (where it applies: average pooling) on and off. Their traces come in a second
+// 1-4, padding 0-2, dilation 1-3 (where it applies: max pooling), output size 1-4 (the
+// adaptive modes), each mode, ceil_mode, count_include_pad (where it applies: average
+// pooling) and unpooling (the max modes) on and off. Their traces come in a second
 // file, read after first paint (shipped.js). The gradient toggle needs no view of its own.
 //
 // The build reads both lists through sitebuild/shipped_views.mjs, so the views, and the
@@ -16,7 +18,7 @@
 
 import { GUIDE_STEPS } from "./guide-steps.js";
 import { PRESETS } from "../widget/presets.js";
-import { applies, changedState, defaultState, presetChange, requestKey, switchMode } from "../widget/state.js";
+import { ADAPTIVE_MODES, MODE_NAMES, applies, changedState, defaultState, presetChange, requestKey, switchMode } from "../widget/state.js";
 
 const MODES = ["max", "avg"];
 
@@ -32,7 +34,7 @@ export function firstViewStates() {
     ...Object.keys(PRESETS).filter((name) => name !== "random").map((name) => changed(presetChange(name))),
     ...GUIDE_STEPS.map((step) => changed((state) => step.leadsTo(state))),
   ];
-  return views.flatMap((view) => MODES.map((mode) => {
+  return views.flatMap((view) => (ADAPTIVE_MODES.includes(view.mode) ? ADAPTIVE_MODES : MODES).map((mode) => {
     const state = structuredClone(view);
     switchMode(mode)(state);
     return state;
@@ -54,9 +56,11 @@ const FIRST_MINUTE_CHANGES = [
   ...range(1, 4).map((n) => setting("s", square(n))),
   ...range(0, 2).map((n) => setting("p", square(n))),
   ...range(1, 3).map((n) => setting("d", square(n))),
-  ...MODES.map((mode) => ["mode", switchMode(mode)]),
+  ...range(1, 4).map((n) => setting("o", square(n))),
+  ...Object.keys(MODE_NAMES).map((mode) => ["mode", switchMode(mode)]),
   ...[true, false].map((on) => setting("ceil", on)),
   ...[true, false].map((on) => setting("cip", on)),
+  ...[true, false].map((on) => setting("unpool", on)),
 ];
 
 // The request keys of the first minute's views, each once, none of them a landing view.

@@ -68,10 +68,12 @@ export function frame(trace, withGradient, position) {
     const where = windowText(trace, output);
     const value = formatNumber(trace.output[i][j]);
     let caption;
-    if (trace.mode === "max") {
+    if (trace.argmax) {
       const [r, c] = trace.argmax[i][j];
       marks.push(["input", r, c, { step: "argmax" }]);
       caption = `${counter}, forward: the window covers ${where}; its maximum ${value}, from cell ${cellName([r, c])}, fills output ${name}.`;
+    } else if (trace.mode === "lp") {
+      caption = `${counter}, forward: the window covers ${where}; (the sum of x^p)^(1/p) is ${value}, which fills output ${name}.`;
     } else {
       caption = `${counter}, forward: the window covers ${where}; its sum divided by ${trace.divisor[i][j]} is ${value}, which fills output ${name}.`;
     }
@@ -90,13 +92,15 @@ export function frame(trace, withGradient, position) {
     return partial ? `${text} so far` : text;
   };
   let caption;
-  if (trace.mode === "max") {
+  if (trace.argmax) {
     const [r, c] = targets[0];
     caption = `${counter}, backward: output ${name} sends its upstream gradient ${g} to cell ${cellName([r, c])}, its maximum, which now holds ${holding([r, c])}.`;
   } else {
     const share = formatNumber(termFrom(trace, targets[0], output));
     const overlapping = targets.filter(([r, c]) => sums[r][c].terms.length > 1);
-    caption = `${counter}, backward: output ${name} splits its upstream gradient ${g} into ${share} for each of the ${targets.length} cells of its window.`;
+    caption = trace.mode === "lp"
+      ? `${counter}, backward: output ${name} sends shares of its upstream gradient ${g} to the ${targets.length} cells of its window (${share} to the first), each by its |x|^(p−1).`
+      : `${counter}, backward: output ${name} splits its upstream gradient ${g} into ${share} for each of the ${targets.length} cells of its window.`;
     if (overlapping.length > 0) caption += ` Cell ${cellName(overlapping[0])} lies in an earlier window too and now holds ${holding(overlapping[0])}.`;
   }
   return { marks, caption };

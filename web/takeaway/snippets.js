@@ -34,14 +34,35 @@ export function pythonPair([first, second]) {
 const pythonFlag = (flag) => (flag ? "True" : "False");
 
 // The keyword arguments of the pooling call, in the order of the APIs' signatures: each
-// API takes dilation in max mode only, count_include_pad in average mode only.
+// API takes dilation in max mode only, count_include_pad in average mode only; the
+// adaptive ones take the output size alone, LP pooling p first and no padding.
 function poolingArguments(state) {
+  if (state.mode === "adaptive_max" || state.mode === "adaptive_avg") return [`output_size=${pythonPair(state.o)}`];
+  if (state.mode === "lp") {
+    return [`norm_type=${pythonNumber(state.n)}`, `kernel_size=${pythonPair(state.k)}`, `stride=${pythonPair(state.s)}`,
+      `ceil_mode=${pythonFlag(state.ceil)}`];
+  }
   const named = [`kernel_size=${pythonPair(state.k)}`, `stride=${pythonPair(state.s)}`, `padding=${pythonPair(state.p)}`];
   if (state.mode === "max") named.push(`dilation=${pythonPair(state.d)}`);
   named.push(`ceil_mode=${pythonFlag(state.ceil)}`);
   if (state.mode === "avg") named.push(`count_include_pad=${pythonFlag(state.cip)}`);
   return named;
 }
+
+// The function each mode calls, by API, and whether it returns indices.
+const FUNCTIONS = {
+  max: { name: "max_pool2d", indices: true },
+  avg: { name: "avg_pool2d", indices: false },
+  adaptive_max: { name: "adaptive_max_pool2d", indices: true },
+  adaptive_avg: { name: "adaptive_avg_pool2d", indices: false },
+  lp: { name: "lp_pool2d", indices: false },
+};
+
+// Unpooling as max_unpool2d computes it (each output written at its index into zeros),
+// spelled as the scatter it is: max_unpool2d also asks for the pooling's kernel, which
+// the adaptive modes do not have, and refuses output sizes dilation and ceil_mode give.
+// Where several outputs chose one cell they all write its own value, so it is written once.
+const UNPOOL_COMMENT = "# Unpooling: what max_unpool2d does, each output written at its index into zeros.";
 
 // A call's arguments, wrapped after `width` characters so the snippet reads on a phone.
 function wrapArguments(head, args, width = 72) {
@@ -71,7 +92,8 @@ function gradientComment(state) {
 // Python that rebuilds the current view with torch.nn.functional and defines `out`,
 // `indices` (max mode) and `grad_input` (gradient on), each of the widget's 2-D shape.
 export function torchSnippet(state) {
-  const max = state.mode === "max";
+  const { name, indices: max } = FUNCTIONS[state.mode];
+  const unpool = max && state.unpool;
   const lines = [
     `# poolgrad widget, in PyTorch: ${viewTitle(state)}.`,
     "import torch",
@@ -84,11 +106,15 @@ export function torchSnippet(state) {
   ];
   const args = ["x[None]", ...poolingArguments(state)];
   if (max) {
-    lines.push(`${wrapArguments("out, indices = F.max_pool2d", [...args, "return_indices=True"])}`);
+    lines.push(`${wrapArguments(`out, indices = F.${name}`, [...args, "return_indices=True"])}`);
     lines.push("out, indices = out[0], indices[0]");
   } else {
-    lines.push(`${wrapArguments("out = F.avg_pool2d", args)}`);
+    lines.push(`${wrapArguments(`out = F.${name}`, args)}`);
     lines.push("out = out[0]");
+  }
+  if (unpool) {
+    lines.push("", UNPOOL_COMMENT);
+    lines.push("unpooled = torch.zeros(x.shape, dtype=torch.float64)", "unpooled.view(-1)[indices.view(-1)] = out.detach().view(-1)");
   }
   if (state.grad) {
     lines.push("", gradientComment(state));
@@ -97,13 +123,26 @@ export function torchSnippet(state) {
   }
   lines.push("", "print(out)");
   if (max) lines.push("print(indices)");
+  if (unpool) lines.push("print(unpooled)");
   if (state.grad) lines.push("print(grad_input)");
   return `${lines.join("\n")}\n`;
 }
 
+// The backward call of each mode in poolgrad: the gradient, then what it needs of the forward.
+function poolgradBackward(state) {
+  switch (state.mode) {
+    case "max": return "grad_input = poolgrad.max_pool2d_backward(g, indices, x.shape)";
+    case "adaptive_max": return "grad_input = poolgrad.adaptive_max_pool2d_backward(g, indices, x.shape)";
+    case "adaptive_avg": return "grad_input = poolgrad.adaptive_avg_pool2d_backward(g, x.shape)";
+    case "lp": return wrapArguments("grad_input = poolgrad.lp_pool2d_backward", ["g", "x", ...poolingArguments(state)]);
+    default: return wrapArguments("grad_input = poolgrad.avg_pool2d_backward", ["g", "x.shape", ...poolingArguments(state)]);
+  }
+}
+
 // The same view with poolgrad's own functions (NumPy in, NumPy out).
 export function poolgradSnippet(state) {
-  const max = state.mode === "max";
+  const { name, indices: max } = FUNCTIONS[state.mode];
+  const unpool = max && state.unpool;
   const lines = [
     `# poolgrad widget, in poolgrad: ${viewTitle(state)}.`,
     "import numpy as np",
@@ -114,17 +153,20 @@ export function poolgradSnippet(state) {
     "",
   ];
   const args = ["x", ...poolingArguments(state)];
-  if (max) lines.push(wrapArguments("out, indices = poolgrad.max_pool2d", [...args, "return_indices=True"]));
-  else lines.push(wrapArguments("out = poolgrad.avg_pool2d", args));
+  if (max) lines.push(wrapArguments(`out, indices = poolgrad.${name}`, [...args, "return_indices=True"]));
+  else lines.push(wrapArguments(`out = poolgrad.${name}`, args));
+  if (unpool) {
+    lines.push("", UNPOOL_COMMENT);
+    lines.push("unpooled = np.zeros(x.shape)", "unpooled.flat[indices.ravel()] = out.ravel()");
+  }
   if (state.grad) {
     lines.push("", gradientComment(state));
     lines.push(state.g ? `g = np.array(${pythonMatrix(state.g)}, dtype=np.float64)` : "g = np.ones_like(out)");
-    lines.push(max
-      ? "grad_input = poolgrad.max_pool2d_backward(g, indices, x.shape)"
-      : wrapArguments("grad_input = poolgrad.avg_pool2d_backward", ["g", "x.shape", ...poolingArguments(state)]));
+    lines.push(poolgradBackward(state));
   }
   lines.push("", "print(out)");
   if (max) lines.push("print(indices)");
+  if (unpool) lines.push("print(unpooled)");
   if (state.grad) lines.push("print(grad_input)");
   return `${lines.join("\n")}\n`;
 }

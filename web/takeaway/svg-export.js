@@ -6,7 +6,7 @@
 
 import { cellName, escapeXml, formatNumber, sizeText } from "../widget/format.js";
 import { explanationText, viewTitle } from "../lesson/sentences.js";
-import { gradientReceivers, selectedOutput, sharedCells, windowSamples } from "../widget/trace-view.js";
+import { gradientReceivers, selectedOutput, sharedCells, windowSamples, windowShared, windowSize } from "../widget/trace-view.js";
 
 const INK = "#1d1d1f";
 const MUTED = "#5a5f6b";
@@ -31,9 +31,12 @@ const key = (r, c) => `${r},${c}`;
 // The file name: what the view is, so a folder of pictures sorts and reads.
 export function pictureName(state) {
   const pair = ([a, b]) => (a === b ? String(a) : `${a}x${b}`);
-  const parts = ["poolgrad", state.mode, `k${pair(state.k)}`, `s${pair(state.s)}`];
+  const adaptive = state.mode === "adaptive_max" || state.mode === "adaptive_avg";
+  const parts = ["poolgrad", state.mode.replace("_", "-"), ...(adaptive ? [`o${pair(state.o)}`] : [`k${pair(state.k)}`, `s${pair(state.s)}`])];
+  if (state.mode === "lp") parts.push(`n${Number.isFinite(state.n) ? state.n : state.n > 0 ? "inf" : "-inf"}`);
   if (state.p.some((p) => p > 0)) parts.push(`p${pair(state.p)}`);
   if (state.mode === "max" && state.d.some((d) => d > 1)) parts.push(`d${pair(state.d)}`);
+  if (state.unpool && (state.mode === "max" || state.mode === "adaptive_max")) parts.push("unpool");
   if (state.grad) parts.push("grad");
   return `${parts.join("-")}.svg`;
 }
@@ -42,11 +45,15 @@ export function pictureName(state) {
 // `cell(r, c)` giving the text and the marks the page's grid gives that cell.
 function gridsOf(state, trace) {
   const [height, width] = trace.input_shape;
-  const [padRows, padCols] = trace.padding;
+  const [padRows, padCols] = trace.padding ?? [0, 0];
   const selected = selectedOutput(state, trace);
   const inWindow = new Set(selected ? windowSamples(trace, selected).map(([r, c]) => key(r, c)) : []);
-  const argmax = selected && trace.mode === "max" ? key(...trace.argmax[selected[0]][selected[1]]) : null;
+  const argmax = selected && trace.argmax ? key(...trace.argmax[selected[0]][selected[1]]) : null;
   const shared = new Map(sharedCells(trace).map(([r, c]) => [key(r, c), trace.sources[r][c].length]));
+  // The input's ×n, as the page marks it: the adaptive windows' shared cells, else the
+  // cells several maxima chose.
+  const windows = windowShared(trace);
+  const inputShared = (r, c) => (windows ? (windows[r][c] > 1 ? windows[r][c] : null) : trace.argmax ? shared.get(key(r, c)) ?? null : null);
   const showGradient = state.grad && trace.grad_input !== undefined;
   const receivers = new Set(selected && showGradient ? gradientReceivers(trace, selected).map(([r, c]) => key(r, c)) : []);
   const isSelected = (i, j) => selected !== null && selected[0] === i && selected[1] === j;
@@ -63,7 +70,7 @@ function gridsOf(state, trace) {
           text: formatNumber(pad ? trace.pad_value : trace.input[r][c]),
           pad,
           frame: here === argmax ? "argmax" : inWindow.has(here) ? "window" : null,
-          badge: here === argmax ? "max" : !pad && trace.mode === "max" && shared.has(here) ? `×${shared.get(here)}` : null,
+          badge: here === argmax ? "max" : !pad && inputShared(r, c) ? `×${inputShared(r, c)}` : null,
         };
       },
     },
@@ -74,10 +81,22 @@ function gridsOf(state, trace) {
       cell: (i, j) => ({
         text: formatNumber(trace.output[i][j]),
         frame: isSelected(i, j) ? "selected" : null,
-        badge: isSelected(i, j) ? "●" : null,
+        badge: isSelected(i, j) ? "●" : trace.window_size ? sizeText(windowSize(trace, [i, j])).replaceAll(" ", "") : null,
       }),
     },
   };
+  if (state.unpool && trace.unpooled) {
+    grids.unpooled = {
+      caption: "Unpooled: max_unpool2d(out, indices)",
+      rows: range(0, height),
+      cols: range(0, width),
+      cell: (r, c) => ({
+        text: formatNumber(trace.unpooled[r][c]),
+        faint: trace.sources[r][c].length === 0,
+        badge: shared.has(key(r, c)) ? `×${shared.get(key(r, c))}` : null,
+      }),
+    };
+  }
   if (showGradient) {
     grids.gradOutput = {
       caption: "Upstream gradient",
@@ -163,11 +182,15 @@ function legendItems(state, trace, grids) {
   if (selected) {
     items.push({ spec: { text: "5", frame: "selected", badge: "●" }, text: `the selected output ${cellName(selected)}` });
     items.push({ spec: { text: "5", frame: "window" }, text: state.grad ? "its window; its gradient and where it goes" : "its window" });
-    if (trace.mode === "max") items.push({ spec: { text: "8", frame: "argmax", badge: "max" }, text: "its maximum (argmax)" });
+    if (trace.argmax) items.push({ spec: { text: "8", frame: "argmax", badge: "max" }, text: "its maximum (argmax)" });
   }
-  const hasShared = sharedCells(trace).length > 0 && (trace.mode === "max" || grids.gradInput);
-  if (hasShared) items.push({ spec: { text: "3", badge: "×2" }, text: trace.mode === "max" ? "chosen by several outputs (×n)" : "in several outputs' windows (×n)" });
-  if (trace.padding.some((p) => p > 0)) items.push({ spec: { text: formatNumber(trace.pad_value), pad: true }, text: `padding (${trace.mode === "max" ? "never chosen" : "counts as 0"})` });
+  const windows = windowShared(trace);
+  const hasShared = (windows && windows.some((row) => row.some((n) => n > 1)))
+    || (sharedCells(trace).length > 0 && (trace.argmax || grids.gradInput));
+  const sharedText = windows ? "in several outputs' windows (×n)" : trace.argmax ? "chosen by several outputs (×n)" : "in several outputs' windows (×n)";
+  if (hasShared) items.push({ spec: { text: "3", badge: "×2" }, text: sharedText });
+  if (trace.window_size) items.push({ spec: { text: "4", badge: "2×3" }, text: "an output's window size (adaptive)" });
+  if ((trace.padding ?? []).some((p) => p > 0)) items.push({ spec: { text: formatNumber(trace.pad_value), pad: true }, text: `padding (${trace.argmax ? "never chosen" : "counts as 0"})` });
   return items;
 }
 
@@ -191,6 +214,12 @@ export function pictureSvg(state, trace) {
     parts.push(drawGrid(grids.gradInput, MARGIN, gradTop, width), drawGrid(grids.gradOutput, rightLeft, gradTop, width));
     bottom = gradTop + Math.max(gridSize(grids.gradInput, width).height, gridSize(grids.gradOutput, width).height);
     right = Math.max(right, rightLeft + gridSize(grids.gradOutput, width).width);
+  }
+  // The unpooled grid under the input (gradient), beside which the lesson compares them.
+  if (grids.unpooled) {
+    const unpoolTop = bottom + PANEL_GAP / 2;
+    parts.push(drawGrid(grids.unpooled, MARGIN, unpoolTop, width));
+    bottom = unpoolTop + gridSize(grids.unpooled, width).height;
   }
   const legend = legendItems(state, trace, grids);
   const legendTop = bottom + 24;

@@ -4,10 +4,32 @@
 import { pairText } from "./format.js";
 import { PRESETS } from "./presets.js";
 import {
-  InputError, MATRIX_SPELLINGS, MAX_SIDE, applies, changedState, parseMatrix, parsePair, presetChange, quote, switchMode,
+  HASH_PROPERTIES, InputError, MATRIX_SPELLINGS, MAX_SIDE, applies, changedState, parseMatrix, parsePair, presetChange,
+  quote, showsPreset, switchMode,
 } from "./state.js";
 
-const PAIR_CONTROLS = { kernel: "k", stride: "s", padding: "p", dilation: "d" };
+// The text fields, by control name: each holds one state property, read and written in
+// the hash's spelling of its kind (a pair, or the norm type's number).
+const PAIR_CONTROLS = { kernel: "k", stride: "s", padding: "p", dilation: "d", outputSize: "o", normType: "n" };
+const PROPERTY_KINDS = new Map(HASH_PROPERTIES.map((property) => [property.key, property.kind]));
+const fieldText = (key, value) => (PROPERTY_KINDS.get(key) === "norm" ? String(value) : pairText(value));
+// The fields' names as the reason for a disabled one says them.
+const FIELD_NAMES = { k: "kernel", s: "stride", p: "padding", d: "dilation" };
+
+// Why the disabled window fields are disabled, shown under them (the output size and norm
+// type fields say "adaptive only", "LP only" in their labels): "" when every one applies.
+const WINDOW_REASONS = {
+  avg: "average pooling has none (avg_pool2d takes no dilation)",
+  lp: "LP pooling has neither (lp_pool2d takes no padding and no dilation)",
+  adaptive_max: "the adaptive modes place their windows by the output size alone",
+  adaptive_avg: "the adaptive modes place their windows by the output size alone",
+};
+export function fieldReasons(state) {
+  const names = ["k", "s", "p", "d"].filter((key) => !applies(key, state)).map((key) => FIELD_NAMES[key]);
+  if (names.length === 0) return "";
+  const list = names.length > 1 ? `${names.slice(0, -1).join(", ")} and ${names.at(-1)}` : names[0];
+  return `${list[0].toUpperCase()}${list.slice(1)} ${names.length > 1 ? "do" : "does"} not apply: ${WINDOW_REASONS[state.mode]}.`;
+}
 
 // The panel's elements inside `root` (the document, or a widget's shadow root).
 export function controlElements(root = document) {
@@ -17,6 +39,10 @@ export function controlElements(root = document) {
     stride: byId("stride"),
     padding: byId("padding"),
     dilation: byId("dilation"),
+    outputSize: byId("output-size"),
+    normType: byId("norm-type"),
+    windowReason: byId("window-reason"),
+    unpool: byId("unpool"),
     mode: byId("mode"),
     ceil: byId("ceil"),
     cip: byId("cip"),
@@ -48,13 +74,13 @@ const matrixText = (matrix) => JSON.stringify(matrix);
 // The last random input loaded, so #preset can keep saying "random" until it is edited.
 let lastRandomInput = null;
 
-// The preset whose matrix is on screen, or "" for an input of the learner's own.
-function presetShowing(x) {
-  const text = matrixText(x);
-  if (text === lastRandomInput) return "random";
-  const shape = [x.length, x[0].length];
-  const match = Object.entries(PRESETS).find(([name, preset]) => name !== "random" && matrixText(preset.make(shape)) === text);
-  return match ? match[0] : "";
+// The preset on screen, or "" for an input of the learner's own: one with settings first
+// (its input may be another preset's, as the global average's is the fixture).
+function presetShowing(state) {
+  if (matrixText(state.x) === lastRandomInput) return "random";
+  const names = Object.keys(PRESETS).filter((name) => name !== "random")
+    .sort((a, b) => Number(!PRESETS[a].settings) - Number(!PRESETS[b].settings));
+  return names.find((name) => showsPreset(name, state)) ?? "";
 }
 
 // Reflect the state in the controls, leaving alone a field the user is typing in whose
@@ -64,20 +90,24 @@ export function syncControls(controls, state) {
     const input = controls[id];
     let typedValue = null;
     try {
-      typedValue = pairText(parsePair(input.value, key, "field"));
+      typedValue = fieldText(key, parsePair(input.value, key, "field"));
     } catch (error) {
       if (!(error instanceof InputError)) throw error;
     }
-    if (input.getRootNode().activeElement === input && (typedValue === pairText(state[key]) || typedValue === null)) continue;
-    input.value = pairText(state[key]);
+    input.disabled = !applies(key, state);
+    if (input.getRootNode().activeElement === input && (typedValue === fieldText(key, state[key]) || typedValue === null)) continue;
+    input.value = fieldText(key, state[key]);
   }
-  controls.dilation.disabled = !applies("d", state);
+  controls.windowReason.textContent = fieldReasons(state);
+  controls.ceil.disabled = !applies("ceil", state);
+  controls.unpool.checked = state.unpool;
+  controls.unpool.disabled = !applies("unpool", state);
   controls.mode.value = state.mode;
   controls.ceil.checked = state.ceil;
   controls.cip.checked = state.cip;
   controls.cip.disabled = !applies("cip", state);
   controls.gradient.checked = state.grad;
-  const preset = presetShowing(state.x);
+  const preset = presetShowing(state);
   if (preset) controls.preset.value = preset;
   else controls.preset.selectedIndex = -1;
   controls.presetReroll.hidden = preset !== "random";
@@ -105,7 +135,7 @@ export function bindControls(controls, { getState, change, reportControlError, g
         return;
       }
       reportControlError(null);
-      if (pairText(value) === pairText(getState()[key])) return;
+      if (fieldText(key, value) === fieldText(key, getState()[key])) return;
       update({ [key]: value });
     };
     // Typing fires "input"; a value set without typing (WebDriver's clear() then keys,
@@ -116,6 +146,7 @@ export function bindControls(controls, { getState, change, reportControlError, g
     // The stepped value goes to the state like a typed one; syncControls then shows it.
     input.addEventListener("keydown", (event) => {
       if (event.key !== "ArrowUp" && event.key !== "ArrowDown") return;
+      if (PROPERTY_KINDS.get(key) !== "pair") return;
       const [first, second] = getState()[key];
       if (first !== second) return;
       event.preventDefault();
@@ -132,6 +163,7 @@ export function bindControls(controls, { getState, change, reportControlError, g
   controls.ceil.addEventListener("change", () => update({ ceil: controls.ceil.checked }));
   controls.cip.addEventListener("change", () => update({ cip: controls.cip.checked }));
   controls.gradient.addEventListener("change", () => update({ grad: controls.gradient.checked }));
+  controls.unpool.addEventListener("change", () => update({ unpool: controls.unpool.checked }));
 
   const loadPreset = () => change((state) => {
     const name = controls.preset.value || "fixture";

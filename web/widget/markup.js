@@ -31,6 +31,11 @@ export const WIDGET_MARKUP = `
     <input id="padding" name="padding" type="text" inputmode="text" autocapitalize="off" autocomplete="off" spellcheck="false" value="0">
     <label for="dilation">Dilation <span class="hint">max only</span></label>
     <input id="dilation" name="dilation" type="text" inputmode="text" autocapitalize="off" autocomplete="off" spellcheck="false" value="1">
+    <label for="output-size">Output size <span class="hint">adaptive only</span></label>
+    <input id="output-size" name="output-size" type="text" inputmode="text" autocapitalize="off" autocomplete="off" spellcheck="false" value="2" aria-describedby="window-reason">
+    <label for="norm-type">Norm type p <span class="hint">LP only</span></label>
+    <input id="norm-type" name="norm-type" type="text" inputmode="decimal" autocapitalize="off" autocomplete="off" spellcheck="false" value="2" aria-describedby="window-reason">
+    <p id="window-reason" class="hint window-reason"></p>
   </fieldset>
   <fieldset>
     <legend>Pooling</legend>
@@ -38,10 +43,14 @@ export const WIDGET_MARKUP = `
     <select id="mode" name="mode">
       <option value="max">max</option>
       <option value="avg">average</option>
+      <option value="adaptive_max">adaptive max</option>
+      <option value="adaptive_avg">adaptive average</option>
+      <option value="lp">LP (power average)</option>
     </select>
     <label class="check"><input id="ceil" name="ceil" type="checkbox"> ceil_mode <span class="hint">round the size up</span></label>
     <label class="check"><input id="cip" name="cip" type="checkbox" checked> count_include_pad <span class="hint">average only</span></label>
     <label class="check strong"><input id="gradient" name="gradient" type="checkbox"> Gradient routing</label>
+    <label class="check"><input id="unpool" name="unpool" type="checkbox"> Unpooling <span class="hint">max_unpool2d, max modes only</span></label>
   </fieldset>
   <fieldset>
     <legend>Input</legend>
@@ -101,6 +110,11 @@ export const WIDGET_MARKUP = `
     <div class="panel panel-grad-input" data-gradient-panel hidden>
       <h2>Input gradient <span class="shape">routed back to each input cell</span></h2>
       <div id="grad-input-grid" class="grid-box"></div>
+    </div>
+    <div class="panel panel-unpooled" data-unpool-panel hidden>
+      <h2>Unpooled <span class="shape">max_unpool2d(out, indices)</span></h2>
+      <p id="unpool-note" class="hint"></p>
+      <div id="unpooled-grid" class="grid-box"></div>
     </div>
   </div>
   <div class="column">
@@ -170,7 +184,7 @@ export const WIDGET_MARKUP = `
 </section>
 <details id="code" data-part="code" class="panel code-view">
   <summary>Code: take this view away</summary>
-  <p class="hint">Python that rebuilds exactly this view: the input, the upstream gradient and the settings, in float64. It defines <code>out</code>, <code>indices</code> (max pooling) and <code>grad_input</code> (with gradient routing on).</p>
+  <p class="hint">Python that rebuilds exactly this view: the input, the upstream gradient and the settings, in float64. It defines <code>out</code>, <code>indices</code> (the max modes), <code>unpooled</code> (with Unpooling on) and <code>grad_input</code> (with gradient routing on).</p>
   <div class="code-head">
     <h3>PyTorch</h3>
     <button id="copy-torch" type="button" data-copy="torch" data-what="PyTorch code" aria-label="Copy the PyTorch code">Copy</button>

@@ -95,6 +95,9 @@ function mountWith(element, model, options) {
     gradOutputGrid: byId("grad-output-grid"),
     gradInputGrid: byId("grad-input-grid"),
     gradPanels: [...element.querySelectorAll("[data-gradient-panel]")],
+    unpooledGrid: byId("unpooled-grid"),
+    unpoolNote: byId("unpool-note"),
+    unpoolPanels: [...element.querySelectorAll("[data-unpool-panel]")],
     explanation: byId("explanation"),
     legend: byId("legend"),
     formula: byId("formula-box"),
@@ -368,7 +371,7 @@ function mountWith(element, model, options) {
     const output = trace ? selectedOutput(app.state, trace) : null;
     if (!output) return null;
     const [row, col] = output;
-    return { row, col, argmax: trace.mode === "max" ? trace.argmax[row][col].slice() : null, window: windowCells(trace, output) };
+    return { row, col, argmax: trace.argmax ? trace.argmax[row][col].slice() : null, window: windowCells(trace, output) };
   }
 
   // A selection change is spoken through a polite live region that holds text only. The

@@ -1,4 +1,6 @@
-// Input presets offered by #preset. Their keys are the option values of the DOM contract.
+// Presets offered by #preset. Their keys are the option values of the DOM contract. Most
+// load an input; a preset with `settings` also sets the view's other properties (state.js
+// names: a mode and its output size), so loading it shows one idea of the lesson.
 
 // The lesson's 4 x 4 fixture (docs/design.md, "Reference facts"): the default input.
 export const FIXTURE = [
@@ -40,6 +42,19 @@ export const PRESETS = {
       [-5, -3, -5, -8],
       [-9, -7, -9, -3],
     ],
+  },
+  global_avg: {
+    // AdaptiveAvgPool2d(1): one number per channel, whatever the input's size.
+    label: "Global average pooling (output 1 × 1)",
+    make: () => FIXTURE.map((row) => row.slice()),
+    settings: { mode: "adaptive_avg", o: [1, 1] },
+  },
+  adaptive_overlap: {
+    // 5 into 3: the windows [0, 2), [1, 4), [3, 5) on each axis, so rows and columns 1
+    // and 3 lie in two windows each (divisors 2, 3, 2).
+    label: "Adaptive 5 × 5 → 3 × 3 (windows overlap)",
+    make: () => Array.from({ length: 5 }, (_, r) => Array.from({ length: 5 }, (_, c) => 5 * r + c + 1)),
+    settings: { mode: "adaptive_avg", o: [3, 3] },
   },
   random: {
     label: "Random integers (current size)",

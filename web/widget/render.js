@@ -13,14 +13,15 @@
 
 import { GRADIENT_HUES, VALUE_HUES, heatColours, magnitudeScale } from "./colours.js";
 import { cellName, formatNumber, formatSum, listCells, sizeText } from "./format.js";
-import { explanationText } from "../lesson/sentences.js";
-import { gradientReceivers, selectedOutput, sharedCells } from "./trace-view.js";
+import { explanationText, totalsVerdict, unpoolText } from "../lesson/sentences.js";
+import { gradientReceivers, selectedOutput, sharedCells, windowShared, windowSize } from "./trace-view.js";
 
 const GRID_TITLES = {
   input: "Input",
   output: "Output",
   "grad-output": "Upstream gradient",
   "grad-input": "Input gradient",
+  unpooled: "Unpooled",
 };
 
 // The attributes a node gets from a spec: absent when undefined, null or false.
@@ -203,17 +204,21 @@ function selectionOverlay(trace, selection) {
     output,
     rows: trace.window_rows[i],
     cols: trace.window_cols[j],
-    argmax: trace.mode === "max" ? trace.argmax[i][j] : null,
+    argmax: trace.argmax ? trace.argmax[i][j] : null,
   };
 }
 
 function inputGrid(state, trace, view, previous) {
   const height = state.x.length;
   const width = state.x[0].length;
-  const [padRows, padCols] = trace ? trace.padding : state.p;
+  const [padRows, padCols] = trace ? trace.padding ?? [0, 0] : state.p;
   const padValue = trace ? trace.pad_value : state.mode === "max" ? "-Infinity" : 0;
   const scale = magnitudeScale(trace ? [state.x, trace.output] : [state.x]);
-  const shared = (r, c) => (trace && trace.mode === "max" ? trace.sources[r][c].length : 0);
+  // ×n: in the adaptive modes the cells several windows share (trace.shared), in the
+  // other modes that keep a maximum the cells several outputs chose.
+  const windows = trace && windowShared(trace);
+  const shared = (r, c) => (!trace ? 0 : windows ? windows[r][c] : trace.argmax ? trace.sources[r][c].length : 0);
+  const sharedRole = (n) => (windows ? `in the windows of ${n} outputs` : `maximum of ${n} outputs`);
   return gridTable({
     name: "input",
     rowIndices: range(-padRows, height + 2 * padRows),
@@ -225,7 +230,7 @@ function inputGrid(state, trace, view, previous) {
       const value = pad ? padValue : state.x[r][c];
       const roles = [];
       if (pad) roles.push("padding");
-      if (!pad && shared(r, c) > 1) roles.push(`maximum of ${shared(r, c)} outputs`);
+      if (!pad && shared(r, c) > 1) roles.push(sharedRole(shared(r, c)));
       return {
         pad,
         text: formatNumber(value),
@@ -256,14 +261,52 @@ function planeGrid(name, [height, width], view, previous, describe) {
 
 function outputGrid(state, trace, view, previous) {
   const scale = magnitudeScale([state.x, trace.output]);
+  // The adaptive modes' windows change size: each output cell says its own.
+  const sizes = trace.window_size;
   return planeGrid("output", trace.output_shape, view, previous, (i, j) => {
     const value = trace.output[i][j];
+    const size = sizes ? sizeText(windowSize(trace, [i, j])) : null;
     return {
       text: formatNumber(value),
       colours: heatColours(value, scale, VALUE_HUES, view.scheme),
-      attributes: { "aria-selected": "false" },
-      label: `Output row ${i}, col ${j}: ${formatNumber(value)}`,
+      attributes: { "aria-selected": "false", "data-window-size": size ?? undefined },
+      label: `Output row ${i}, col ${j}: ${formatNumber(value)}${size ? `; window ${size}` : ""}`,
     };
+  });
+}
+
+// A grid over the input's plane of what the outputs routed back to each cell (the
+// gradient, or unpooling's values): `values` and its hues, and `shared(sources, value)`,
+// the label's words for a cell several outputs reach. ×n marks such a cell, and a cell
+// none reaches is faint.
+function routedGrid(name, trace, view, previous, { values, scale, hues, title, shared }) {
+  return planeGrid(name, trace.input_shape, view, previous, (r, c) => {
+    const value = values[r][c];
+    const sources = trace.sources[r][c];
+    let detail = "";
+    if (sources.length > 1) detail = `; ${shared(sources, value, [r, c])}`;
+    else if (sources.length === 1) detail = `; from output ${cellName(sources[0])}`;
+    return {
+      text: formatNumber(value),
+      colours: heatColours(value, scale, hues, view.scheme),
+      attributes: {
+        "data-shared": sources.length > 1 ? String(sources.length) : undefined,
+        "data-zero": sources.length === 0 ? "true" : undefined,
+      },
+      label: `${title} row ${r}, col ${c}: ${formatNumber(value)}${detail}`,
+    };
+  });
+}
+
+// max_unpool2d(out, indices): each output put back on its argmax, 0 elsewhere; a cell
+// several outputs chose holds one value, where the gradient adds.
+function unpooledGrid(trace, view, previous) {
+  return routedGrid("unpooled", trace, view, previous, {
+    values: trace.unpooled,
+    scale: magnitudeScale([trace.input, trace.unpooled]),
+    hues: VALUE_HUES,
+    title: "Unpooled",
+    shared: (sources) => `written once, though outputs ${listCells(sources)} all chose it`,
   });
 }
 
@@ -283,22 +326,12 @@ function gradOutputGrid(trace, view, previous) {
 }
 
 function gradInputGrid(trace, view, previous) {
-  const scale = magnitudeScale([trace.grad_output, trace.grad_input]);
-  return planeGrid("grad-input", trace.input_shape, view, previous, (r, c) => {
-    const value = trace.grad_input[r][c];
-    const sources = trace.sources[r][c];
-    let detail = "";
-    if (sources.length > 1) detail = `; ${formatSum(trace.grad_terms[r][c], value)} from outputs ${listCells(sources)}`;
-    else if (sources.length === 1) detail = `; from output ${cellName(sources[0])}`;
-    return {
-      text: formatNumber(value),
-      colours: heatColours(value, scale, GRADIENT_HUES, view.scheme),
-      attributes: {
-        "data-shared": sources.length > 1 ? String(sources.length) : undefined,
-        "data-zero": sources.length === 0 ? "true" : undefined,
-      },
-      label: `Input gradient row ${r}, col ${c}: ${formatNumber(value)}${detail}`,
-    };
+  return routedGrid("grad-input", trace, view, previous, {
+    values: trace.grad_input,
+    scale: magnitudeScale([trace.grad_output, trace.grad_input]),
+    hues: GRADIENT_HUES,
+    title: "Input gradient",
+    shared: (sources, value, [r, c]) => `${formatSum(trace.grad_terms[r][c], value)} from outputs ${listCells(sources)}`,
   });
 }
 
@@ -325,15 +358,7 @@ function sharedSums(trace) {
 function totals(trace) {
   const upstream = formatNumber(trace.grad_output_sum);
   const routed = formatNumber(trace.grad_input_sum);
-  let verdict;
-  if (upstream === routed) {
-    verdict = trace.mode === "max"
-      ? "Equal: max pooling hands each gradient to exactly one input cell, so nothing is lost."
-      : "Equal: each gradient is split into shares that add back up to it.";
-  } else {
-    verdict = "Not equal: the shares that fall on padded cells have no input cell to land on.";
-  }
-  return element("p", { id: "totals" }, `Upstream total ${upstream}; input-gradient total ${routed}. ${verdict}`);
+  return element("p", { id: "totals" }, `Upstream total ${upstream}; input-gradient total ${routed}. ${totalsVerdict(trace, upstream === routed)}`);
 }
 
 function axisFormula(label, axis) {
@@ -345,7 +370,23 @@ function axisFormula(label, axis) {
   return element("p", { class: "formula-line", "data-axis": label }, text);
 }
 
+// The adaptive modes: where each window starts and ends, per axis, from trace.window_bounds.
+function adaptiveFormula(trace) {
+  const box = element("div", { id: "formula", class: "formula" });
+  box.append(element("h3", {}, "Window placement"));
+  box.append(element("p", { class: "formula-general" },
+    "window i of Out over In lines spans [⌊i·In/Out⌋, ⌈(i+1)·In/Out⌉), per axis: the output size is yours, the windows follow"));
+  const [height, width] = trace.input_shape;
+  const [outHeight, outWidth] = trace.output_shape;
+  for (const [label, n, out, bounds] of [["rows", height, outHeight, trace.window_bounds.rows], ["cols", width, outWidth, trace.window_bounds.cols]]) {
+    const spans = bounds.map(([start, end]) => `[${start}, ${end})`).join(", ");
+    box.append(element("p", { class: "formula-line", "data-axis": label }, `${label}: ${n} into ${out}: ${spans}`));
+  }
+  return box;
+}
+
 function sizeFormula(trace) {
+  if (!trace.size_formula) return adaptiveFormula(trace);
   const ceil = trace.size_formula.rows.ceil;
   const box = element("div", { id: "formula", class: "formula" });
   box.append(element("h3", {}, "Output size"));
@@ -393,7 +434,17 @@ export function renderView(regions, state, trace, view) {
     show(regions.gradOutputGrid, placeholder(waitingText));
     show(regions.gradInputGrid, placeholder(waitingText));
   }
-  regions.legend.dataset.mode = state.mode;
+  const unpooled = state.unpool && trace?.unpooled;
+  regions.unpoolPanels.forEach((panel) => { panel.hidden = !unpooled; });
+  if (unpooled) {
+    show(regions.unpooledGrid, unpooledGrid(trace, view, shown(regions.unpooledGrid)));
+    regions.unpoolNote.textContent = unpoolText(trace);
+  } else {
+    regions.unpooledGrid.replaceChildren();
+    regions.unpoolNote.textContent = "";
+  }
+  // The legend's argmax mark belongs to the modes that keep one cell per window.
+  regions.legend.dataset.mode = (trace ? trace.argmax : state.mode === "max" || state.mode === "adaptive_max") ? "max" : "avg";
   regions.formula.replaceChildren(trace ? sizeFormula(trace) : placeholder(""));
   regions.shapes.textContent = trace
     ? `${sizeText(trace.input_shape)} → ${sizeText(trace.output_shape)}`

@@ -15,6 +15,20 @@ export const MAX_SIDE = 16;
 const MAX_HASH_LENGTH = 20000;
 const MAX_MAGNITUDE = 1e15;
 const NUMBER_PATTERN = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+const MAX_NORM = 1000;
+
+// The pooling modes (poolgrad.trace()'s `mode`), as sentences name them.
+export const MODE_NAMES = {
+  max: "max pooling",
+  avg: "average pooling",
+  adaptive_max: "adaptive max pooling",
+  adaptive_avg: "adaptive average pooling",
+  lp: "LP pooling",
+};
+// The modes whose windows follow the output size, and those that keep one cell per
+// window (its argmax: where unpooling applies).
+export const ADAPTIVE_MODES = ["adaptive_max", "adaptive_avg"];
+export const MAX_MODES = ["max", "adaptive_max"];
 
 // A refusal of the learner's text. `source` says where the text came from: "hash",
 // "paste", "cell" or "field"; status lines word the error after it.
@@ -195,7 +209,8 @@ const KINDS = {
   },
   enum: {
     parse(text, property, source) {
-      if (!property.values.includes(text)) throw new InputError(`${property.key} must be ${property.values.join(" or ")}; got ${quote(text)}`, source);
+      const names = `${property.values.slice(0, -1).join(", ")} or ${property.values.at(-1)}`;
+      if (!property.values.includes(text)) throw new InputError(`${property.key} must be ${names}; got ${quote(text)}`, source);
       return text;
     },
     write: String,
@@ -207,6 +222,19 @@ const KINDS = {
       return [Number(match[1]), Number(match[2])];
     },
     write: ([row, col]) => `${row},${col}`,
+  },
+  norm: {
+    parse(text, property, source) {
+      const trimmed = text.trim();
+      const word = { inf: Infinity, infinity: Infinity, "-inf": -Infinity, "-infinity": -Infinity }[trimmed.toLowerCase()];
+      const value = word ?? (NUMBER_PATTERN.test(trimmed) ? Number(trimmed) : NaN);
+      if (Number.isNaN(value) || (Number.isFinite(value) && Math.abs(value) > MAX_NORM)) {
+        throw new InputError(`${property.name} must be a number such as 1, 2 or 3 (or Infinity), between -${MAX_NORM} and ${MAX_NORM}; got ${quote(text)}`, source);
+      }
+      if (value === 0) throw new InputError(`${property.name} must not be 0: the power mean (sum of x^p)^(1/p) needs p ≠ 0`, source);
+      return value;
+    },
+    write: (value) => (Number.isFinite(value) ? String(value) : value > 0 ? "Infinity" : "-Infinity"),
   },
   matrix: {
     parse: (text, property) => parseMatrix(text, MATRIX_SPELLINGS.hash(property.name)),
@@ -239,22 +267,37 @@ function wholeNumber(text, property, source) {
 // the value when the hash leaves the key out (it may depend on properties above it);
 // `written` says when serialiseState writes it: "always", "unless-initial" (left out
 // while it equals its initial value) or, for the selection, "unless-implicit" (left out
-// while state.selImplicit holds, or when nothing is selected). `check(state)`, run once every property is known,
-// returns a message for a combination the hash may not ask for.
+// while state.selImplicit holds, or when nothing is selected). A property marked `only`
+// belongs to some modes (APPLIES below): it is written only where it applies, and a link
+// that gives it elsewhere is refused, so every link has one spelling. `check(state)`, run
+// once every property is known, returns a message for a combination the hash may not ask for.
 export const HASH_PROPERTIES = [
   { key: "k", kind: "pair", name: "kernel (k)", min: 1, max: MAX_SIDE, initial: () => [2, 2], written: "always" },
   // PyTorch's default: a missing stride equals the kernel.
   { key: "s", kind: "pair", name: "stride (s)", min: 1, max: MAX_SIDE, initial: (state) => state.k.slice(), written: "always" },
-  { key: "p", kind: "pair", name: "padding (p)", min: 0, max: MAX_SIDE / 2, initial: () => [0, 0], written: "always" },
+  {
+    key: "p", kind: "pair", name: "padding (p)", min: 0, max: MAX_SIDE / 2, initial: () => [0, 0], written: "always",
+    check: (state) => (!applies("p", state) && (state.p[0] !== 0 || state.p[1] !== 0)
+      ? `padding does not apply to mode=${state.mode} (${MODE_NAMES[state.mode]} has none); use p=0` : null),
+  },
   {
     key: "d", kind: "pair", name: "dilation (d)", min: 1, max: MAX_SIDE, initial: () => [1, 1], written: "always",
     check: (state) => (!applies("d", state) && (state.d[0] !== 1 || state.d[1] !== 1)
-      ? "dilation applies to max pooling only; use d=1 with mode=avg" : null),
+      ? `dilation applies to max pooling only; use d=1 with mode=${state.mode}` : null),
   },
-  { key: "mode", kind: "enum", values: ["max", "avg"], initial: () => "max", written: "always" },
-  { key: "ceil", kind: "flag", meaning: "1 rounds the output size up", initial: () => false, written: "unless-initial" },
+  { key: "mode", kind: "enum", values: Object.keys(MODE_NAMES), initial: () => "max", written: "always" },
+  // The adaptive modes' output size: their windows follow it (kernel and stride do not apply).
+  { key: "o", kind: "pair", name: "output size (o)", min: 1, max: MAX_SIDE, initial: () => [2, 2], written: "always", only: true },
+  // LP pooling's p (norm_type): any number but 0, or Infinity (max pooling of |x|).
+  { key: "n", kind: "norm", name: "norm type (n)", initial: () => 2, written: "always", only: true },
+  {
+    key: "ceil", kind: "flag", meaning: "1 rounds the output size up", initial: () => false, written: "unless-initial",
+    check: (state) => (!applies("ceil", state) && state.ceil ? `ceil does not apply to mode=${state.mode}: its windows follow the output size o; leave ceil out` : null),
+  },
   { key: "cip", kind: "flag", meaning: "0 leaves padding out of the average's divisor", initial: () => true, written: "unless-initial" },
   { key: "grad", kind: "flag", meaning: "1 shows gradient routing", initial: () => false, written: "always" },
+  // max_unpool2d(out, indices) beside the input gradient (the max modes).
+  { key: "unpool", kind: "flag", meaning: "1 shows max_unpool2d(out, indices)", initial: () => false, written: "unless-initial", only: true },
   // With no sel in the link the first output is selected, so the main interaction shows at
   // once; that implicit selection (state.selImplicit) is never written: the link carries a
   // selection only when someone picked it.
@@ -312,6 +355,11 @@ export function parseHash(hash) {
     state[key] = KINDS[property.kind].parse(text, property, "hash");
   }
   fillInitial(state);
+  for (const key of given.keys()) {
+    if (PROPERTY.get(key).only && !applies(key, state)) {
+      throw fail(`${key} does not apply to mode=${state.mode}; ${APPLIES_TEXT[key]}`);
+    }
+  }
   for (const property of HASH_PROPERTIES) {
     const refusal = property.check?.(state);
     if (refusal) throw fail(refusal);
@@ -320,6 +368,7 @@ export function parseHash(hash) {
 }
 
 function leftOut(property, value, state) {
+  if (property.only && !applies(property.key, state)) return true;
   if (property.written === "always") return false;
   if (property.written === "unless-implicit") return state.selImplicit || value === null;
   const initial = property.initial(state);
@@ -352,20 +401,30 @@ export function hashFor(state, trace) {
   return serialiseState(unshown ? { ...state, sel: null } : state);
 }
 
-// What the worker needs: everything but the view-only parts (selection, grad toggle).
+// What the worker needs: everything but the view-only parts (selection, grad toggle), and
+// of the parameters only those the mode takes (trace() refuses a kernel in the adaptive
+// modes). The max and average modes' requests are what they were before the other modes
+// came: the build's shipped traces are filed under these keys.
 export function traceRequest(state) {
   const encodeMatrix = (matrix) => matrix.map((row) => row.map(wireNumber));
-  return {
-    x: encodeMatrix(state.x),
-    kernel_size: state.k,
-    stride: state.s,
-    padding: state.p,
-    dilation: state.d,
-    ceil_mode: state.ceil,
-    count_include_pad: state.cip,
-    mode: state.mode,
-    grad_output: state.g ? encodeMatrix(state.g) : 1,
-  };
+  const request = { x: encodeMatrix(state.x) };
+  if (ADAPTIVE_MODES.includes(state.mode)) {
+    request.output_size = state.o;
+  } else {
+    request.kernel_size = state.k;
+    request.stride = state.s;
+    if (state.mode !== "lp") {
+      request.padding = state.p;
+      request.dilation = state.d;
+    }
+    request.ceil_mode = state.ceil;
+    if (state.mode !== "lp") request.count_include_pad = state.cip;
+  }
+  request.mode = state.mode;
+  if (state.mode === "lp") request.norm_type = wireNumber(state.n);
+  request.grad_output = state.g ? encodeMatrix(state.g) : 1;
+  if (state.unpool && applies("unpool", state)) request.unpool = true;
+  return request;
 }
 
 export function requestKey(state) {
@@ -375,25 +434,40 @@ export function requestKey(state) {
 // ---- state changes: the rules every host, the controls and the build share (no DOM) ----
 
 // Which parameters apply in which mode: dilation to max pooling only (average pooling has
-// no dilation, as in PyTorch's avg_pool2d), count_include_pad to average pooling only.
-const APPLIES = { d: ["max"], cip: ["avg"] };
+// no dilation, as in PyTorch's avg_pool2d), count_include_pad to average pooling only;
+// the adaptive modes place their windows by the output size o alone, LP pooling (n) has
+// no padding, and unpooling needs the indices of the max modes. A key not listed applies
+// everywhere.
+const WINDOWED = ["max", "avg", "lp"];
+const APPLIES = {
+  k: WINDOWED, s: WINDOWED, p: ["max", "avg"], d: ["max"], ceil: WINDOWED, cip: ["avg"],
+  o: ADAPTIVE_MODES, n: ["lp"], unpool: MAX_MODES,
+};
+// Why a mode's own key does not apply elsewhere, as a link's refusal says it.
+const APPLIES_TEXT = {
+  o: "the output size is the adaptive modes' (mode=adaptive_max or adaptive_avg)",
+  n: "the norm type is LP pooling's (mode=lp)",
+  unpool: "unpooling puts back the maxima of the max modes (mode=max or adaptive_max)",
+};
 export function applies(key, state) {
   return !(key in APPLIES) || APPLIES[key].includes(state.mode);
 }
 
 // The properties whose change can change the output's shape: changing one resets a custom
 // upstream gradient (state.g) to all ones, as its shape may no longer fit.
-const RESETS_GRADIENT = new Set(["k", "s", "p", "d", "mode", "ceil", "x"]);
+const RESETS_GRADIENT = new Set(["k", "s", "p", "d", "mode", "ceil", "o", "x"]);
 
 // `state` with `changes` (state properties) applied under the rules above: a mode without
-// dilation sets it back to 1, and a change of shape resets the custom gradient unless the
-// changes give one. Returns a new state; `state` is left as it was.
+// dilation (padding, ceil_mode) sets it back to 1 (0, off), and a change of shape resets
+// the custom gradient unless the changes give one. Returns a new state; `state` is left as it was.
 export function changedState(state, changes) {
   const next = { ...structuredClone(state), ...structuredClone(changes) };
   const resets = Object.keys(changes).some((key) => RESETS_GRADIENT.has(key)
     && JSON.stringify(changes[key]) !== JSON.stringify(state[key]));
   if (resets && !("g" in changes)) next.g = null;
   if (!applies("d", next)) next.d = [1, 1];
+  if (!applies("p", next)) next.p = [0, 0];
+  if (!applies("ceil", next)) next.ceil = false;
   return next;
 }
 
@@ -403,9 +477,19 @@ export function switchMode(mode) {
   return (state) => Object.assign(state, changedState(state, { mode }), { g: null });
 }
 
-// The state change of loading the preset `name` (a PRESETS key) at the input's size.
+// The state change of loading the preset `name` (a PRESETS key) at the input's size, with
+// the settings it comes with (a mode and its output size), as their controls set them.
 export function presetChange(name) {
-  return (state) => Object.assign(state, changedState(state, { x: PRESETS[name].make([state.x.length, state.x[0].length]) }), { g: null });
+  const { make, settings = {} } = PRESETS[name];
+  return (state) => Object.assign(state, changedState(state, { x: make([state.x.length, state.x[0].length]), ...structuredClone(settings) }), { g: null });
+}
+
+// Whether `state` shows preset `name`'s input and settings.
+export function showsPreset(name, state) {
+  const { make, settings = {} } = PRESETS[name];
+  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  return same(make([state.x.length, state.x[0].length]), state.x)
+    && Object.entries(settings).every(([key, value]) => same(state[key], value));
 }
 
 // ---- the host model: the state as mount()'s model holds it (anywidget's shape) ----
@@ -428,6 +512,9 @@ export const MODEL_KEYS = {
   selection: "sel",
   x: "x",
   grad_output: "g",
+  output_size: "o",
+  norm_type: "n",
+  unpool: "unpool",
 };
 
 // The model's values for `state`.
@@ -445,6 +532,9 @@ export function modelValues(state) {
     selection: state.selImplicit || state.sel === null ? null : state.sel.slice(),
     x: matrix(state.x),
     grad_output: state.g ? matrix(state.g) : null,
+    output_size: state.o.slice(),
+    norm_type: wireNumber(state.n),
+    unpool: state.unpool,
   };
 }
 
@@ -463,10 +553,14 @@ function valueText(key, value) {
 
 // The state a model's values describe (`get(key)`, the model's own reader), refused as the
 // hash would refuse it: InputError with the same message, naming the setting.
+// A model holds every key at once, so a mode's own key (output_size, norm_type, unpool) is
+// kept there while another mode shows: it is read only where it applies.
 export function stateFromModel(get) {
   const parts = [];
+  const mode = valueText("mode", get("mode")) ?? "max";
   for (const [key, property] of Object.entries(MODEL_KEYS)) {
     const text = valueText(key, get(key));
+    if (PROPERTY.get(property).only && !applies(property, { mode })) continue;
     if (text !== null) parts.push(`${property}=${encodeURIComponent(text)}`);
   }
   return parseHash(parts.join("&"));

@@ -35,10 +35,22 @@ export function windowCells(trace, [i, j]) {
   return rows.flatMap((r) => cols.map((c) => [r, c]));
 }
 
-// The input cells output (i, j)'s upstream gradient reaches: its argmax in max mode,
-// every cell of its window in average mode.
+// The input cells output (i, j)'s upstream gradient reaches: its argmax in the modes that
+// keep one cell (max, adaptive max, LP with p = ±∞), every cell of its window otherwise.
 export function gradientReceivers(trace, [i, j]) {
-  return trace.mode === "max" ? [trace.argmax[i][j]] : windowCells(trace, [i, j]);
+  return trace.argmax ? [trace.argmax[i][j]] : windowCells(trace, [i, j]);
+}
+
+// The adaptive modes: [rows, cols] of output (i, j)'s window (trace.window_size holds
+// their product); the windows of the other modes are all the kernel's size.
+export function windowSize(trace, [i, j]) {
+  return [trace.window_rows[i].length, trace.window_cols[j].length];
+}
+
+// The adaptive modes' count of windows holding each input cell (H x W), or null for the
+// other modes, whose windows all have the kernel's size.
+export function windowShared(trace) {
+  return trace.shared ?? null;
 }
 
 // Max mode: the window cells holding the output's value (trace() lists them), in
