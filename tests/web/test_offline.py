@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import expect
 
+from exercise_solutions import FORWARD
 from lesson_fixture import FIXTURE
 from widget_driver import BOOT_TIMEOUT_MS, build_info, context_of_its_own, wait_settled, watched_page
 
@@ -138,6 +139,14 @@ def test_a_reload_with_the_network_off_needs_nothing_from_the_server(offline_con
     page.goto(site.url + "index.html" + REFERENCE)
     wait_settled(page)
     assert outputs(page) == first
+    # The official standard library was never used, so it was not saved: an import of a
+    # module the subset lacks says why it fails.
+    assert site.requests_for("python_stdlib.zip") == []
+    page.fill("#exercise-code", "import unittest\n" + FORWARD["numpy"])
+    page.click("#exercise-run")
+    expect(page.locator("#exercise-result")).to_contain_text(
+        "unittest is not in the part of Python's standard library this page loads at start, and the full "
+        "standard library could not be fetched", timeout=120_000)
 
 
 def test_on_a_slow_link_the_wheels_path_is_saved_and_works_offline(offline_context, dist, slow_host):
@@ -155,6 +164,7 @@ def test_on_a_slow_link_the_wheels_path_is_saved_and_works_offline(offline_conte
     assert wait_saved(page, expected) == expected
     names = [crossing.path.rpartition("/")[2] for crossing in host.traffic.since(0)]
     assert "numpy-snapshot.bin.gz" not in names and not any(name.endswith(".whl") and name.startswith("numpy") for name in names)
+    assert "python_stdlib.zip" not in names and "stdlib-subset.zip" in names
 
     mark = host.traffic.mark()
     offline_context.set_offline(True)
