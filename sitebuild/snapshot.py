@@ -137,6 +137,24 @@ def node_for_snapshot() -> str:
     return node
 
 
+def run_node_script(script: Path, args: list[str], cwd: str, error: type[Exception] = SnapshotUnavailable) -> None:
+    """Run the build helper ``script`` under Node with ``args`` in the folder ``cwd``;
+    raise ``error`` with one line saying why unless it ran and exited 0."""
+    try:
+        node = node_for_snapshot()
+    except SnapshotUnavailable as why:
+        raise error(str(why)) from None
+    try:
+        proc = subprocess.run([node, str(script), *args], cwd=cwd, capture_output=True, text=True,
+                              timeout=SNAPSHOT_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        raise error(f"{script.name} ran for more than {SNAPSHOT_TIMEOUT_S} s") from None
+    except OSError as e:
+        raise error(f"cannot run node: {e.strerror or e}") from None
+    if proc.returncode != 0:
+        raise error(f"{script.name} failed (exit {proc.returncode}): {last_output_line(proc)}")
+
+
 def make_snapshot(core: Path, numpy: Path, poolgrad: Path, out: Path, stdlib: Path) -> None:
     """Run sitebuild/pyodide_snapshot.mjs with Node against the Pyodide core in ``core``, the
     NumPy zip ``numpy`` (the subset) and poolgrad's wheel ``poolgrad`` (both installed inside
@@ -145,22 +163,13 @@ def make_snapshot(core: Path, numpy: Path, poolgrad: Path, out: Path, stdlib: Pa
     directory of it), and write the checked, gzipped NumPy snapshot into the folder ``out``.
     Raises SnapshotUnavailable."""
     installed = [Path(numpy), Path(poolgrad)]
-    node = node_for_snapshot()
+    node_for_snapshot()
     for script in (SNAPSHOT_SCRIPT, SNAPSHOT_RESTORE):
         if not script.is_file():
             raise SnapshotUnavailable(f"{script.relative_to(ROOT).as_posix()} is missing")
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=out, prefix=".make-") as tmp:
-        command = [node, str(SNAPSHOT_SCRIPT), str(core), tmp, str(stdlib), *map(str, installed)]
-        try:
-            proc = subprocess.run(command, cwd=tmp, capture_output=True, text=True, timeout=SNAPSHOT_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            raise SnapshotUnavailable(f"{SNAPSHOT_SCRIPT.name} ran for more than {SNAPSHOT_TIMEOUT_S} s") from None
-        except OSError as e:
-            raise SnapshotUnavailable(f"cannot run node: {e.strerror or e}") from None
-        if proc.returncode != 0:
-            raise SnapshotUnavailable(
-                f"{SNAPSHOT_SCRIPT.name} failed (exit {proc.returncode}): {last_output_line(proc)}")
+        run_node_script(SNAPSHOT_SCRIPT, [str(core), tmp, str(stdlib), *map(str, installed)], tmp)
         raw = Path(tmp) / "numpy-snapshot.bin"
         data = raw.read_bytes() if raw.is_file() else b""
         check_numpy_snapshot(data, pyodide_build_id(core), installed)

@@ -14,15 +14,14 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import subprocess
 import tempfile
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
-from .common import atomic_write_bytes, last_output_line, sha256_of
+from .common import atomic_write_bytes, sha256_of
 from .paths import WEB
-from .pins import PYODIDE_CORE_SHA256, PYODIDE_STDLIB, PYODIDE_VERSION, SNAPSHOT_TIMEOUT_S
+from .pins import PYODIDE_CORE_SHA256, PYODIDE_STDLIB, PYODIDE_VERSION
 
 # Left out of the subset: folders (and one module) by prefix, and kinds of file anywhere.
 NUMPY_LEFT_OUT = ("numpy/fft/", "numpy/f2py/", "numpy/polynomial/", "numpy/ma/", "numpy/testing/",
@@ -133,7 +132,7 @@ def stdlib_files_read(cache: Path, core: Path, numpy: Path, poolgrad: Path) -> l
     found by sitebuild/pyodide_stdlib.mjs under Node against the Pyodide core in ``core``,
     the NumPy subset ``numpy`` and poolgrad's wheel ``poolgrad``; cached by the sha256 of
     those inputs and of the scripts. Raises StdlibUnavailable."""
-    from .snapshot import SnapshotUnavailable, node_for_snapshot
+    from .snapshot import run_node_script
 
     h = hashlib.sha256()
     for name, sha in sorted(PYODIDE_CORE_SHA256.items()):
@@ -142,21 +141,11 @@ def stdlib_files_read(cache: Path, core: Path, numpy: Path, poolgrad: Path) -> l
         h.update(f"{Path(path).name}\0{sha256_of(path)}\n".encode())
     cached = cache / f"pyodide-{PYODIDE_VERSION}-stdlib" / f"{h.hexdigest()[:24]}.json"
     if not cached.is_file():
-        try:
-            node = node_for_snapshot()
-        except SnapshotUnavailable as why:
-            raise StdlibUnavailable(str(why)) from None
         with tempfile.TemporaryDirectory(prefix="poolgrad-stdlib-") as tmp:
             out = Path(tmp) / "read.json"
-            command = [node, str(STDLIB_SCRIPT), str(core), str(out), str(numpy), str(poolgrad)]
-            try:
-                proc = subprocess.run(command, cwd=tmp, capture_output=True, text=True, timeout=SNAPSHOT_TIMEOUT_S)
-            except subprocess.TimeoutExpired:
-                raise StdlibUnavailable(f"{STDLIB_SCRIPT.name} ran for more than {SNAPSHOT_TIMEOUT_S} s") from None
-            except OSError as e:
-                raise StdlibUnavailable(f"cannot run node: {e.strerror or e}") from None
-            if proc.returncode != 0 or not out.is_file():
-                raise StdlibUnavailable(f"{STDLIB_SCRIPT.name} failed (exit {proc.returncode}): {last_output_line(proc)}")
+            run_node_script(STDLIB_SCRIPT, [str(core), str(out), str(numpy), str(poolgrad)], tmp, StdlibUnavailable)
+            if not out.is_file():
+                raise StdlibUnavailable(f"{STDLIB_SCRIPT.name} wrote no list of the files it saw read")
             atomic_write_bytes(cached, out.read_bytes())
     files = json.loads(cached.read_text(encoding="utf-8"))["files"]
     if not files:
