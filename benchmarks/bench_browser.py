@@ -740,6 +740,7 @@ FILE_LABELS = {  # the big downloads, by file-name fragment
     "pyodide.asm.js": "pyodide.asm.js",
     "pyodide.asm.wasm": "pyodide.asm.wasm",
     "python_stdlib.zip": "python_stdlib.zip",
+    "stdlib-subset": "standard library subset",
     "pyodide-lock.json": "pyodide-lock.json",
     "numpy-snapshot": "NumPy snapshot",
     "snapshot.bin": "plain snapshot",

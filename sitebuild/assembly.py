@@ -18,11 +18,12 @@ from .common import (BuildError, atomic_write_bytes, cache_dir, copy_file, copy_
                      verify_file, write_if_changed)
 from .fetch import pyodide_core, pyodide_wheels
 from .paths import DIST_MARKER
-from .pins import (NODE_MIN_MAJOR, NUMPY_SNAPSHOT_FILE, NUMPY_SUBSET_FILE, NUMPY_WHEEL, ON_DEMAND_FILES, PYODIDE_CORE_SHA256,
-                   PYODIDE_LOCK, PYODIDE_SHIPPED, PYODIDE_VERSION, PYODIDE_WHEELS)
+from .pins import (NODE_MIN_MAJOR, NUMPY_SNAPSHOT_FILE, NUMPY_SUBSET_FILE, NUMPY_WHEEL, ON_DEMAND_FILES,
+                   ON_DEMAND_WITH_STDLIB_SUBSET, PYODIDE_CORE_SHA256, PYODIDE_LOCK, PYODIDE_SHIPPED, PYODIDE_STDLIB,
+                   PYODIDE_VERSION, PYODIDE_WHEELS, STDLIB_SUBSET_FILE)
 from .shipped import FIRST_MINUTE_TRACES_FILE, SHIPPED_TRACES_FILE, TracesUnavailable, shipped_traces, traces_file
 from .snapshot import SnapshotUnavailable, pyodide_snapshot, snapshot_size
-from .subset import numpy_subset
+from .subset import StdlibUnavailable, numpy_subset, stdlib_subset
 from .wheel import poolgrad_wheel
 
 # ------------------------------------------------------------------------ the lock
@@ -144,10 +145,25 @@ def assemble(dist: Path, quiet: bool = False) -> Path:
 
     step("copy wheel into dist/wheels/", ship_wheel)
 
+    # 3b. the standard library a start mounts: the official zip less what the site's Python
+    # was never seen to read (optional: without Node every start mounts the official zip)
+    def ship_stdlib():
+        try:
+            made, lacks = stdlib_subset(cache, core, numpy_zip, wheel, dist / "pyodide" / STDLIB_SUBSET_FILE)
+        except StdlibUnavailable as why:
+            return core / PYODIDE_STDLIB, None, why
+        keep.add(f"pyodide/{STDLIB_SUBSET_FILE}")
+        return made, lacks, None
+
+    stdlib_zip, stdlib_left_out, no_stdlib_subset = step("standard library subset (node)", ship_stdlib)
+    if no_stdlib_subset is not None:
+        say(f"  no standard library subset: {no_stdlib_subset}; every start downloads the official "
+            f"{PYODIDE_STDLIB} (install Node.js {NODE_MIN_MAJOR}+ and rebuild to get it)", quiet)
+
     # 4. Python's start-up snapshot (optional: without Node, Python starts seconds slower on a fast link)
     def ship_snapshot():
         try:
-            made = pyodide_snapshot(cache, core, numpy_zip, wheel)
+            made = pyodide_snapshot(cache, core, numpy_zip, wheel, stdlib_zip)
         except SnapshotUnavailable as why:
             return why
         keep.add(f"pyodide/{NUMPY_SNAPSHOT_FILE}")
@@ -186,8 +202,14 @@ def assemble(dist: Path, quiet: bool = False) -> Path:
         "poolgrad_version": version,
         "numpy_wheel": f"pyodide/{NUMPY_WHEEL}",
         "numpy_subset": f"pyodide/{NUMPY_SUBSET_FILE}",
+        # The standard library a start mounts (null: the official zip), and the modules it
+        # lacks, which an import fetches the official zip for.
+        "stdlib_subset": None if no_stdlib_subset is not None else f"pyodide/{STDLIB_SUBSET_FILE}",
+        "stdlib_left_out": stdlib_left_out,
         # Files derived at build time from the pinned ones, by their own sha256.
-        "derived": [{"file": f"pyodide/{NUMPY_SUBSET_FILE}", "sha256": sha256_of(numpy_zip)}],
+        "derived": [{"file": f"pyodide/{NUMPY_SUBSET_FILE}", "sha256": sha256_of(numpy_zip)}]
+        + ([] if no_stdlib_subset is not None
+           else [{"file": f"pyodide/{STDLIB_SUBSET_FILE}", "sha256": sha256_of(stdlib_zip)}]),
         "numpy_snapshot": None if no_snapshot is not None else f"pyodide/{NUMPY_SNAPSHOT_FILE}",
         "numpy_snapshot_bytes": (None if no_snapshot is not None
                                  else snapshot_size(dist / "pyodide" / NUMPY_SNAPSHOT_FILE)),
@@ -508,7 +530,8 @@ def publish(stage: Path, dist: Path) -> dict:
     contents[BUILD_INFO] = (json.dumps(info, indent=2) + "\n").encode()
     # build-info.json is checked by its build_id instead: its "built" time changes on every
     # build, and an unchanged site must not look like a new version to its learners.
-    on_demand = {names[f"pyodide/{name}"] for name in ON_DEMAND_FILES if f"pyodide/{name}" in names}
+    on_demand_files = ON_DEMAND_WITH_STDLIB_SUBSET if info.get("stdlib_subset") else ON_DEMAND_FILES
+    on_demand = {names[f"pyodide/{name}"] for name in on_demand_files if f"pyodide/{name}" in names}
     kept = [[rel, None if rel == BUILD_INFO else digest(contents[rel]), "/" in rel, rel in on_demand]
             for rel in sorted(contents)]
     contents[SERVICE_WORKER] = service_worker(template.read_text(encoding="utf-8"), build_id, kept)

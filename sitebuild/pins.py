@@ -56,10 +56,14 @@ NUMPY_WHEEL = PYODIDE_WHEELS["numpy"][0]
 
 NUMPY_SNAPSHOT_FILE = "numpy-snapshot.bin.gz"  # in dist/pyodide/: NumPy and poolgrad imported
 NUMPY_SUBSET_FILE = "numpy-subset.zip"  # sitebuild/subset.py: what a start downloads of NumPy
+PYODIDE_STDLIB = "python_stdlib.zip"  # the official standard library (a core file)
+STDLIB_SUBSET_FILE = "stdlib-subset.zip"  # sitebuild/subset.py: what a start mounts of it
 # The files of dist/pyodide/ that only one way of starting uses (python-runtime.js picks
 # the snapshot or the subset; the full wheel is fetched on demand): the service worker
 # saves one only once this browser used it.
 ON_DEMAND_FILES = (NUMPY_SNAPSHOT_FILE, NUMPY_SUBSET_FILE, *(fname for fname, _ in PYODIDE_WHEELS.values()))
+# ... and the official standard library, when the build made its subset (every start mounts that).
+ON_DEMAND_WITH_STDLIB_SUBSET = (*ON_DEMAND_FILES, PYODIDE_STDLIB)
 # The core files the snapshots depend on (their cache key, with the wheels and the scripts).
 SNAPSHOT_INPUTS = ["pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip", PYODIDE_LOCK]
 NODE_MIN_MAJOR = 18  # Pyodide 0.27 runs under Node 18 or newer

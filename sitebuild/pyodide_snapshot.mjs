@@ -1,9 +1,11 @@
 // Build-time helper for build.py: boots the vendored Pyodide core under Node and writes
 // Python's start-up snapshot (web/runtime/snapshot.js describes it and restores it):
 //
-//   node sitebuild/pyodide_snapshot.mjs PYODIDE_DIR OUT_DIR WHEEL...
+//   node sitebuild/pyodide_snapshot.mjs PYODIDE_DIR OUT_DIR STDLIB_ZIP WHEEL...
 //
-// OUT_DIR/numpy-snapshot.bin: the NumPy snapshot. The WHEELs (NumPy's and poolgrad's) are
+// OUT_DIR/numpy-snapshot.bin: the NumPy snapshot, made with STDLIB_ZIP mounted as the
+// standard library (the zip the site's starts mount: the image holds zipimport's
+// directory of it). The WHEELs (NumPy's and poolgrad's) are
 // unpacked into site-packages with Python's zipfile (not loadPackage:
 // then Python's own dlopen loads NumPy's libraries, so each gets a handle that records
 // where it lives), NumPy and poolgrad's wire are imported, and each loaded library is
@@ -20,9 +22,9 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { basename, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
-const [dir, outDir, ...wheels] = process.argv.slice(2);
-if (!dir || !outDir || wheels.length === 0) {
-  console.error("usage: node pyodide_snapshot.mjs PYODIDE_DIR OUT_DIR WHEEL...");
+const [dir, outDir, stdlib, ...wheels] = process.argv.slice(2);
+if (!dir || !outDir || !stdlib || wheels.length === 0) {
+  console.error("usage: node pyodide_snapshot.mjs PYODIDE_DIR OUT_DIR STDLIB_ZIP WHEEL...");
   process.exit(2);
 }
 const major = Number(process.versions.node.split(".")[0]);
@@ -40,6 +42,7 @@ const platform = restore.takeTheIOSPath();
 const { loadPyodide } = await import(pathToFileURL(indexURL + "pyodide.mjs").href);
 const options = {
   indexURL,
+  stdLibURL: resolve(stdlib),
   // What Python's start-up records (sys.executable, os.environ) is frozen into a
   // snapshot: give it the browser's values, not this machine's script path or variables.
   _sysExecutable: "./this.program",
@@ -60,10 +63,11 @@ const tableBefore = module.wasmTable.length;
 pyodide.FS.mkdirTree("/tmp/wheels");
 for (const wheel of wheels) pyodide.FS.writeFile(`/tmp/wheels/${basename(wheel)}`, readFileSync(wheel));
 const listed = pyodide.runPython(`
-import glob, os, sys, zipfile
+import os, sys, zipfile
 site_packages = next(p for p in sys.path if p.endswith("site-packages"))
 files = []
-for wheel in sorted(glob.glob("/tmp/wheels/*")):
+# (os.listdir, not glob: the standard library's subset holds only what the site uses)
+for wheel in sorted(os.path.join("/tmp/wheels", name) for name in os.listdir("/tmp/wheels")):
     with zipfile.ZipFile(wheel) as archive:
         archive.extractall(site_packages)
         files += [f"{site_packages}/{name}" for name in archive.namelist() if not name.endswith("/")]

@@ -137,44 +137,55 @@ def node_for_snapshot() -> str:
     return node
 
 
-def make_snapshot(core: Path, numpy: Path, poolgrad: Path, out: Path) -> None:
+def run_node_script(script: Path, args: list[str], cwd: str, error: type[Exception] = SnapshotUnavailable) -> None:
+    """Run the build helper ``script`` under Node with ``args`` in the folder ``cwd``;
+    raise ``error`` with one line saying why unless it ran and exited 0."""
+    try:
+        node = node_for_snapshot()
+    except SnapshotUnavailable as why:
+        raise error(str(why)) from None
+    try:
+        proc = subprocess.run([node, str(script), *args], cwd=cwd, capture_output=True, text=True,
+                              timeout=SNAPSHOT_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        raise error(f"{script.name} ran for more than {SNAPSHOT_TIMEOUT_S} s") from None
+    except OSError as e:
+        raise error(f"cannot run node: {e.strerror or e}") from None
+    if proc.returncode != 0:
+        raise error(f"{script.name} failed (exit {proc.returncode}): {last_output_line(proc)}")
+
+
+def make_snapshot(core: Path, numpy: Path, poolgrad: Path, out: Path, stdlib: Path) -> None:
     """Run sitebuild/pyodide_snapshot.mjs with Node against the Pyodide core in ``core``, the
     NumPy zip ``numpy`` (the subset) and poolgrad's wheel ``poolgrad`` (both installed inside
-    the snapshot, so a start from it unpacks nothing), and write the checked, gzipped NumPy
-    snapshot into the folder ``out``. Raises SnapshotUnavailable."""
+    the snapshot, so a start from it unpacks nothing), with the standard library's zip
+    ``stdlib`` mounted (the one the site's starts mount: the image holds zipimport's
+    directory of it), and write the checked, gzipped NumPy snapshot into the folder ``out``.
+    Raises SnapshotUnavailable."""
     installed = [Path(numpy), Path(poolgrad)]
-    node = node_for_snapshot()
+    node_for_snapshot()
     for script in (SNAPSHOT_SCRIPT, SNAPSHOT_RESTORE):
         if not script.is_file():
             raise SnapshotUnavailable(f"{script.relative_to(ROOT).as_posix()} is missing")
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=out, prefix=".make-") as tmp:
-        command = [node, str(SNAPSHOT_SCRIPT), str(core), tmp, *map(str, installed)]
-        try:
-            proc = subprocess.run(command, cwd=tmp, capture_output=True, text=True, timeout=SNAPSHOT_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            raise SnapshotUnavailable(f"{SNAPSHOT_SCRIPT.name} ran for more than {SNAPSHOT_TIMEOUT_S} s") from None
-        except OSError as e:
-            raise SnapshotUnavailable(f"cannot run node: {e.strerror or e}") from None
-        if proc.returncode != 0:
-            raise SnapshotUnavailable(
-                f"{SNAPSHOT_SCRIPT.name} failed (exit {proc.returncode}): {last_output_line(proc)}")
+        run_node_script(SNAPSHOT_SCRIPT, [str(core), tmp, str(stdlib), *map(str, installed)], tmp)
         raw = Path(tmp) / "numpy-snapshot.bin"
         data = raw.read_bytes() if raw.is_file() else b""
         check_numpy_snapshot(data, pyodide_build_id(core), installed)
         atomic_write_bytes(out / NUMPY_SNAPSHOT_FILE, gzip.compress(data, compresslevel=9, mtime=0))
 
 
-def pyodide_snapshot(cache: Path, core: Path, numpy: Path, poolgrad: Path) -> Path:
+def pyodide_snapshot(cache: Path, core: Path, numpy: Path, poolgrad: Path, stdlib: Path) -> Path:
     """The folder holding the gzipped NumPy snapshot for the verified core in ``core``
-    with ``numpy`` and ``poolgrad`` installed (make_snapshot): made once with Node, then taken from the cache (keyed by the
-    sha256 of their inputs), so a warm build needs neither Node nor any time. Raises
-    SnapshotUnavailable."""
+    with ``numpy`` and ``poolgrad`` installed and ``stdlib`` mounted (make_snapshot): made
+    once with Node, then taken from the cache (keyed by the sha256 of their inputs), so a
+    warm build needs neither Node nor any time. Raises SnapshotUnavailable."""
     h = hashlib.sha256()
     pins = dict(PYODIDE_CORE_SHA256, **{PYODIDE_LOCK: PYODIDE_LOCK_SHA256})
     for name in SNAPSHOT_INPUTS:  # verified against these pins by pyodide_core()
         h.update(f"{name}\0{pins[name]}\n".encode())
-    for installed in (numpy, poolgrad):
+    for installed in (numpy, poolgrad, stdlib):
         h.update(f"{Path(installed).name}\0{sha256_of(installed)}\n".encode())
     for script in (SNAPSHOT_SCRIPT, SNAPSHOT_RESTORE):
         if not script.is_file():
@@ -182,5 +193,5 @@ def pyodide_snapshot(cache: Path, core: Path, numpy: Path, poolgrad: Path) -> Pa
         h.update(f"{script.name}\0{sha256_of(script)}\n".encode())
     cached = cache / f"pyodide-{PYODIDE_VERSION}-snapshots" / h.hexdigest()[:24]
     if not (cached / NUMPY_SNAPSHOT_FILE).is_file():
-        make_snapshot(core, numpy, poolgrad, cached)
+        make_snapshot(core, numpy, poolgrad, cached, stdlib)
     return cached

@@ -62,7 +62,7 @@ def test_built_lock_lists_exactly_the_shipped_wheels(dist):
     assert lock["info"]["version"] == B.PYODIDE_VERSION
     listed = {e["file_name"] for e in lock["packages"].values()}
     shipped = {p.name for p in pdir.iterdir() if p.suffix in (".whl", ".tar", ".zip")
-               and p.name not in ("python_stdlib.zip", B.pins.NUMPY_SUBSET_FILE)}
+               and p.name not in ("python_stdlib.zip", B.pins.NUMPY_SUBSET_FILE, B.pins.STDLIB_SUBSET_FILE)}
     assert listed == shipped
     for entry in lock["packages"].values():
         assert B.sha256_of(pdir / entry["file_name"]) == entry["sha256"]
@@ -74,7 +74,8 @@ def test_built_site_matches_its_pins_and_build_info(dist, node):
     assert info["numpy_wheel"] == f"{info['pyodide']}{B.PYODIDE_WHEELS['numpy'][0]}"
     B.verify_file(dist / info["numpy_wheel"], B.PYODIDE_WHEELS["numpy"][1])
     # The NumPy subset: derived from the pinned wheel, its own sha256 recorded.
-    assert info["derived"] == [{"file": info["numpy_subset"], "sha256": B.sha256_of(dist / info["numpy_subset"])}]
+    assert info["derived"] == [{"file": info[name], "sha256": B.sha256_of(dist / info[name])}
+                               for name in ("numpy_subset", "stdlib_subset")]
     with zipfile.ZipFile(dist / info["numpy_wheel"]) as wheel, zipfile.ZipFile(dist / info["numpy_subset"]) as subset:
         kept = subset.namelist()
         assert kept == [n for n in wheel.namelist() if not n.endswith("/") and not B.subset.left_out(n)]
@@ -82,6 +83,21 @@ def test_built_site_matches_its_pins_and_build_info(dist, node):
     assert "numpy/_core/_multiarray_umath.cpython-312-wasm32-emscripten.so" in kept
     assert not any(n.startswith(("numpy/fft/", "numpy/f2py/")) or "/tests/" in n for n in kept)
     assert B.subset.subset_bytes(dist / info["numpy_wheel"]) == (dist / info["numpy_subset"]).read_bytes()
+    # The standard library's subset (Node is here): the official zip's files the site's
+    # Python read, unchanged, in its order; the modules it lacks are listed once each.
+    official = dist / info["pyodide"] / "python_stdlib.zip"
+    with zipfile.ZipFile(official) as whole, zipfile.ZipFile(dist / info["stdlib_subset"]) as part:
+        kept = part.namelist()
+        assert kept == [n for n in whole.namelist() if n in set(kept)]
+        assert all(part.read(n) == whole.read(n) for n in kept)
+    for needed in ("encodings/__init__.py", "encodings/utf_8.py", "json/__init__.py", "traceback.py", "zipfile/__init__.py",
+                   "pyodide/ffi/__init__.py", "tokenize.py", "linecache.py", "warnings.py"):
+        assert needed in kept, needed
+    assert not any(n.startswith(("unittest/", "xml/", "multiprocessing/", "http/")) for n in kept)
+    assert {"unittest", "xml", "multiprocessing", "http", "encodings.cp1252"} <= set(info["stdlib_left_out"])
+    assert not any(name.startswith(("unittest.", "xml.")) for name in info["stdlib_left_out"])
+    assert B.subset.left_out_modules(official, (dist / info["stdlib_subset"]).read_bytes()) == info["stdlib_left_out"]
+    assert (dist / info["stdlib_subset"]).stat().st_size < official.stat().st_size / 2
     assert re.fullmatch(r"wheels/[0-9a-f]{12}/poolgrad-[^/]+-py3-none-any\.whl", info["poolgrad_wheel"])
     assert (dist / info["poolgrad_wheel"]).is_file()
     with zipfile.ZipFile(dist / info["poolgrad_wheel"]) as zf:
@@ -205,8 +221,10 @@ def test_the_service_worker_keeps_exactly_the_published_site(dist):
     kept = {path: (sha, hashed, on_demand) for path, sha, hashed, on_demand in build["files"]}
     assert sorted(kept) == sorted(rel for rel in published_files(dist) if rel not in {"sw.js", "_headers", ".nojekyll"})
     # The files only one way of starting Python uses are saved once a browser used them.
+    # The official standard library is fetched when code imports a module its subset lacks.
     assert {path.rpartition("/")[2] for path, (_, _, on_demand) in kept.items() if on_demand} == {
-        B.NUMPY_SNAPSHOT_FILE, B.pins.NUMPY_SUBSET_FILE, *(fname for fname, _ in B.PYODIDE_WHEELS.values())}
+        B.NUMPY_SNAPSHOT_FILE, B.pins.NUMPY_SUBSET_FILE, *(fname for fname, _ in B.PYODIDE_WHEELS.values()),
+        "python_stdlib.zip"}
     for path, (sha, hashed, _) in kept.items():
         assert hashed == (path not in FIXED_NAMES)
         # build-info.json carries the build id instead (its "built" time changes every build).

@@ -50,6 +50,8 @@ def test_the_snapshot_is_made_with_node_once_then_taken_from_the_cache(node, scr
     assert cached.stat().st_mtime_ns == made_at
     assert (second / build_info(second)["numpy_snapshot"]).read_bytes() == numpy_packed
     assert build_info(second)["numpy_snapshot"] == info["numpy_snapshot"]
+    # So is the standard library's subset (what Node saw read is cached too).
+    assert (second / build_info(second)["stdlib_subset"]).read_bytes() == (first / info["stdlib_subset"]).read_bytes()
 
 
 def _fake_node(folder, version, script_exit=1):
@@ -84,9 +86,17 @@ def test_without_a_usable_node_the_build_succeeds_without_a_snapshot(scratch_cac
     said = [line for line in out if "snapshot" in line and "(node)" not in line]
     assert said == [f"  no start-up snapshot: {why}; the site works, but Python starts seconds "
                     f"slower on a fast link (install Node.js 18+ and rebuild to get it)"]
-    assert re.fullmatch(r"  python start-up snapshot \(node\) +\d+\.\d\d s", next(l for l in out if "(node)" in l))
+    assert re.fullmatch(r"  python start-up snapshot \(node\) +\d+\.\d\d s", next(l for l in out if "snapshot (node)" in l))
+    # Nor a standard library subset: every start mounts the official zip, which is then
+    # saved with the rest of the site, not on demand.
+    assert [line for line in out if "no standard library subset" in line] == [
+        f"  no standard library subset: {why.replace('pyodide_snapshot', 'pyodide_stdlib')}; every start downloads "
+        f"the official python_stdlib.zip (install Node.js 18+ and rebuild to get it)"]
     info = build_info(dist)
     assert info["numpy_snapshot"] is None and info["numpy_snapshot_bytes"] is None
+    assert info["stdlib_subset"] is None and info["stdlib_left_out"] is None
+    assert [entry["file"] for entry in info["derived"]] == [info["numpy_subset"]]
+    assert not list(dist.rglob(B.pins.STDLIB_SUBSET_FILE))
     assert not list(dist.rglob(B.NUMPY_SNAPSHOT_FILE))
     assert (dist / info["pyodide"] / "pyodide.asm.wasm").is_file() and (dist / info["poolgrad_wheel"]).is_file()
     assert not list(scratch_cache.glob(f"pyodide-{B.PYODIDE_VERSION}-snapshots/*/*"))

@@ -25,7 +25,8 @@ from widget_driver import DEDICATED_WORKER, build_info
 
 REFERENCE = f"#k=2&s=2&p=0&d=1&mode=max&grad=1&x={FIXTURE}&g=1,2;3,4"
 # File names, not paths: the build publishes them in content-hashed folders.
-RUNTIME_FILES = ["pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"]
+RUNTIME_FILES = ["pyodide.asm.js", "pyodide.asm.wasm", "stdlib-subset.zip", "pyodide-lock.json"]
+OFFICIAL_STDLIB = "python_stdlib.zip"
 NUMPY_WHEEL = "numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl"
 NUMPY_SUBSET = "numpy-subset.zip"
 IPAD_USER_AGENT = ("Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 "
@@ -128,6 +129,7 @@ def served(site, path, since=0):
 def assert_runtime_fetched_once(site, since=0):
     for path in RUNTIME_FILES:
         assert served(site, path, since) == [200], path
+    assert served(site, OFFICIAL_STDLIB, since) == []  # only when code outside the subset is imported
 
 
 def test_boots_from_the_numpy_snapshot_under_the_pages_csp(widget, context, dist, site, page_policy,
@@ -258,13 +260,17 @@ import email, json, random
 import numpy.fft, numpy.polynomial
 assert numpy.fft.fft([1, 0, 0, 0]).tolist() == [1, 1, 1, 1]
 assert numpy.polynomial.Polynomial([1, 2])(3) == 7
+import unittest, xml.dom.minidom
+assert xml.dom.minidom.parseString("<a>7</a>").documentElement.firstChild.data == "7"
+assert "\u20ac".encode("cp1252") == b"\\x80"  # encodings.cp1252: a module of a package the subset keeps
 """
 
 
-def test_modules_outside_the_numpy_subset_are_fetched_when_imported(widget, site):
+def test_modules_outside_the_subsets_are_fetched_when_imported(widget, site):
     """Learner code may import anything: the exercise Python fetches NumPy's official wheel
-    the first time code imports a part of NumPy the subset left out, and the checker passes
-    a correct solution that does."""
+    the first time code imports a part of NumPy the subset left out, and the official
+    standard library the first time it imports a module the standard library's subset
+    lacks (once each), and the checker passes a correct solution that does."""
     page = widget.page
     widget.open(REFERENCE)
     before = len(site.requests)
@@ -273,6 +279,7 @@ def test_modules_outside_the_numpy_subset_are_fetched_when_imported(widget, site
     result = page.locator("#exercise-result")
     expect(result).to_have_attribute("data-state", "pass", timeout=120_000)
     assert served(site, NUMPY_WHEEL, before) == [200]
+    assert served(site, OFFICIAL_STDLIB, before) == [200]
 
 
 def test_an_ipad_boots_with_pyodides_ios_path(widget, context, prefix_worker):

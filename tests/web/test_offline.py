@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import expect
 
+from exercise_solutions import FORWARD
 from lesson_fixture import FIXTURE
 from widget_driver import BOOT_TIMEOUT_MS, build_info, context_of_its_own, wait_settled, watched_page
 
@@ -162,6 +163,7 @@ def test_on_a_slow_link_the_wheels_path_is_saved_and_works_offline(offline_conte
     assert wait_saved(page, expected) == expected
     names = [crossing.path.rpartition("/")[2] for crossing in host.traffic.since(0)]
     assert "numpy-snapshot.bin.gz" not in names and not any(name.endswith(".whl") and name.startswith("numpy") for name in names)
+    assert "python_stdlib.zip" not in names and "stdlib-subset.zip" in names
 
     mark = host.traffic.mark()
     offline_context.set_offline(True)
@@ -169,6 +171,13 @@ def test_on_a_slow_link_the_wheels_path_is_saved_and_works_offline(offline_conte
     wait_settled(page)
     assert outputs(page) == first
     assert [c.path for c in host.traffic.since(mark) if not c.path.endswith("/sw.js")] == []
+    # The official standard library was never used, so it was not saved: offline, an import
+    # of a module its subset lacks says why it fails.
+    page.fill("#exercise-code", "import unittest\n" + FORWARD["numpy"])
+    page.click("#exercise-run")
+    expect(page.locator("#exercise-result")).to_contain_text(
+        "unittest is not in the part of Python's standard library this page loads at start, and the full "
+        "standard library could not be fetched", timeout=120_000)
 
 
 def swap_site(root, new_dist):

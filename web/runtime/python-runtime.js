@@ -13,12 +13,12 @@ import { AFTER_START, compileLibraries, readNumpySnapshot, restoreNumpySnapshot,
 
 // Python's side of the protocol lives in the package (poolgrad.wire.run_trace: JSON in,
 // JSON out, every user error a clear message); snapshot.js's AFTER_START reseeds random.
-const PYTHON_GLUE = `
+export const PYTHON_GLUE = `
 from poolgrad.wire import run_trace
 `;
 
 // Warm every path a real request takes (validation, forward, the default gradient, backward).
-const WARM_UP_REQUEST = {
+export const WARM_UP_REQUEST = {
   x: [[1, 2], [3, 4]],
   kernel_size: [2, 2],
   stride: [1, 1],
@@ -279,45 +279,87 @@ export function unpackWheel(pyodide, bytes, name) {
   pyodide.FS.unlink(path);
 }
 
-// Code may import a module of NumPy's that the subset a start downloads left out
-// (sitebuild/subset.py: numpy.fft, numpy.polynomial, ...): the first such import fetches the
-// official wheel (synchronously: an import cannot wait), unpacks the files the subset lacks
-// and looks again. Learner code in the exercise panel can import anything.
-const FULL_NUMPY = `
-import importlib, importlib.machinery, os, sys, zipfile, io
+// Code may import a module that a subset a start downloads left out: of NumPy's
+// (sitebuild/subset.py: numpy.fft, numpy.polynomial, ...) or of the standard library's
+// (asyncio, email, most of encodings, ...). The first such import fetches the official
+// file once (synchronously: an import cannot wait), puts in what the subset lacks and
+// looks again. Learner code in the exercise panel can import anything. One finder at the
+// end of sys.meta_path serves both; `_fetch_on_import(source)` is the request (fixed here).
+const FETCH_ON_IMPORT = `
+import importlib, importlib.machinery, io, os, sys, zipfile, zipimport
 
-class _FullNumPy:
-    def __init__(self, fetch):
+class _FetchOnImport:
+    """The official files behind the subsets, each fetched the first time an import needs it."""
+
+    def __init__(self, fetch, numpy_subset, left_out):
         self._fetch = fetch
-        self._done = False
+        # source: (does it hold this module?, what it is, what is fetched, how it is put
+        # in), until it was fetched
+        self._sources = {}
+        if numpy_subset:
+            self._sources["numpy"] = (lambda name: name.startswith("numpy."), "NumPy", "NumPy's full wheel",
+                                      self._unpack_numpy)
+        if left_out is not None:
+            self._stdlib_left_out = frozenset(left_out)
+            self._sources["stdlib"] = (self._stdlib_lacks, "Python's standard library",
+                                       "the full standard library", self._mount_stdlib)
 
-    def find_spec(self, name, path=None, target=None):
-        if self._done or not name.startswith("numpy."):
-            return None
-        try:
-            wheel = zipfile.ZipFile(io.BytesIO(self._fetch().to_bytes()))
-        except Exception as e:
-            raise ModuleNotFoundError(
-                f"{name} is not in the part of NumPy this page loads at start, and NumPy's full wheel "
-                f"could not be fetched: {e}", name=name) from None
+    def _stdlib_lacks(self, name):
+        parts = name.split(".")
+        return any(".".join(parts[:end]) in self._stdlib_left_out for end in range(1, len(parts) + 1))
+
+    @staticmethod
+    def _unpack_numpy(data):
         site_packages = next(p for p in sys.path if p.endswith("site-packages"))
-        with wheel:
+        with zipfile.ZipFile(io.BytesIO(data)) as wheel:
             for entry in wheel.infolist():
                 if not os.path.exists(os.path.join(site_packages, entry.filename)):
                     wheel.extract(entry, site_packages)
-        self._done = True
-        importlib.invalidate_caches()
-        return importlib.machinery.PathFinder.find_spec(name, path)
 
-sys.meta_path.append(_FullNumPy(_fetch_full_numpy))
-del _FullNumPy, _fetch_full_numpy
+    @staticmethod
+    def _mount_stdlib(data):
+        # The official zip holds every file of the subset, unchanged: it replaces the subset
+        # under the same name, and every importer of that zip (one per package folder, each
+        # with its own copy of the directory once caches were invalidated) gets its directory.
+        archive = f"/lib/python{sys.version_info.major}{sys.version_info.minor}.zip"
+        with open(archive, "wb") as f:
+            f.write(data)
+        files = zipimport._read_directory(archive)
+        zipimport._zip_directory_cache[archive] = files
+        for importer in list(sys.path_importer_cache.values()):
+            if isinstance(importer, zipimport.zipimporter) and importer.archive == archive:
+                importer._files = files
+
+    def find_spec(self, name, path=None, target=None):
+        for source, (holds, part, whole, put_in) in list(self._sources.items()):
+            if not holds(name):
+                continue
+            try:
+                data = self._fetch(source).to_bytes()
+            except Exception as e:
+                raise ModuleNotFoundError(
+                    f"{name} is not in the part of {part} this page loads at start, and {whole} "
+                    f"could not be fetched: {e}", name=name) from None
+            put_in(data)
+            del self._sources[source]
+            importlib.invalidate_caches()
+            return importlib.machinery.PathFinder.find_spec(name, path)
+        return None
+
+sys.meta_path.append(_FetchOnImport(_fetch_on_import, _numpy_subset, _stdlib_left_out))
+del _FetchOnImport, _fetch_on_import, _numpy_subset, _stdlib_left_out
 `;
 
-// The one file it fetches is fixed here; the constructor is taken now, because the
-// exercise worker deletes XMLHttpRequest from its scope before learner code runs.
-function fetchWhenImported(pyodide, url) {
-  const Request = self.XMLHttpRequest;
-  pyodide.globals.set("_fetch_full_numpy", () => {
+// The files it fetches are fixed here (`urls`, {source: URL}); the constructor is taken
+// now, because the exercise worker deletes XMLHttpRequest from its scope before learner
+// code runs. What the start used decides what is fetched: `info.numpy_subset` (else the
+// official wheel was unpacked) and `info.stdlib_subset` with the standard library's modules
+// it lacks, `info.stdlib_left_out` (else the official zip is mounted).
+export function fetchWhenImported(pyodide, urls, info) {
+  const Request = globalThis.XMLHttpRequest;
+  pyodide.globals.set("_fetch_on_import", (source) => {
+    const url = urls[source];
+    if (!Request) throw new Error("this worker cannot fetch");
     const request = new Request();
     request.open("GET", url.href, false);
     request.responseType = "arraybuffer";
@@ -325,11 +367,21 @@ function fetchWhenImported(pyodide, url) {
     if (request.status !== 200) throw new Error(`${url.pathname} answered HTTP ${request.status}`);
     return new Uint8Array(request.response);
   });
-  pyodide.runPython(FULL_NUMPY);
+  pyodide.globals.set("_numpy_subset", Boolean(info.numpy_subset));
+  pyodide.globals.set("_stdlib_left_out", info.stdlib_subset ? pyodide.toPy(info.stdlib_left_out) : null);
+  pyodide.runPython(FETCH_ON_IMPORT);
+}
+
+// The standard library a start mounts: the subset (sitebuild/stdlib.py) when the build made one.
+function stdlibURL(info, siteRoot) {
+  return info.stdlib_subset ? new URL(info.stdlib_subset, siteRoot) : new URL("python_stdlib.zip", new URL(info.pyodide, siteRoot));
 }
 
 // The chosen path, and the wheels' path when the snapshot fails, each in this same worker.
 async function startInterpreter(info, siteRoot, indexURL, compiled, rate) {
+  // The standard library's subset when the build made one: the NumPy snapshot was made
+  // with it mounted (its image holds zipimport's directory of that very zip).
+  const options = { indexURL, stdLibURL: stdlibURL(info, siteRoot).href };
   // The choice waits for the runtime's first bytes, which a loaded engine or a slow link can
   // hold up: the "still starting" messages cover it.
   const choice = await whileStarting("Starting Python", () => choosePath(info, siteRoot, rate));
@@ -363,7 +415,7 @@ async function startInterpreter(info, siteRoot, indexURL, compiled, rate) {
       try {
         const { snapshot, modules } = await numpySnapshot;
         const pyodide = await whileStarting("Starting Python with NumPy from its snapshot",
-          () => restoreNumpySnapshot(loadPyodide, { indexURL }, snapshot, modules));
+          () => restoreNumpySnapshot(loadPyodide, options, snapshot, modules));
         startup.snapshot = "numpy";
         startup.files.push(snapshotURL.href);
         return pyodide;
@@ -375,7 +427,7 @@ async function startInterpreter(info, siteRoot, indexURL, compiled, rate) {
       }
     }
     const pyodide = await whileStarting(`Starting Python${startup.rejected.length ? " (without a start-up snapshot)" : ""}`,
-      () => loadPyodide({ indexURL }));
+      () => loadPyodide(options));
     progress(4, "Loading NumPy");
     unpackWheel(pyodide, await numpyBytes, numpyWheel.pathname.split("/").pop());
     startup.files.push(numpyWheel.href);
@@ -404,7 +456,7 @@ async function boot(siteRoot, install) {
     let measured;
     const rate = new Promise((resolve) => { measured = resolve; });
     const compiled = compileRuntime(new URL("pyodide.asm.wasm", indexURL), measured);
-    for (const url of ["python_stdlib.zip", "pyodide-lock.json"].map((name) => new URL(name, indexURL))) {
+    for (const url of [stdlibURL(info, siteRoot), new URL("pyodide-lock.json", indexURL)]) {
       fetch(url).catch(() => {});
     }
     fetch(wheelURL).catch(() => {});
@@ -416,7 +468,7 @@ async function boot(siteRoot, install) {
       platform.undo();
     }
     pyodide.runPython(AFTER_START);
-    if (info.numpy_subset) fetchWhenImported(pyodide, new URL(info.numpy_wheel, siteRoot));
+    fetchWhenImported(pyodide, { numpy: new URL(info.numpy_wheel, siteRoot), stdlib: new URL("python_stdlib.zip", indexURL) }, info);
     Object.assign(startup, {
       platform: platform.pyodideSees,
       enginePlatform: platform.enginePlatform,
