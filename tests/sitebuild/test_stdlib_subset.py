@@ -5,11 +5,16 @@ NumPy subset the official wheel), and offline such an import says why it fails."
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
+import zipfile
 from pathlib import Path
 
 import pytest
+import sitebuild as B
+
+from built_site import build_info
 
 HERE = Path(__file__).resolve().parent
 
@@ -28,3 +33,19 @@ def test_the_subset_alone_runs_the_site_and_fetches_the_official_zip_for_the_res
     assert seen["outside"] == ["7", [128], [1, 1, 1, 1], "TestCase"]
     # The failed request offline, then one that succeeds: once, for both modules.
     assert seen["requests"] == ["python_stdlib.zip", "python_stdlib.zip", "numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl"]
+
+
+def test_the_built_subset_is_the_official_zips_own_entries_and_is_recorded(dist):
+    # Each entry byte for byte the official one's; its sha256 and what it leaves out are in
+    # build-info.json, so a reviewer can check the derived file against the pinned one.
+    info = build_info(dist)
+    subset = dist / info["stdlib_subset"]
+    official = subset.with_name("python_stdlib.zip")
+    with zipfile.ZipFile(subset) as part, zipfile.ZipFile(official) as whole:
+        kept = [entry.filename for entry in part.infolist() if not entry.is_dir()]
+        assert kept and all(part.read(name) == whole.read(name) for name in kept)
+        assert {"encodings/utf_8.py", "json/__init__.py", "zipfile/__init__.py"} <= set(kept)
+        assert len(kept) < len([entry for entry in whole.infolist() if not entry.is_dir()])
+    assert {"file": info["stdlib_subset"], "sha256": hashlib.sha256(subset.read_bytes()).hexdigest()} in info["derived"]
+    assert info["stdlib_left_out"] == B.subset.left_out_modules(official, subset.read_bytes())
+    assert "unittest" in info["stdlib_left_out"]
