@@ -51,7 +51,12 @@ function writeHash() {
 widget.on("change", writeHash);
 widget.on("trace", writeHash);
 writeHash();
-window.addEventListener("hashchange", readHash);
+// A link to the view already shown changes no state, so the widget says nothing: the
+// canonical link is written here too (`#` on the default view becomes its full link).
+window.addEventListener("hashchange", () => {
+  readHash();
+  writeHash();
+});
 traces.subscribe({
   onReady: (message) => keepOffline(document.getElementById("update-notice"), message?.startup?.files ?? []),
 });
