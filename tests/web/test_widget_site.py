@@ -29,7 +29,9 @@ def test_boot_draws_first_queues_changes_then_works_offline(widget, context, sit
     assert page.locator("#boot-progress").is_hidden()
     assert widget.values("output") == [["8", "8"], ["9", "9"]]
     fetched = set(site.requests)
-    assert {"/index.html", "/build-info.json", f"/{published('worker.js')}", f"/{published('pyodide.asm.wasm')}"} <= fetched
+    assert {"/index.html", "/build-info.json", f"/{published('pyodide.asm.wasm')}"} <= fetched
+    # The site's shared worker where the browser has module shared workers, else its own.
+    assert fetched & {f"/{published('shared-worker.js')}", f"/{published('worker.js')}"}
     assert any(path.startswith("/wheels/") and "/poolgrad-" in path for path in fetched)
     assert site.foreign_requests() == []
     # "ready" means everything is loaded: the widget keeps working with the network off.
