@@ -35,6 +35,23 @@ def dist(build_module):
     return Path(build_module.build(quiet=True))
 
 
+@pytest.fixture(scope="session")
+def browser(build_module):
+    """The one headless Chromium of the run (Debian's, driven by Playwright), shared by the
+    page's tests and the notebook's: Playwright's sync API allows one running instance."""
+    executable = build_module.find_chromium()
+    if not executable:
+        # A browser test that cannot run has not passed: say what to do instead of skipping.
+        pytest.fail("no Chromium for the browser tests: run `python build.py test` (it installs "
+                    "Debian's chromium when run as root) or set POOLGRAD_CHROMIUM")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=executable, args=build_module.CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
 # Each kind of browser test: its folder and the fixture it stands on. A test in the folder,
 # or one that uses the fixture anywhere, carries the marker whatever its module says, so
 # the fast tier (`python build.py test --fast`, which leaves these markers out) never

@@ -104,20 +104,6 @@ def jupyter(tmp_path_factory):
         log.close()
 
 
-@pytest.fixture(scope="session")
-def browser(build_module):
-    executable = build_module.find_chromium()
-    if not executable:
-        pytest.fail("no Chromium for the notebook tests: run `python build.py test` (it installs "
-                    "Debian's chromium when run as root) or set POOLGRAD_CHROMIUM")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, args=build_module.CHROMIUM_ARGS)
-        yield launched
-        launched.close()
-
-
 @pytest.fixture
 def open_notebook(jupyter, browser):
     """open_notebook(cells, app="lab" | "notebook7", scheme="light", kinds=None) -> a

@@ -157,21 +157,6 @@ def sub_path_host(dist, tmp_path):
 
 
 @pytest.fixture(scope="session")
-def browser(build_module):
-    executable = build_module.find_chromium()
-    if not executable:
-        # A browser test that cannot run has not passed: say what to do instead of skipping.
-        pytest.fail("no Chromium for the browser tests: run `python build.py test` (it installs "
-                    "Debian's chromium when run as root) or set POOLGRAD_CHROMIUM")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, args=build_module.CHROMIUM_ARGS)
-        yield launched
-        launched.close()
-
-
-@pytest.fixture(scope="session")
 def published(dist):
     """published("worker.js") -> the path under dist/ where the build published that file
     (in a content-hashed folder, e.g. "app/<hash>/worker.js")."""
