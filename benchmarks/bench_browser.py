@@ -23,8 +23,9 @@ which counts from navigation start):
   performance.getEntriesByType("paint")) is printed alongside for context.
 * Time to ready: the first time `#status` has `data-state="ready"`, and the first time
   the output grid shows a trace (`aria-busy="false"` with output cells present). The
-  same observer stamps every change of the `#status` text. app.js shows "step 0" when it
-  runs, and the worker reports its boot steps there ("step N of 4: ..."). That gives the
+  same observer stamps every change of the `#status` text. app.js shows "Starting the
+  Python worker" when it runs, and the worker reports its boot steps there ("step N of 5:
+  ..."). That gives the
   breakdown: page load up to app.js, the worker starting, reading build-info.json,
   loadPyodide (runtime plus NumPy and micropip), the wheel install, and the warm-up
   trace. Playwright's request timings add when each
@@ -713,16 +714,18 @@ def report_widget_pages(rounds):
 
 
 def boot_breakdown(status_log, ready_at, output_at):
-    """Boot phases from the #status changes. The worker posts "step N of M: what" as each
-    step starts, so one phase lasts from its step's first mention to the next one's."""
+    """Boot phases from the #status changes. The page says "Starting the Python worker"
+    (step 0) until the worker posts "step N of M: what" as each step starts, so one phase
+    lasts from its step's first mention to the next one's."""
     starts = {}
     for entry in status_log:
         # The three loading texts of app.js: before the shipped traces are read, with the
         # view answered from them, and with a view that waits for Python.
-        found = re.search(r"step (\d+) of \d+: (.*?)\)(?:\. You can| for any other view|; it appears)", entry["text"])
-        if found and int(found.group(1)) not in starts:
+        found = re.search(r"(?:in your browser|still loading) \((?:step (\d+) of \d+: )?(.*?)\)(?:\. You can| for any other view|; it appears)", entry["text"])
+        step = int(found.group(1) or 0) if found else None
+        if found and step not in starts:
             # The first message of a step names it (later ones report download progress).
-            starts[int(found.group(1))] = (re.sub(r" \(.*", "", found.group(2)), entry["t"])
+            starts[step] = (re.sub(r" \(.*", "", found.group(2)), entry["t"])
     marks = [("page load -> app.js runs (step 0 shown)", 0.0)]
     if 0 in starts:
         marks.append(("worker script start -> step 1", starts[0][1]))

@@ -1,14 +1,6 @@
 // poolgrad's notebook widget: web/notebook.js and the modules it imports,
 // bundled by `python build.py widget-bundle` (sitebuild/widget_bundle.py). Do not edit.
 
-// web/runtime/boot-steps.js
-const $runtime_boot_steps = (() => {
-// How many steps Python's start has (python-runtime.js reports each; the page's progress
-// bar counts them before the first report arrives).
-const BOOT_STEPS = 5;
-return Object.freeze({ BOOT_STEPS });
-})();
-
 // web/widget/format.js
 const $widget_format = (() => {
 // Number display shared by every grid and sentence; then XML escaping (the picture, the
@@ -3101,19 +3093,17 @@ return Object.freeze({ lessonBlocks, renderLesson });
 
 // web/widget/markup.js
 const $widget_markup = (() => {
-const { BOOT_STEPS } = $runtime_boot_steps;
 // The widget's markup: what mount() draws into its element, the same for every host
 // (index.html, <pool-grad>). Its ids are the DOM contract (docs/design.md); they are unique
 // within the tree the widget is drawn in (the page, or an element's shadow root). Each part
 // a host may switch off carries data-part.
-
 
 // #status, for a host that does not place its own (index.html does, so that disk-check.js
 // can speak before any module loads).
 const STATUS_MARKUP = `
 <div id="status" role="status" data-state="loading">
   <span id="status-text">Loading Python in your browser…</span>
-  <progress id="boot-progress" max="${BOOT_STEPS}" value="0" aria-label="Loading progress"></progress>
+  <progress id="boot-progress" aria-label="Loading progress"></progress>
 </div>
 `;
 
@@ -3591,7 +3581,6 @@ const $runtime_page_traces = Object.freeze({ pageTraces() { throw new Error("web
 
 // web/widget/mount.js
 const $widget_mount = (() => {
-const { BOOT_STEPS } = $runtime_boot_steps;
 const { CodeView } = $takeaway_code_view;
 const { bindControls, controlElements, fillPresetOptions, syncControls } = $widget_controls;
 const { bindGridInput } = $widget_grid_input;
@@ -3718,7 +3707,8 @@ function mountWith(element, model, options) {
     traceError: null,
     modelError: null,
     controlError: null,
-    boot: { ready: false, failure: null, step: 0, steps: BOOT_STEPS, message: "Starting the Python worker" },
+    // steps: null until the worker's first report says how many (the bar is indeterminate).
+    boot: { ready: false, failure: null, step: 0, steps: null, message: "Starting the Python worker" },
     // mismatch: the exercise panel's marks of wrong cells, for the state it loaded.
     view: { focus: {}, editing: null, inspected: null, scheme: scheme.current(), mismatch: null },
     // What the grids show now: the `next` of the render that last drew them (redrawPlan).
@@ -3750,7 +3740,7 @@ function mountWith(element, model, options) {
     else if (app.controlError) [state, text] = ["error", app.controlError];
     else if (app.traceError) [state, text] = ["error", app.traceError];
     else if (!app.boot.ready) {
-      const booting = `step ${app.boot.step} of ${app.boot.steps}: ${app.boot.message}`;
+      const booting = app.boot.steps ? `step ${app.boot.step} of ${app.boot.steps}: ${app.boot.message}` : app.boot.message;
       // Before Python is up, a current trace is a shipped one.
       if (isCurrent()) {
         [state, text] = ["loading", `Ready (precomputed): ${viewTitle(traceParameters(app.trace))}. Loading Python in your browser (${booting}) for any other view.`];
@@ -3775,7 +3765,7 @@ function mountWith(element, model, options) {
     }
     const bootOver = app.boot.ready || Boolean(app.boot.failure);
     if (progressBar.hidden !== bootOver) progressBar.hidden = bootOver;
-    if (!bootOver) {
+    if (!bootOver && app.boot.steps) {
       progressBar.max = app.boot.steps;
       progressBar.value = app.boot.step;
     }

@@ -8,7 +8,6 @@ Values are the lesson's reference numbers for its 4 x 4 fixture:
     -4  9 -6 -5
 """
 
-import json
 import time
 from collections import Counter
 
@@ -263,6 +262,55 @@ def test_exercise_checks_learner_code_in_its_own_locked_python(widget):
              "raise RuntimeError('reachable: ' + (', '.join(found) or 'nothing'))\n")
     state, text = run_exercise(widget, "forward", probe)
     assert state == "error" and text.endswith("reachable: nothing."), text
+
+
+# What a <pool-grad> on the page shows (its DOM contract is in its open shadow root): its
+# status, whether its output is busy, and the output's cell texts; null before it is drawn.
+ELEMENT_SHOWS = """
+const root = document.getElementById(arguments[0])?.shadowRoot;
+const status = root?.getElementById("status");
+const output = root?.getElementById("output-grid");
+if (!status || !output) return null;
+return {state: status.dataset.state, busy: output.getAttribute("aria-busy"),
+        values: [...root.querySelectorAll('[data-grid="output"]')].map((cell) => cell.textContent)};
+"""
+
+
+def wait_element_output(widget, name, expected):
+    """Wait until <pool-grad id=name> is ready with its output drawn and its cells reading
+    `expected`. Both sides are compared as JavaScript arrays: a JSON text made in Python
+    (", " between items) never equals JSON.stringify's."""
+    try:
+        widget.wait(f"""const shows = (function () {{ {ELEMENT_SHOWS} }}).apply(null, arguments);
+            return Boolean(shows) && shows.state === "ready" && shows.busy === "false"
+                && JSON.stringify(shows.values) === JSON.stringify(arguments[1]);""", name, expected,
+                    timeout=120, what=f"<pool-grad id={name}> to show {expected}")
+    except AssertionError as timed_out:
+        shows = widget.driver.execute_script(f"return (function () {{ {ELEMENT_SHOWS} }}).apply(null, arguments);", name)
+        raise AssertionError(f"{timed_out}; it shows {shows}, problems {widget.problems()}") from None
+
+
+def test_the_element_demo_drives_its_elements_by_attribute_and_property(widget):
+    driver = widget.driver
+    widget.open("element-demo.html")
+    driver.execute_script(
+        "window.selects = []; document.addEventListener('pool-grad:select', (event) => window.selects.push(event.detail));")
+    flat = [v for row in MAX_2X2 for v in row]
+    wait_element_output(widget, "first", flat)
+    wait_element_output(widget, "second", flat)
+    driver.execute_script("const e = document.getElementById('first'); e.setAttribute('kernel', '3'); e.setAttribute('stride', '1');")
+    wait_element_output(widget, "first", [v for row in MAX_3X3_STRIDE_1 for v in row])
+    driver.execute_script("const e = document.getElementById('first'); e.kernel = 2; e.stride = 2;")
+    wait_element_output(widget, "first", flat)
+    # A tap on output (1,0) of the second element: its maximum 9 is input cell (3,1).
+    driver.execute_script("""document.getElementById('second').shadowRoot
+        .querySelector('[data-grid="output"][data-row="1"][data-col="0"]').click();""")
+    widget.wait("return window.selects.length > 0", what="pool-grad:select")
+    assert driver.execute_script("return window.selects[0]") == {
+        "row": 1, "col": 0, "argmax": [3, 1], "window": [[2, 0], [2, 1], [3, 0], [3, 1]]}
+    assert driver.execute_script("""return document.getElementById('second').shadowRoot
+        .querySelector('[data-grid="input"][data-row="3"][data-col="1"]').getAttribute('data-argmax')""") == "true"
+    assert widget.problems() == []
 
 
 def test_no_attack_reaches_another_site_from_a_host_that_sends_no_headers(widget, plain_engine_site):

@@ -2,7 +2,6 @@
 iframes with (web/embed-demo.html), the phone layout at 360 x 640 with touch, and
 relative URLs only (the site works under any sub-path)."""
 
-import posixpath
 import re
 from pathlib import Path
 
@@ -172,26 +171,54 @@ def test_front_end_uses_relative_urls_only():
     assert offenders == []
 
 
+IMPORTS = re.compile(r"""^\s*(?:import|export)\b[^"';]*?from\s+["'](\.{1,2}/[\w/.-]+\.js)["']|^\s*import\s+["'](\.{1,2}/[\w/.-]+\.js)["']""", re.M)
+
+
+def import_graph(*entries):
+    """Every module of web/ that the `entries` (paths under web/) import, directly or not,
+    as paths under web/ (the entries themselves only when imported)."""
+    web = ROOT / "web"
+    graph, pending = set(), [web / entry for entry in entries]
+    while pending:
+        module = pending.pop()
+        for match in IMPORTS.finditer(module.read_text(encoding="utf-8")):
+            imported = (module.parent / (match.group(1) or match.group(2))).resolve()
+            name = imported.relative_to(web).as_posix()
+            if name not in graph:
+                graph.add(name)
+                pending.append(imported)
+    return graph
+
+
 def test_every_module_app_js_imports_is_preloaded():
     """index.html preloads the whole static import graph of its module scripts, so the
     modules load in parallel rather than one import level at a time; a module added to the
     graph needs a line too, and a preload nothing imports is a wasted request."""
-    web = ROOT / "web"
-    specifier = r"""["'](\.{1,2}/[\w./-]+\.js)["']"""
-    imports = re.compile(rf"^\s*(?:import|export)\b[^\"';]*?\bfrom\s+{specifier}|^\s*import\s+{specifier}", re.M)
-    html = (web / "index.html").read_text(encoding="utf-8")
+    html = (ROOT / "web" / "index.html").read_text(encoding="utf-8")
     preloaded = set(re.findall(r'<link rel="modulepreload" href="\./([\w./-]+\.js)">', html))
     started = set(re.findall(r'<script type="module"[^>]*src="\./([\w./-]+\.js)"', html))
-    graph, pending = set(), sorted(started)
-    while pending:
-        module = pending.pop()
-        for match in imports.finditer((web / module).read_text(encoding="utf-8")):
-            name = posixpath.normpath(posixpath.join(posixpath.dirname(module), match.group(1) or match.group(2)))
-            if name not in graph:
-                graph.add(name)
-                pending.append(name)
+    graph = import_graph(*sorted(started))
     assert started and {"app.js", "widget/mount.js"} <= started | graph
     assert graph - started == preloaded
+
+
+# The pages' module entries and the workers': what the HTML pages start (element.js through
+# pool-grad.js) and what the page starts a worker with.
+PAGE_ENTRIES = ("app.js", "runtime/early.js", "element.js", "element-demo.js", "embed-demo.js")
+WORKER_ENTRIES = ("runtime/worker.js", "runtime/shared-worker.js", "exercise/exercise-worker.js",
+                  "exercise/exercise-judge.js")
+
+
+def test_the_page_and_the_workers_share_no_module():
+    """A module the page and a worker both import is fetched twice in WebKit (its cache
+    keeps one copy per URL, and the worker's request replaces the page's), on every visit
+    without the service worker: the engines test of each file once saw it with
+    boot-steps.js."""
+    for entry in PAGE_ENTRIES + WORKER_ENTRIES:
+        assert (ROOT / "web" / entry).is_file(), entry
+    workers = import_graph(*WORKER_ENTRIES) | set(WORKER_ENTRIES)
+    assert "runtime/python-runtime.js" in workers
+    assert (import_graph(*PAGE_ENTRIES) | set(PAGE_ENTRIES)) & workers == set()
 
 
 # -- the host page's side (issue 22): the sizing script, across origins, pasted twice ----

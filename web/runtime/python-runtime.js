@@ -7,7 +7,6 @@
 // subset and (when the build could make it) Python's start-up snapshot, restored by
 // snapshot.js. docs/startup.md describes what a start downloads and why.
 
-import { BOOT_STEPS } from "./boot-steps.js";
 import { AFTER_START, compileLibraries, readNumpySnapshot, restoreNumpySnapshot, takeTheIOSPath } from "./snapshot.js";
 
 
@@ -29,6 +28,12 @@ export const WARM_UP_REQUEST = {
   mode: "max",
   grad_output: 1,
 };
+
+// How many steps Python's start has: each report says it, so the page learns it from the
+// first one. The page imports nothing of the worker's: a module both loaded would be
+// fetched twice in WebKit, whose HTTP cache keeps one copy of a URL and swaps the page's
+// (a script with Origin) for the worker's (a sharedworker or worker request) and back.
+const BOOT_STEPS = 5;
 
 // Where boot progress goes (bootPython's `report`): {type: "progress", step, steps, message}.
 let report = () => {};

@@ -3,14 +3,12 @@
 // within the tree the widget is drawn in (the page, or an element's shadow root). Each part
 // a host may switch off carries data-part.
 
-import { BOOT_STEPS } from "../runtime/boot-steps.js";
-
 // #status, for a host that does not place its own (index.html does, so that disk-check.js
 // can speak before any module loads).
 export const STATUS_MARKUP = `
 <div id="status" role="status" data-state="loading">
   <span id="status-text">Loading Python in your browser…</span>
-  <progress id="boot-progress" max="${BOOT_STEPS}" value="0" aria-label="Loading progress"></progress>
+  <progress id="boot-progress" aria-label="Loading progress"></progress>
 </div>
 `;
 

@@ -18,7 +18,6 @@
 // "ready"; python(), timings and exerciseTimings (test hooks); request(r) (a raw request
 // to the same Python); showMismatches(mismatches) (a host's marks of wrong cells); destroy().
 
-import { BOOT_STEPS } from "../runtime/boot-steps.js";
 import { CodeView } from "../takeaway/code-view.js";
 import { bindControls, controlElements, fillPresetOptions, syncControls } from "./controls.js";
 import { bindGridInput } from "./grid-input.js";
@@ -127,7 +126,8 @@ function mountWith(element, model, options) {
     traceError: null,
     modelError: null,
     controlError: null,
-    boot: { ready: false, failure: null, step: 0, steps: BOOT_STEPS, message: "Starting the Python worker" },
+    // steps: null until the worker's first report says how many (the bar is indeterminate).
+    boot: { ready: false, failure: null, step: 0, steps: null, message: "Starting the Python worker" },
     // mismatch: the exercise panel's marks of wrong cells, for the state it loaded.
     view: { focus: {}, editing: null, inspected: null, scheme: scheme.current(), mismatch: null },
     // What the grids show now: the `next` of the render that last drew them (redrawPlan).
@@ -159,7 +159,7 @@ function mountWith(element, model, options) {
     else if (app.controlError) [state, text] = ["error", app.controlError];
     else if (app.traceError) [state, text] = ["error", app.traceError];
     else if (!app.boot.ready) {
-      const booting = `step ${app.boot.step} of ${app.boot.steps}: ${app.boot.message}`;
+      const booting = app.boot.steps ? `step ${app.boot.step} of ${app.boot.steps}: ${app.boot.message}` : app.boot.message;
       // Before Python is up, a current trace is a shipped one.
       if (isCurrent()) {
         [state, text] = ["loading", `Ready (precomputed): ${viewTitle(traceParameters(app.trace))}. Loading Python in your browser (${booting}) for any other view.`];
@@ -184,7 +184,7 @@ function mountWith(element, model, options) {
     }
     const bootOver = app.boot.ready || Boolean(app.boot.failure);
     if (progressBar.hidden !== bootOver) progressBar.hidden = bootOver;
-    if (!bootOver) {
+    if (!bootOver && app.boot.steps) {
       progressBar.max = app.boot.steps;
       progressBar.value = app.boot.step;
     }
