@@ -33,7 +33,7 @@ FIXED_TIME = (1980, 1, 1, 0, 0, 0)  # every entry's date: the same bytes from th
 HERE = Path(__file__).resolve().parent
 STDLIB_SCRIPT = HERE / "pyodide_stdlib.mjs"
 # What the script runs of the site's own code: the worker's boot and the snapshot's restore.
-STDLIB_SCRIPT_USES = (WEB / "runtime" / "python-runtime.js", WEB / "runtime" / "snapshot.js", WEB / "runtime" / "boot-steps.js")
+STDLIB_SCRIPT_USES = (WEB / "runtime" / "python-runtime.js", WEB / "runtime" / "snapshot.js")
 
 
 class StdlibUnavailable(Exception):
