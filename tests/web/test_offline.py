@@ -255,8 +255,10 @@ def test_under_a_sub_path_in_an_iframe_the_worker_keeps_that_folder(offline_cont
     inner = page.frames[1]
     assert saved_build(inner) == host.url + "course/pooling/"
     assert inner.evaluate("navigator.serviceWorker.ready.then((r) => r.active.scriptURL)") == host.url + "course/pooling/sw.js"
-    saved = inner.evaluate(SAVED)
-    assert list(saved) == [f"poolgrad {host.url}course/pooling/ {build_id(dist)}"]
+    # Saved whole, the files of the path this start took included, before the network goes.
+    scope = f"{host.url}course/pooling/"
+    expected = {f"poolgrad {scope} {build_id(dist)}": sorted(scope + rel for rel in kept_offline(dist, path_taken(host, dist)))}
+    assert wait_saved(inner, expected) == expected
 
     before = len(host.requests)
     offline_context.set_offline(True)
