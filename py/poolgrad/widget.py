@@ -42,10 +42,15 @@ except ImportError as missing:  # pragma: no cover - exercised by test_widget's 
     ) from missing
 
 from . import exercise_check
+from .adaptive_pool import (adaptive_avg_pool2d, adaptive_avg_pool2d_backward, adaptive_max_pool2d,
+                            adaptive_max_pool2d_backward)
 from .avg_pool import avg_pool2d, avg_pool2d_backward
+from .geometry import adaptive_output
+from .lp_pool import lp_pool2d, lp_pool2d_backward
 from .max_pool import max_pool2d, max_pool2d_backward
-from .trace import json_values, trace
-from .validation import as_flag, as_input
+from .trace import ADAPTIVE_MODES, MAX_MODES, json_values, trace
+from .unpool import unpool_planes
+from .validation import as_flag, as_input, as_norm_type, as_output_size
 from .wire import NUMBER_NAMES, run_trace
 
 #: The front end: the page's modules bundled into one ES module, and the page's style.css
@@ -55,7 +60,7 @@ STYLESHEET = BUNDLE.with_name("widget.css")
 
 #: The traits that say what is computed, in poolgrad.trace()'s keyword names.
 SETTINGS = ("x", "kernel_size", "stride", "padding", "dilation", "ceil_mode", "count_include_pad",
-            "mode", "grad_output")
+            "mode", "grad_output", "output_size", "norm_type", "unpool")
 
 
 class View(NamedTuple):
@@ -65,13 +70,43 @@ class View(NamedTuple):
     output: np.ndarray
     indices: np.ndarray | None
     grad_input: np.ndarray
+    unpooled: np.ndarray | None
 
 
-def compute(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-            count_include_pad=True, mode="max", grad_output=None) -> View:
+def trace_arguments(x, kernel_size=2, stride=None, padding=0, dilation=1, ceil_mode=False,
+                    count_include_pad=True, mode="max", grad_output=None, output_size=2,
+                    norm_type=2, unpool=False) -> dict[str, Any]:
+    """The :func:`poolgrad.trace` keywords of a widget's settings. The widget holds every
+    setting at once, as the page's model does (web/widget/state.js, ``traceRequest``): a
+    mode's own (``output_size``, ``norm_type``, ``unpool``) is kept while another mode
+    shows, and the kernel and stride while an adaptive mode does; each is passed only where
+    it applies. Padding, dilation and ceil mode are always passed, so trace() refuses them
+    where they do not apply, as the page does.
+
+    >>> sorted(trace_arguments([[1]], mode="adaptive_avg", output_size=1))
+    ['ceil_mode', 'dilation', 'grad_output', 'mode', 'output_size', 'padding', 'unpool', 'x']
+    """
+    arguments = {"x": x, "padding": padding, "dilation": dilation, "ceil_mode": ceil_mode, "mode": mode,
+                 "grad_output": 1 if grad_output is None else grad_output,
+                 "unpool": unpool if mode in MAX_MODES else False}
+    if mode in ADAPTIVE_MODES:
+        arguments["output_size"] = output_size
+    else:
+        arguments.update(kernel_size=kernel_size, stride=stride)
+    if mode in ("max", "avg"):
+        arguments["count_include_pad"] = count_include_pad
+    if mode == "lp":
+        arguments["norm_type"] = norm_type
+    return arguments
+
+
+def compute(x, kernel_size=2, stride=None, padding=0, dilation=1, ceil_mode=False,
+            count_include_pad=True, mode="max", grad_output=None, output_size=2, norm_type=2,
+            unpool=False) -> View:
     """The view of one setting: :func:`poolgrad.trace` and the functions' arrays, or the
     functions' own ``ValueError`` / ``TypeError``. ``grad_output=None`` is all ones, as
-    on the page.
+    on the page; ``unpooled`` is ``max_unpool2d(output, indices)`` onto ``x``'s plane,
+    with ``unpool`` on in the max modes (else None).
 
     >>> compute([[1, 2], [3, 4]], 2).indices
     array([[3]])
@@ -79,24 +114,46 @@ def compute(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
     Traceback (most recent call last):
     ...
     ValueError: dilation=2 is not available for average pooling (avg_pool2d has no dilation): use dilation=1 or mode='max'
+
+    Adaptive windows of 3 lines into 2 share the middle line, where unpooling writes one
+    value and the gradient adds two:
+
+    >>> view = compute([[1, 9, 2], [0, 0, 0], [0, 0, 0]], mode="adaptive_max", output_size=(1, 2),
+    ...                unpool=True)
+    >>> view.output, view.unpooled[0], view.grad_input[0]
+    (array([[9, 9]]), array([0, 9, 0]), array([0., 2., 0.]))
     """
-    described = trace(x, kernel_size, stride, padding, dilation, ceil_mode, mode,
-                      1 if grad_output is None else grad_output, count_include_pad)
+    settings = trace_arguments(x, kernel_size, stride, padding, dilation, ceil_mode, count_include_pad,
+                               mode, grad_output, output_size, norm_type, unpool)
+    described = trace(**settings)
     plane = np.asarray(x)
     upstream = (np.ones(described["output_shape"]) if grad_output is None
                 else np.asarray(grad_output, dtype=np.float64))
+    indices = None
     if mode == "max":
         output, indices = max_pool2d(plane, kernel_size, stride, padding, dilation, ceil_mode,
                                      return_indices=True)
         grad_input = max_pool2d_backward(upstream, indices, plane.shape)
-    else:
-        output, indices = avg_pool2d(plane, kernel_size, stride, padding, ceil_mode, count_include_pad), None
+    elif mode == "avg":
+        output = avg_pool2d(plane, kernel_size, stride, padding, ceil_mode, count_include_pad)
         grad_input = avg_pool2d_backward(upstream, plane.shape, kernel_size, stride, padding, ceil_mode,
                                          count_include_pad)
-    for array in (output, indices, grad_input):
+    elif mode == "adaptive_max":
+        output, indices = adaptive_max_pool2d(plane, output_size, return_indices=True)
+        grad_input = adaptive_max_pool2d_backward(upstream, indices, plane.shape)
+    elif mode == "adaptive_avg":
+        output = adaptive_avg_pool2d(plane, output_size)
+        grad_input = adaptive_avg_pool2d_backward(upstream, plane.shape)
+    else:
+        # As trace() does: integers are pooled as float64 (a power of an int is no int).
+        real = plane if plane.dtype.kind == "f" else plane.astype(np.float64)
+        output = lp_pool2d(real, norm_type, kernel_size, stride, ceil_mode)
+        grad_input = lp_pool2d_backward(upstream, real, norm_type, kernel_size, stride, ceil_mode)
+    unpooled = unpool_planes(output, indices, plane.shape) if settings["unpool"] else None
+    for array in (output, indices, grad_input, unpooled):
         if array is not None:
             array.flags.writeable = False
-    return View(described, output, indices, grad_input)
+    return View(described, output, indices, grad_input, unpooled)
 
 
 # ----------------------------------------------------------------- the wire to JavaScript
@@ -126,6 +183,22 @@ def _pair_from_json(value, widget=None):
     return tuple(value) if isinstance(value, list) else value
 
 
+def _output_size_to_json(value, widget=None):
+    # The front end's output size is two numbers: a None side ("keep the input's side") is
+    # sent as the side of the input it keeps, and sent again when x changes (Widget._show).
+    sides = as_output_size(value)
+    shape = np.shape(widget.x) if widget is not None and widget.x is not None else (None, None)
+    return [kept if side is None else side for side, kept in zip(sides, shape)]
+
+
+def _number_to_json(value, widget=None):
+    return json_values(np.float64(value))
+
+
+def _number_from_json(value, widget=None):
+    return NUMBER_NAMES.get(value, value) if isinstance(value, str) else value
+
+
 def _selection_to_json(value, widget=None):
     return None if value is None else [int(value[0]), int(value[1])]
 
@@ -143,16 +216,20 @@ def _pair_trait(default):
 class Widget(anywidget.AnyWidget):
     """The pooling widget for one 2D plane ``x``, in a Jupyter notebook.
 
-    The parameters are those of :func:`poolgrad.trace` (``mode="max"`` or ``"avg"``;
-    ``grad_output=None`` is all ones), plus ``gradient`` (show the gradient's routing)
-    and ``selection`` (the selected output cell, ``(row, col)`` or None). Each is a
-    synced trait: setting it redraws, and the widget's controls and taps set it. A value
+    The parameters are those of :func:`poolgrad.trace`: ``mode`` is ``"max"``, ``"avg"``,
+    ``"adaptive_max"``, ``"adaptive_avg"`` (their windows follow ``output_size``) or
+    ``"lp"`` (``norm_type`` is its p); ``unpool`` shows ``max_unpool2d(output, indices)``
+    in the max modes; ``grad_output=None`` is all ones. Plus ``gradient`` (show the
+    gradient's routing) and ``selection`` (the selected output cell, ``(row, col)`` or
+    None). Each is a synced trait: setting it redraws, and the widget's controls and taps
+    set it. A mode's own setting is kept while another mode shows, as on the page. A value
     the functions refuse raises their ``ValueError`` or ``TypeError`` and the view stays;
     one from the widget's own controls is shown in the widget (the ``error`` trait).
 
     Read-only: ``trace`` (the dict poolgrad.trace returns for the view shown), and the
-    functions' NumPy arrays ``output``, ``indices`` (max mode, else None) and
-    ``grad_input`` (with ``gradient`` on, else None).
+    functions' NumPy arrays ``output``, ``indices`` (the max modes, else None),
+    ``grad_input`` (with ``gradient`` on, else None) and ``unpooled`` (with ``unpool`` on
+    in the max modes, else None).
 
     >>> w = Widget([[1, 2], [3, 4]], gradient=True, grad_output=[[2.5]])
     >>> w.grad_input
@@ -162,6 +239,8 @@ class Widget(anywidget.AnyWidget):
     (0, 0)
     >>> w.mode = "avg"; w.output, w.indices
     (array([[2.5]]), None)
+    >>> w.output_size = 1; w.mode = "adaptive_avg"; w.output
+    array([[2.5]])
     """
 
     _esm = BUNDLE
@@ -177,6 +256,9 @@ class Widget(anywidget.AnyWidget):
     mode = traitlets.Any("max").tag(sync=True)
     gradient = traitlets.Any(False).tag(sync=True)
     grad_output = _matrix_trait()
+    output_size = traitlets.Any(2).tag(sync=True, to_json=_output_size_to_json, from_json=_pair_from_json)
+    norm_type = traitlets.Any(2.0).tag(sync=True, to_json=_number_to_json, from_json=_number_from_json)
+    unpool = traitlets.Any(False).tag(sync=True)
     selection = traitlets.Any(None, allow_none=True).tag(sync=True, to_json=_selection_to_json,
                                                          from_json=_pair_from_json)
     #: The marks of poolgrad.check's failing case: exercise_check's mismatches.
@@ -189,11 +271,12 @@ class Widget(anywidget.AnyWidget):
 
     def __init__(self, x, kernel_size=2, stride=None, padding=0, dilation=1, ceil_mode=False,
                  count_include_pad=True, mode="max", gradient=False, grad_output=None, selection=None,
-                 **kwargs):
+                 output_size=2, norm_type=2.0, unpool=False, **kwargs):
         self._view: tuple[str, View] | None = None
         super().__init__(x=x, kernel_size=kernel_size, stride=stride, padding=padding, dilation=dilation,
                          ceil_mode=ceil_mode, count_include_pad=count_include_pad, mode=mode,
-                         gradient=gradient, grad_output=grad_output, selection=selection, **kwargs)
+                         gradient=gradient, grad_output=grad_output, selection=selection,
+                         output_size=output_size, norm_type=norm_type, unpool=unpool, **kwargs)
         self._show(self._settings())
         self.on_msg(self._answer)
 
@@ -204,8 +287,12 @@ class Widget(anywidget.AnyWidget):
     def _check_setting(self, proposal):
         name = proposal["trait"].name
         value = proposal["value"]
-        if name in ("ceil_mode", "count_include_pad"):
+        if name in ("ceil_mode", "count_include_pad", "unpool"):
             value = as_flag(value, name)
+        elif name == "output_size":
+            as_output_size(value)  # checked in every mode: it is kept for the adaptive ones
+        elif name == "norm_type":
+            as_norm_type(value)
         elif name in ("x", "grad_output") and value is not None:
             value = np.array(as_input(value, name))
             value.flags.writeable = False
@@ -228,6 +315,8 @@ class Widget(anywidget.AnyWidget):
 
     @traitlets.observe(*SETTINGS)
     def _redraw(self, change):
+        if change["name"] == "x" and None in as_output_size(self.output_size):
+            self.send_state("output_size")  # its JSON names the sides of x it keeps
         self._show(self._settings())
 
     def notify_change(self, change):
@@ -256,8 +345,10 @@ class Widget(anywidget.AnyWidget):
             if name in sync_data:
                 candidate[name] = self.trait_metadata(name, "from_json", self._trait_from_json)(sync_data[name], self)
         try:
-            for flag in ("ceil_mode", "count_include_pad"):
+            for flag in ("ceil_mode", "count_include_pad", "unpool"):
                 candidate[flag] = as_flag(candidate[flag], flag)
+            as_output_size(candidate["output_size"])
+            as_norm_type(candidate["norm_type"])
             self._computed(candidate)
             super().set_state(sync_data)
         except (ValueError, TypeError) as refused:
@@ -296,6 +387,12 @@ class Widget(anywidget.AnyWidget):
     def grad_input(self) -> np.ndarray | None:
         """The gradient routed back to x, with ``gradient`` on (else None)."""
         return self._computed(self._settings()).grad_input if self.gradient else None
+
+    @property
+    def unpooled(self) -> np.ndarray | None:
+        """``max_unpool2d(output, indices)`` onto x's plane, with ``unpool`` on in the max
+        modes (else None): each maximum written back once where the gradient adds."""
+        return self._computed(self._settings()).unpooled
 
 
 def check(fn, exercise: str) -> Widget:

@@ -87,9 +87,78 @@ def test_the_page_rules_come_from_the_functions():
     assert w.trace["mode"] == "avg"
 
 
+FAMILY = [
+    ({"mode": "adaptive_max", "output_size": 3, "unpool": True},
+     lambda x, up: (*poolgrad.adaptive_max_pool2d(x, 3, return_indices=True),)),
+    ({"mode": "adaptive_avg", "output_size": (None, 2)}, lambda x, up: (poolgrad.adaptive_avg_pool2d(x, (None, 2)), None)),
+    ({"mode": "lp", "norm_type": 3, "kernel_size": 2, "stride": 1}, lambda x, up: (poolgrad.lp_pool2d(x, 3, 2, 1), None)),
+    ({"mode": "lp", "norm_type": np.inf, "kernel_size": 3, "ceil_mode": True},
+     lambda x, up: (poolgrad.lp_pool2d(x, np.inf, 3, ceil_mode=True), None)),
+]
+
+
+@pytest.mark.parametrize("settings, pooled", FAMILY, ids=lambda v: v.get("mode") if isinstance(v, dict) else "")
+def test_the_family_modes_show_the_functions_own_results(settings, pooled):
+    x = np.array([[1.0, 2, 5, 6, 0], [3, 4, 8, 7, 1], [0, -1, -3, -2, 9], [-4, 9, -6, -5, 2], [5, 5, 1, 0, 3]])
+    w = poolgrad.Widget(x, gradient=True, **settings)
+    output, indices = pooled(x, None)
+    np.testing.assert_array_equal(w.output, output)
+    assert (w.indices is None) == (indices is None)
+    if indices is not None:
+        np.testing.assert_array_equal(w.indices, indices)
+    upstream = np.ones(output.shape)
+    if settings["mode"] == "adaptive_max":
+        np.testing.assert_array_equal(w.grad_input, poolgrad.adaptive_max_pool2d_backward(upstream, indices, x.shape))
+        unpooled = np.zeros(x.size)
+        unpooled[indices.ravel()] = output.ravel()  # a shared cell's maxima are one value
+        np.testing.assert_array_equal(w.unpooled, unpooled.reshape(x.shape))
+    elif settings["mode"] == "adaptive_avg":
+        np.testing.assert_array_equal(w.grad_input, poolgrad.adaptive_avg_pool2d_backward(upstream, x.shape))
+    else:
+        np.testing.assert_array_equal(w.grad_input, poolgrad.lp_pool2d_backward(
+            upstream, x, settings["norm_type"], settings["kernel_size"], settings.get("stride"),
+            settings.get("ceil_mode", False)))
+    traced = {name: value for name, value in settings.items() if name != "unpool" or value}
+    assert w.trace == poolgrad.trace(x, grad_output=1, **traced)
+
+
+def test_a_modes_own_setting_is_kept_while_another_mode_shows():
+    # As in the page's model: unpool, output_size and norm_type wait for their modes.
+    w = poolgrad.Widget(FIXTURE_ROWS, mode="avg", unpool=True, output_size=(1, 3), norm_type=1)
+    assert w.unpooled is None and "unpooled" not in w.trace
+    w.mode = "adaptive_max"
+    assert w.output.tolist() == [[9, 9, 8]] and w.unpooled.shape == (4, 4)
+    assert w.trace["unpooled"] == w.unpooled.tolist()
+    w.mode = "lp"
+    assert w.output.tolist() == poolgrad.lp_pool2d(np.array(FIXTURE_ROWS, float), 1, 2).tolist()
+    # Checked in every mode, though: a bad one is refused at once with the functions' message.
+    with pytest.raises(ValueError, match="norm_type must not be 0"):
+        w.norm_type = 0
+    with pytest.raises((ValueError, TypeError), match="output_size"):
+        w.output_size = (0, 2)
+    assert w.norm_type == 1 and w.output_size == (1, 3)
+
+
+def test_the_family_settings_travel_as_the_front_end_spells_them():
+    w = poolgrad.Widget(FIXTURE_ROWS, mode="lp", norm_type=np.inf, output_size=(None, 1))
+    state = w.get_state()
+    json.dumps(state, allow_nan=False)
+    assert state["norm_type"] == "Infinity" and state["output_size"] == [4, 1]
+    # A side kept from x is sent again when x changes.
+    sent = _Sent(w)
+    w.x = np.zeros((3, 6))
+    assert [m["state"]["output_size"] for m in sent.messages if "output_size" in m["state"]] == [[3, 1]]
+    # And from the widget's controls:
+    w.set_state({"mode": "adaptive_avg", "output_size": [2, 3], "norm_type": "-Infinity"})
+    assert w.error == "" and w.output_size == (2, 3) and w.norm_type == -np.inf
+    assert w.output.shape == (2, 3)
+    w.set_state({"mode": "lp", "norm_type": 0})
+    assert w.error.startswith("norm_type must not be 0") and w.mode == "adaptive_avg"
+
+
 def test_read_only_results():
     w = poolgrad.Widget(FIXTURE_ROWS, gradient=True)
-    for name in ("output", "indices", "grad_input", "trace"):
+    for name in ("output", "indices", "grad_input", "unpooled", "trace"):
         with pytest.raises((AttributeError, Exception)):
             setattr(w, name, None)
     with pytest.raises(ValueError):
@@ -156,7 +225,8 @@ def test_a_change_from_python_reaches_the_front_end_as_one_message_with_its_trac
     assert state["kernel_size"] == [3, 3] and state["trace"]["kernel_size"] == [3, 3]
     assert state["trace_settings"] == {"x": FIXTURE_ROWS, "kernel_size": [3, 3], "stride": None, "padding": [0, 0],
                                        "dilation": [1, 1], "ceil_mode": False, "count_include_pad": True,
-                                       "mode": "max", "grad_output": None}
+                                       "mode": "max", "grad_output": None, "output_size": [2, 2], "norm_type": 2.0,
+                                       "unpool": False}
 
 
 def test_a_trace_request_of_the_front_end_is_answered_by_run_trace():
