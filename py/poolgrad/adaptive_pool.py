@@ -326,6 +326,11 @@ def _row_sum(vectors):
 TRANSPOSE_BLOCK = 256
 
 
+#: The row lengths, in whole vectors, that :func:`_block_sums` adds with
+#: :func:`_row_sum_in_order` (about 10% faster there; the ResNet head has 6).
+IN_ORDER_VECTORS = range(4, 64)
+
+
 def _torch_sum(rows):
     """The sum of each row ``(R, n)`` in the order of PyTorch's CPU sum (SumKernel.cpp's
     cascade_sum over a contiguous row): whole vectors of :data:`TORCH_VECTOR_BYTES`
@@ -358,6 +363,21 @@ def _block_sums(rows, block):
     if n < lanes:
         return _row_sum(columns.transpose(1, 0, 2)[:, None])[0].reshape(count)
     whole = n // lanes
+    if whole in IN_ORDER_VECTORS:
+        # Every sum below ends up added into `total`, which starts from +0.0 and so is never
+        # -0.0: a partial sum's sign of zero cannot show, and only the order of the additions
+        # matters. So row_sum's accumulators skip their zeros, and each vector is a slab of
+        # `columns` (every block's part contiguous) instead of a copy: 14 additions for the
+        # ResNet head's rows of 49.
+        vectors = columns[:, :whole * lanes].reshape(blocks, whole, lanes, block)
+        acc = _row_sum_in_order(vectors)
+        tail = range(whole * lanes, n)
+        total = (columns[:, tail[0]] if tail else acc[:, 0]) + rows.dtype.type(0)
+        for k in tail[1:]:
+            total += columns[:, k]
+        for k in range(0 if tail else 1, lanes):
+            total += acc[:, k]
+        return total.reshape(count)
     vectors = columns[:, :whole * lanes].reshape(blocks, whole, lanes, block).transpose(1, 2, 0, 3)
     acc = _row_sum(vectors)
     total = np.zeros((blocks, block), rows.dtype)
@@ -366,3 +386,22 @@ def _block_sums(rows, block):
     for k in range(lanes):
         total += acc[k]
     return total.reshape(count)
+
+
+def _row_sum_in_order(vectors):
+    """:func:`_row_sum`'s additions in its order, for 4 to 63 vectors (one cascade step),
+    without its starts from +0.0: ``vectors`` is ``(blocks, count, lanes, block)``, and
+    the result may differ from row_sum's only by the sign of a zero."""
+    count = vectors.shape[1]
+    groups = count // 4
+    partial = [vectors[:, j] for j in range(4)]
+    if groups > 1:
+        partial = [partial[j] + vectors[:, 4 + j] for j in range(4)]
+        for group in range(2, groups):
+            for j in range(4):
+                partial[j] += vectors[:, 4 * group + j]
+    rest = [vectors[:, k] for k in range(groups * 4, count)] + partial[1:]
+    first = partial[0] + rest[0]
+    for vector in rest[1:]:
+        first += vector
+    return first

@@ -174,3 +174,37 @@ def test_the_blocked_torch_sum_adds_each_row_in_the_same_order_as_one_row_alone(
     rows = np.random.default_rng(count * n).standard_normal((count, n)).astype(np.float32) * 1e3
     alone = np.concatenate([_torch_sum(rows[r:r + 1]) for r in range(count)])
     assert np.array_equal(_torch_sum(rows).view(np.int32), alone.view(np.int32))
+
+
+GLOBAL_ROW_LENGTHS = [1, 7, 8, 15, 16, 31, 32, 33, 49, 63, 64, 100, 255, 256, 257, 511, 512, 513, 1024, 2100]
+
+
+def _global_case(n, dtype):
+    rng = np.random.default_rng(n)
+    x = (rng.standard_normal((3, 100, 1, n)) * 10.0 ** rng.integers(-2, 6, (3, 100, 1, 1))).astype(dtype)
+    x[0, :7] = -0.0  # all-negative-zero rows: the sum is +0.0
+    x[1, ::9, 0, ::5] = -0.0
+    return x
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n", GLOBAL_ROW_LENGTHS)
+def test_global_average_pooling_matches_torch_for_every_row_length(torch, n, dtype):
+    # Every path of the sum that follows torch's order: rows shorter than a vector, the
+    # in-order additions (4 to 63 vectors), the cascade beyond, with and without a tail.
+    x = _global_case(n, dtype)
+    expected = torch.nn.functional.adaptive_avg_pool2d(torch.from_numpy(x), 1).numpy()
+    assert (_bits(poolgrad.adaptive_avg_pool2d(x, 1)) == _bits(expected)).all()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n", GLOBAL_ROW_LENGTHS)
+def test_the_in_order_sum_gives_row_sums_very_bits(monkeypatch, n, dtype):
+    # The torch-free twin of the test above: the in-order additions against aten's
+    # row_sum as written (with its starts from +0.0), which the golden file pins to torch.
+    from poolgrad import adaptive_pool
+
+    x = _global_case(n, dtype)
+    fast = adaptive_pool.adaptive_avg_pool2d(x, 1)
+    monkeypatch.setattr(adaptive_pool, "IN_ORDER_VECTORS", range(0))
+    assert (_bits(fast) == _bits(adaptive_pool.adaptive_avg_pool2d(x, 1))).all()
