@@ -185,7 +185,7 @@ def adaptive_max_pool2d(input: ArrayLike, output_size: OutputSize, return_indice
     height, width = array.shape[-2:]
     planes = _planes(array)
     if height % out_hw[0] == 0 and width % out_hw[1] == 0:
-        out, indices = _tiled_max_planes(planes, out_hw)
+        out, indices = _tiled_first_max(planes, out_hw)
     else:
         out, indices = _adaptive_max_planes(planes, out_hw)
     shape = array.shape[:-2] + out_hw
@@ -233,6 +233,67 @@ def _tiled_max_planes(planes, out_hw):
         row += col
         row += corner
         indices[first:first + step] = row
+    return out, indices
+
+
+def _first_set_byte(flags):
+    """Per little-endian unsigned int of 1, 2, 4 or 8 bytes, each byte 0 or 1 and not all
+    0: which byte is the first non-zero one in memory (the lowest).
+
+    >>> _first_set_byte(np.array([1, 256, 1 << 56 | 1 << 40], np.uint64))
+    array([0, 1, 5])
+    """
+    words = flags.astype(np.uint64)
+    lowest = words & (~words + np.uint64(1))  # the lowest set bit alone: a power of two
+    return (np.frexp(lowest.astype(np.float64))[1].astype(np.int64) - 1) // 8
+
+
+def _tiled_first_max(planes, out_hw):
+    """:func:`_tiled_max_planes`' answer without rearranging the input, where a window is
+    1, 2, 4 or 8 cells wide: each window's maximum by np.maximum over its rows, then over
+    its columns, then the first cell holding it. The flags "this cell holds its window's
+    maximum" of one row of a window are read as one integer (a byte per cell), so the first
+    row holding it is the first non-zero integer, and the cell in that row its first
+    non-zero byte. A block with a NaN maximum (the last NaN wins there) and other widths go
+    to :func:`_tiled_max_planes`.
+    """
+    count, height, width = planes.shape
+    (out_h, out_w), kh, kw = out_hw, height // out_hw[0], width // out_hw[1]
+    if kw not in (1, 2, 4, 8):
+        return _tiled_max_planes(planes, out_hw)
+    out = np.empty((count,) + out_hw, planes.dtype)
+    indices = np.empty((count,) + out_hw, np.int64)
+    corner = np.arange(out_h)[:, None] * kh * width + np.arange(out_w)[None, :] * kw
+    step = max(1, _TILED_BLOCK_ELEMENTS // (height * width))
+    for first in range(0, count, step):
+        block = planes[first:first + step]
+        n = block.shape[0]
+        lines = block.reshape(n, out_h, kh, width)
+        line_max = lines[:, :, 0].copy()
+        for k in range(1, kh):
+            np.maximum(line_max, lines[:, :, k], out=line_max)
+        line_max = line_max.reshape(n, out_h, out_w, kw)
+        best = line_max[..., 0].copy()
+        for k in range(1, kw):
+            np.maximum(best, line_max[..., k], out=best)
+        if best.dtype.kind == "f" and np.isnan(best).any():
+            out[first:first + n], indices[first:first + n] = _tiled_max_planes(block, out_hw)
+            continue
+        hits = lines == np.repeat(best, kw, axis=-1)[:, :, None, :]
+        row_flags = hits.view(np.dtype(f"<u{kw}")).reshape(n, out_h, kh, out_w)
+        held = np.ascontiguousarray((row_flags != 0).transpose(0, 1, 3, 2))  # (n, out_h, out_w, kh)
+        if kh in (1, 2, 4, 8):
+            row = _first_set_byte(held.view(np.dtype(f"<u{kh}"))[..., 0])
+        else:
+            row = np.argmax(held, axis=3)
+        flags = np.take_along_axis(row_flags, row[:, :, None, :], 2)[:, :, 0]
+        index = row * width + _first_set_byte(flags) + corner
+        indices[first:first + n] = index
+        out[first:first + n] = best
+        if best.dtype.kind == "f" and (zero := best == 0).any():
+            # np.maximum may give either zero of ±0.0; the output is the chosen cell's.
+            chosen = np.take_along_axis(block.reshape(n, -1), index.reshape(n, -1), 1)
+            np.copyto(out[first:first + n], chosen.reshape(best.shape), where=zero)
     return out, indices
 
 

@@ -208,3 +208,60 @@ def test_the_in_order_sum_gives_row_sums_very_bits(monkeypatch, n, dtype):
     fast = adaptive_pool.adaptive_avg_pool2d(x, 1)
     monkeypatch.setattr(adaptive_pool, "IN_ORDER_VECTORS", range(0))
     assert (_bits(fast) == _bits(adaptive_pool.adaptive_avg_pool2d(x, 1))).all()
+
+
+def _loop_max(plane, out_hw):
+    """aten's adaptive max scan, window by window: a cell wins when it is greater than the
+    best so far or NaN (so the first of equal values and the last NaN win)."""
+    height, width = plane.shape
+    out = np.empty(out_hw, plane.dtype)
+    indices = np.empty(out_hw, np.int64)
+    for i in range(out_hw[0]):
+        r0, r1 = i * height // out_hw[0], math.ceil((i + 1) * height / out_hw[0])
+        for j in range(out_hw[1]):
+            c0, c1 = j * width // out_hw[1], math.ceil((j + 1) * width / out_hw[1])
+            best, where = None, None
+            for r in range(r0, r1):
+                for c in range(c0, c1):
+                    value = plane[r, c]
+                    if best is None or value > best or value != value:
+                        best, where = value, r * width + c
+            out[i, j], indices[i, j] = best, where
+    return out, indices
+
+
+def _tiled_case(seed):
+    """Windows that tile the plane, each 1 to 9 cells a side, with ties, ±0.0, -inf and
+    (in some) NaN, in float and integer dtypes."""
+    rng = np.random.default_rng(seed)
+    out_hw = tuple(int(v) for v in rng.integers(1, 4, 2))
+    kernel = tuple(int(v) for v in rng.integers(1, 10, 2))
+    dtype = ["float32", "float64", "float16", "int8", "int64", "uint8"][seed % 6]
+    shape = (int(rng.integers(1, 40)), out_hw[0] * kernel[0], out_hw[1] * kernel[1])
+    if np.dtype(dtype).kind == "f":
+        values = [0.0, -0.0, 1.0, 2.0, -np.inf] + ([np.nan] if seed % 4 == 0 else [])
+        x = rng.choice(np.array(values, dtype), size=shape)
+    else:
+        x = rng.integers(0, 3, size=shape).astype(dtype)
+    return x, out_hw
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_tiled_adaptive_max_matches_the_loop_reference_bit_for_bit(seed):
+    x, out_hw = _tiled_case(seed)
+    out, indices = poolgrad.adaptive_max_pool2d(x, out_hw, return_indices=True)
+    for plane, plane_out, plane_indices in zip(x, out, indices):
+        expected, expected_indices = _loop_max(plane, out_hw)
+        np.testing.assert_array_equal(plane_indices, expected_indices)
+        assert (_bits(plane_out) == _bits(expected)).all()
+
+
+@pytest.mark.parametrize("seed", range(0, 60, 3))
+def test_tiled_adaptive_max_matches_torch_bit_for_bit(torch, seed):
+    x, out_hw = _tiled_case(seed)
+    if x.dtype.kind != "f":
+        x = x.astype(np.float32)  # torch has no integer adaptive max pooling on the CPU
+    out, indices = torch.nn.functional.adaptive_max_pool2d(torch.from_numpy(x), out_hw, return_indices=True)
+    mine, mine_indices = poolgrad.adaptive_max_pool2d(x, out_hw, return_indices=True)
+    np.testing.assert_array_equal(mine_indices, indices.numpy())
+    assert (_bits(mine) == _bits(out.numpy())).all()
