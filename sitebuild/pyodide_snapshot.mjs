@@ -204,8 +204,6 @@ assert "error" not in answer, answer
 x = numpy.arange(16.0).reshape(4, 4)
 windows = numpy.lib.stride_tricks.sliding_window_view(x, (2, 2))[::2, ::2]
 assert windows.max(axis=(-1, -2)).tolist() == [[5.0, 7.0], [13.0, 15.0]], windows
-import numpy.random  # libraries loaded after the restore come from the file system
-assert numpy.random.default_rng(7).integers(0, 1000, 3).tolist() == numpy.random.default_rng(7).integers(0, 1000, 3).tolist()
 import poolgrad.exercise_check  # the exercise checker: everything it imports is in the subset
 import poolgrad
 numpy.__version__, poolgrad.__version__

@@ -25,8 +25,8 @@ from .pins import PYODIDE_CORE_SHA256, PYODIDE_STDLIB, PYODIDE_VERSION
 
 # Left out of the subset: folders (and one module) by prefix, and kinds of file anywhere.
 NUMPY_LEFT_OUT = ("numpy/fft/", "numpy/f2py/", "numpy/polynomial/", "numpy/ma/", "numpy/testing/",
-                  "numpy/_pyinstaller/", "numpy/doc/", "numpy/linalg/lapack_lite", "numpy/random/lib/",
-                  "numpy/random/_examples/", "numpy/_core/include/", "numpy/_core/lib/")
+                  "numpy/random/", "numpy/_pyinstaller/", "numpy/doc/", "numpy/linalg/lapack_lite",
+                  "numpy/_core/include/", "numpy/_core/lib/")
 NUMPY_LEFT_OUT_KINDS = (".pyi", ".pxd", ".h", ".a", ".c", ".pyx")
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)  # every entry's date: the same bytes from the same file
 

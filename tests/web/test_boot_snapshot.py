@@ -114,8 +114,8 @@ def assert_reference_trace(widget):
 
 
 def assert_numpy_works_in_the_worker(widget):
-    """Beyond trace(): NumPy's linear algebra (a library the snapshot restored) and its
-    random module (libraries loaded from the file system after the restore)."""
+    """Beyond the reference view: another trace, average pooling, computed by the NumPy
+    the start installed."""
     answer = widget.page.evaluate("window.poolgradWidget.trace({x: [[1, 2], [3, 4]], kernel_size: [1, 1],"
                                   " stride: [1, 1], padding: [0, 0], dilation: [1, 1], mode: 'avg'})")
     assert "trace" in answer, answer
@@ -257,8 +257,9 @@ def test_an_error_in_the_runtime_is_not_hidden_by_the_still_starting_messages(wi
 
 LEARNER_IMPORTS = """
 import email, json, random
-import numpy.fft, numpy.polynomial
+import numpy.fft, numpy.polynomial, numpy.random
 assert numpy.fft.fft([1, 0, 0, 0]).tolist() == [1, 1, 1, 1]
+assert numpy.random.default_rng(7).integers(0, 10, 3).shape == (3,)
 assert numpy.polynomial.Polynomial([1, 2])(3) == 7
 import unittest, xml.dom.minidom
 assert xml.dom.minidom.parseString("<a>7</a>").documentElement.firstChild.data == "7"
