@@ -141,10 +141,11 @@ async function download(url) {
 // with another MIME type (application/octet-stream, common on LMS file servers) makes
 // compileStreaming refuse it: it is then compiled from its bytes, and startup.wasm says
 // what to fix. `measured(bytesPerSecond)` gets the rate its first bytes arrived at (the
-// body as the page sees it: unpacked when the server gzipped it).
+// body as the page sees it: unpacked when the server gzipped it); `arrived()` is called
+// once its last byte has (or its download failed).
 const RATE_SAMPLE_BYTES = 1 << 20;
 
-function compileRuntime(url, measured) {
+function compileRuntime(url, measured, arrived) {
   const compiled = fetch(url).then(async (response) => {
     if (!response.ok) throw new Error(`${url.pathname} answered HTTP ${response.status}`);
     const type = (response.headers.get("content-type") ?? "").split(";")[0].trim();
@@ -152,16 +153,16 @@ function compileRuntime(url, measured) {
     (async () => {
       let received = 0;
       let began = null;
+      const rate = () => received / Math.max(1, performance.now() - (began ?? performance.now())) * 1000;
       for (;;) {
         const { done, value } = await counter.read();
         if (done) break;
         began ??= performance.now();
         received += value.byteLength;
-        if (received >= RATE_SAMPLE_BYTES) break;
+        if (received >= RATE_SAMPLE_BYTES && received - value.byteLength < RATE_SAMPLE_BYTES) measured(rate());
       }
-      counter.cancel().catch(() => {});
-      measured(received / Math.max(1, performance.now() - (began ?? performance.now())) * 1000);
-    })().catch(() => measured(0));
+      measured(rate()); // a runtime smaller than the sample (a resolved promise keeps its first value)
+    })().catch(() => measured(0)).finally(arrived);
     if (type === "application/wasm" && typeof WebAssembly.compileStreaming === "function") {
       startup.wasm = "streamed";
       return WebAssembly.compileStreaming(response);
@@ -171,7 +172,10 @@ function compileRuntime(url, measured) {
     console.warn(`poolgrad: ${startup.wasm}`);
     return WebAssembly.compile(await response.arrayBuffer());
   });
-  compiled.catch(() => measured(0)); // a failure is handled where it is awaited
+  compiled.catch(() => { // a failure is handled where it is awaited
+    measured(0);
+    arrived();
+  });
   return compiled;
 }
 
@@ -383,7 +387,7 @@ function stdlibURL(info, siteRoot) {
 }
 
 // The chosen path, and the wheels' path when the snapshot fails, each in this same worker.
-async function startInterpreter(info, siteRoot, indexURL, compiled, rate) {
+async function startInterpreter(info, siteRoot, indexURL, compiled, rate, runtimeArrived) {
   // The standard library's subset when the build made one: the NumPy snapshot was made
   // with it mounted (its image holds zipimport's directory of that very zip).
   const options = { indexURL, stdLibURL: stdlibURL(info, siteRoot).href };
@@ -404,8 +408,12 @@ async function startInterpreter(info, siteRoot, indexURL, compiled, rate) {
     })
     : null;
   numpySnapshot?.catch(() => {});
+  // On the wheels' path NumPy's zip waits for the runtime's last byte: every download shares
+  // the link, Python's start needs the runtime (and the standard library, smaller, begun
+  // with it) first and NumPy only after that start, whose second or two of processor time
+  // the NumPy download then fills (docs/startup.md has the figures).
   const wheel = () => {
-    const bytes = download(numpyWheel);
+    const bytes = runtimeArrived.then(() => download(numpyWheel));
     bytes.catch(() => {});
     return bytes;
   };
@@ -459,8 +467,10 @@ async function boot(siteRoot, install) {
     // the standard library, the lock file and poolgrad's wheel; a failure surfaces where
     // the file is used.
     let measured;
+    let arrived;
     const rate = new Promise((resolve) => { measured = resolve; });
-    const compiled = compileRuntime(new URL("pyodide.asm.wasm", indexURL), measured);
+    const runtimeArrived = new Promise((resolve) => { arrived = resolve; });
+    const compiled = compileRuntime(new URL("pyodide.asm.wasm", indexURL), measured, arrived);
     for (const url of [stdlibURL(info, siteRoot), new URL("pyodide-lock.json", indexURL)]) {
       fetch(url).catch(() => {});
     }
@@ -468,7 +478,7 @@ async function boot(siteRoot, install) {
     const platform = takeTheIOSPath();
     let pyodide;
     try {
-      pyodide = await startInterpreter(info, siteRoot, indexURL, compiled, rate);
+      pyodide = await startInterpreter(info, siteRoot, indexURL, compiled, rate, runtimeArrived);
     } finally {
       platform.undo();
     }
