@@ -1,5 +1,6 @@
 """The exercise sandbox's attacks: learner code that tries to reach another site or to make
-JavaScript from a string, each typed into the exercise panel as a Run of its own, and a
+JavaScript from a string, each typed into the exercise panel as a Run of its own (or all in
+one Run: Listener.every_attack_then_reachable), and a
 listener on another port of 127.0.0.1 that records every request reaching it (preflights,
 font loads and WebSocket upgrades too). tests/web/test_exercise.py runs the table in
 Chromium, tests/engines/test_engines.py in Firefox ESR, WebKitGTK and WPE WebKit, both on a
@@ -118,6 +119,18 @@ class Listener:
 
     def code(self, attack):
         return ATTACKS[attack].format(url=self.url, host=self.host)
+
+    def every_attack_then_reachable(self):
+        """One Run's code that makes every attack in turn, each in a function and a try of
+        its own (so one that raises does not hide the next), then raises REACHABLE's
+        sentence. The listener's log still names the attack (each asks for its own path).
+        The engines suite uses it: one Python start per engine instead of one per attack."""
+        parts = []
+        for number, attack in enumerate(ATTACKS):
+            body = "".join(f"    {line}\n" for line in self.code(attack).splitlines())
+            parts.append(f"def _attack_{number}():  # {attack}\n{body}"
+                         f"try:\n    _attack_{number}()\nexcept BaseException:\n    pass\n")
+        return "".join(parts) + REACHABLE
 
     def stop(self):
         self.server.shutdown()
