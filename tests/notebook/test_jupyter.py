@@ -66,6 +66,30 @@ def test_a_bad_value_from_the_widgets_controls_shows_the_pages_error(open_notebo
     assert nb.problems == []
 
 
+def test_the_family_modes_are_set_from_a_cell_and_from_the_widgets_controls(open_notebook):
+    # Adaptive 4 into 3 shares the middle lines: the unpooled grid writes each maximum once.
+    nb = open_notebook([MAKE, "w.mode = 'adaptive_max'; w.output_size = 3; w.unpool = True",
+                        "print(w.mode, w.norm_type, w.output.tolist())"])
+    nb.run(0)
+    since = nb.run(1)
+    nb.next_draw(0, since)
+    assert nb.grid(0, "output") == [["4", "8", "8"], ["4", "8", "8"], ["9", "9", "-2"]]
+    assert nb.grid(0, "unpooled") == [["0", "0", "0", "0"], ["0", "4", "8", "0"], ["0", "0", "0", "-2"],
+                                      ["0", "9", "0", "0"]]
+    widget = nb.widget(0)
+    expect(widget.locator("#output-size")).to_have_value("3")
+    expect(widget.locator("#unpool")).to_be_checked()
+    # The controls set the traits: LP pooling with p = inf is max pooling of |x|.
+    widget.locator("#mode").select_option("lp")
+    widget.locator("#norm-type").fill("Infinity")
+    widget.locator("#norm-type").blur()
+    expect(widget.locator("#status")).to_have_attribute("data-state", "ready")
+    nb.run(2)
+    assert nb.text(2).strip() == "lp inf [[4.0, 8.0], [9.0, 6.0]]"
+    assert nb.grid(0, "output") == [["4", "8"], ["9", "6"]]
+    assert nb.problems == []
+
+
 def test_the_time_from_a_cells_change_to_the_redraw_of_a_16_x_16_input(open_notebook):
     """Prints the figure (goal: under 100 ms); no timing assertion."""
     setup = "import numpy as np, poolgrad\nw = poolgrad.Widget(np.random.default_rng(0).integers(-9, 10, (16, 16)), gradient=True)\nw"

@@ -70,6 +70,38 @@ def test_lesson_shows_by_default_and_embed_is_off_without_the_query(widget):
     assert chrome_shown(page)
 
 
+def displayed(page, selectors):
+    """Whether each element (which must exist) takes part in the layout."""
+    return page.evaluate("""selectors => selectors.map((selector) => {
+        const element = document.querySelector(selector);
+        return element ? getComputedStyle(element).display !== "none" : "missing";
+    })""", selectors)
+
+
+def test_code_0_hides_the_code_panel_and_the_formula_and_lesson_0_leaves_them(widget):
+    """Layout only: each query key hides its own panels (docs/embedding.md's table)."""
+    page = widget.page
+    shown = ["#code", "#formula-box"]
+    widget.open(path="index.html?embed=1&lesson=0", wait=False)
+    assert displayed(page, shown) == [True, True]
+    widget.open(path="index.html?embed=1&code=0", wait=False)
+    assert displayed(page, shown) == [False, False]
+    assert not lesson_panels_hidden(page)
+    widget.open(path="index.html?embed=1&lesson=0&code=0", wait=False)
+    assert displayed(page, shown + ["#kernel", "#stride", "#mode", '[data-grid="input"]']) == [False, False, True, True, True, True]
+    assert lesson_panels_hidden(page)
+
+
+def test_the_exercise_picker_uses_the_pages_own_font(widget):
+    # A <select> does not inherit its font: it had the browser's smaller, unstyled one.
+    widget.open(wait=False)
+    fonts = widget.page.evaluate("""() => ["#exercise-pick", "#exercise-task"].map((selector) => {
+        const style = getComputedStyle(document.querySelector(selector));
+        return [style.fontFamily, style.fontSize];
+    })""")
+    assert fonts[0] == fonts[1]
+
+
 def frame_heights(page):
     """[(iframe's content-box height, the embedded document's own height)] per widget."""
     heights = []
