@@ -8,7 +8,8 @@ README would. Each run opens a fresh headless Chromium context (empty HTTP cache
 service worker) and measures, from the server's request log:
 
 * first visit: the requests and bytes until the page is ready, then those of the service
-  worker saving the build (until navigator.serviceWorker.ready);
+  worker saving the build (until navigator.serviceWorker.ready and the NumPy files of the
+  path the start took are saved: the worker saves those once the page names them);
 * repeat visit, online: a new navigation in the same context (the service worker answers;
   the browser still asks the server for sw.js, and the worker for nothing else);
 * offline reload: the context's network off, a reload, and the time from navigation start
@@ -61,6 +62,24 @@ def ready_at(page):
     raise TimeoutError(f"#status did not become ready within {BOOT_TIMEOUT_MS // 1000} s")
 
 
+# Whether the service worker's cache holds NumPy's files of either start path.
+PATH_SAVED = """async () => {
+  for (const name of await caches.keys()) {
+    const urls = (await (await caches.open(name)).keys()).map((request) => request.url);
+    if (urls.some((url) => /numpy-(snapshot\\.bin\\.gz|subset\\.zip)$/.test(url))) return true;
+  }
+  return false;
+}"""
+
+
+def wait_path_saved(page):
+    for _ in range(BOOT_TIMEOUT_MS // 100):
+        if page.evaluate(PATH_SAVED):
+            return
+        page.wait_for_timeout(100)
+    raise TimeoutError(f"the service worker did not save the start's NumPy files within {BOOT_TIMEOUT_MS // 1000} s")
+
+
 def one_run(new_context, url, log, dist):
     context = new_context()
     context.add_init_script(READY_STAMP)
@@ -70,8 +89,10 @@ def one_run(new_context, url, log, dist):
         page.goto(url + "index.html")
         first_ready = ready_at(page)
         at_ready = len(log)
-        # ready: a worker is active, so the build is saved (its install finished).
+        # ready: a worker is active, so the build is saved (its install finished); the files
+        # of the path the start took follow, once the page named them.
         page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+        wait_path_saved(page)
         saved = len(log)
         page.goto(url + "index.html")
         repeat_ready = ready_at(page)
