@@ -237,9 +237,9 @@ def _tiled_max_planes(planes, out_hw):
 
 
 #: Elements of input :func:`_tiled_first_max` takes at a time: it makes a dozen NumPy calls
-#: per block, which small blocks pay for many times over (on the benchmark's 8 x 64 x 56 x
-#: 56, blocks of 2**18 cells took 1.1x torch's time, of 2**21 0.9x); its temporaries are a
-#: byte per cell.
+#: per block, which small blocks pay for many times over (bench_pool's case H, poolgrad and
+#: torch in turn: blocks of 2**14 cells took 2.8x torch's time, of 2**18 1.1x, of 2**20 and
+#: more 0.85-1.04x); its temporaries are a byte per cell.
 _FIRST_MAX_BLOCK_ELEMENTS = 1 << 21
 
 

@@ -45,7 +45,6 @@ from . import exercise_check
 from .adaptive_pool import (adaptive_avg_pool2d, adaptive_avg_pool2d_backward, adaptive_max_pool2d,
                             adaptive_max_pool2d_backward)
 from .avg_pool import avg_pool2d, avg_pool2d_backward
-from .geometry import adaptive_output
 from .lp_pool import lp_pool2d, lp_pool2d_backward
 from .max_pool import max_pool2d, max_pool2d_backward
 from .trace import ADAPTIVE_MODES, MAX_MODES, json_values, trace
@@ -145,10 +144,8 @@ def compute(x, kernel_size=2, stride=None, padding=0, dilation=1, ceil_mode=Fals
         output = adaptive_avg_pool2d(plane, output_size)
         grad_input = adaptive_avg_pool2d_backward(upstream, plane.shape)
     else:
-        # As trace() does: integers are pooled as float64 (a power of an int is no int).
-        real = plane if plane.dtype.kind == "f" else plane.astype(np.float64)
-        output = lp_pool2d(real, norm_type, kernel_size, stride, ceil_mode)
-        grad_input = lp_pool2d_backward(upstream, real, norm_type, kernel_size, stride, ceil_mode)
+        output = lp_pool2d(plane, norm_type, kernel_size, stride, ceil_mode)
+        grad_input = lp_pool2d_backward(upstream, plane, norm_type, kernel_size, stride, ceil_mode)
     unpooled = unpool_planes(output, indices, plane.shape) if settings["unpool"] else None
     for array in (output, indices, grad_input, unpooled):
         if array is not None:
@@ -185,7 +182,7 @@ def _pair_from_json(value, widget=None):
 
 def _output_size_to_json(value, widget=None):
     # The front end's output size is two numbers: a None side ("keep the input's side") is
-    # sent as the side of the input it keeps, and sent again when x changes (Widget._show).
+    # sent as the side of the input it keeps, and sent again when x changes (Widget._redraw).
     sides = as_output_size(value)
     shape = np.shape(widget.x) if widget is not None and widget.x is not None else (None, None)
     return [kept if side is None else side for side, kept in zip(sides, shape)]

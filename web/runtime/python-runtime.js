@@ -159,9 +159,9 @@ function compileRuntime(url, measured, arrived) {
         if (done) break;
         began ??= performance.now();
         received += value.byteLength;
-        if (received >= RATE_SAMPLE_BYTES && received - value.byteLength < RATE_SAMPLE_BYTES) measured(rate());
+        if (received >= RATE_SAMPLE_BYTES) measured(rate()); // the first call decides: a promise keeps its first value
       }
-      measured(rate()); // a runtime smaller than the sample (a resolved promise keeps its first value)
+      measured(rate()); // a runtime smaller than the sample
     })().catch(() => measured(0)).finally(arrived);
     if (type === "application/wasm" && typeof WebAssembly.compileStreaming === "function") {
       startup.wasm = "streamed";
