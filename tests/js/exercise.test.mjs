@@ -123,13 +123,15 @@ class FakeWorker extends EventTarget {
 
 const CASES = { forward: "[\"forward inputs\"]", backward: "[]" };
 
-// A runner whose learners answer with `reply` and whose judge answers with `judge`.
-function fakeRunner(reply, judge, { locked = [], timeoutMs = 1000 } = {}) {
+// A runner whose learners answer with `reply` and whose judge answers with `judge`;
+// `starts` (per role, a list) replaces the first workers' ready messages, in order.
+function fakeRunner(reply, judge, { locked = [], timeoutMs = 1000, starts = {} } = {}) {
   const workers = { judge: [], learner: [] };
   const runner = new ExerciseRunner((role) => {
+    const first = (starts[role] ?? [])[workers[role].length];
     const worker = role === "judge"
-      ? new FakeWorker({ type: "ready", cases: CASES }, (message) => [{ type: "verdict", id: message.id, answer: JSON.stringify(judge(JSON.parse(message.request))) }])
-      : new FakeWorker({ type: "ready", locked }, reply);
+      ? new FakeWorker(first ?? { type: "ready", cases: CASES }, (message) => [{ type: "verdict", id: message.id, answer: JSON.stringify(judge(JSON.parse(message.request))) }])
+      : new FakeWorker(first ?? { type: "ready", locked }, reply);
     workers[role].push(worker);
     return worker;
   }, timeoutMs);
@@ -186,4 +188,29 @@ test("a worker that could not lock storage away never runs learner code", async 
   assert.equal(answer.state, "error");
   assert.match(answer.sentence, /could not shut away indexedDB/);
   assert.deepEqual(workers.learner[0].posted, []);
+});
+
+const CRASHED_START = { type: "boot-error", error: "RuntimeError: call_indirect to a null table entry" };
+
+test("a start that crashed is made once more before the Run says so, for either worker", async () => {
+  const done = (run) => [{ type: "done", id: run.id }];
+  for (const role of ["learner", "judge"]) {
+    const { runner, workers } = fakeRunner(done, judgeByReports, { starts: { [role]: [CRASHED_START] } });
+    const answer = await runner.run("forward", "x");
+    assert.equal(answer.state, "pass", role);
+    assert.equal(workers[role].length, role === "learner" ? 3 : 2); // the crashed, its replacement (and the next Run's)
+    assert.equal(workers[role][0].terminated, true);
+  }
+  const { runner, workers } = fakeRunner(done, judgeByReports, { starts: { learner: [CRASHED_START, CRASHED_START] } });
+  const answer = await runner.run("forward", "x");
+  assert.equal(answer.state, "error");
+  assert.match(answer.sentence, /^Python for the exercises could not start: RuntimeError: call_indirect to a null table entry\. Run again to retry\.$/);
+  assert.deepEqual(workers.learner.slice(0, 2).map((worker) => worker.posted), [[], []]);
+});
+
+test("a worker refused for what it could not lock away is not started again", async () => {
+  const { runner, workers } = fakeRunner(() => null, judgeByReports, { starts: { learner: [{ type: "ready", locked: ["caches"] }] } });
+  const answer = await runner.run("forward", "x");
+  assert.match(answer.sentence, /could not shut away caches/);
+  assert.equal(workers.learner.length, 1);
 });

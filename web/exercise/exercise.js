@@ -213,8 +213,14 @@ const JUDGE_TIMEOUT_MS = 15000;
 
 // A started worker: `ready` resolves with its ready message once it is up, and rejects
 // with why it could not start (an error, a boot error, no answer in time, or, for the
-// learner's worker, anything it could not lock away).
+// learner's worker, anything it could not lock away). `crashed` says whether its start
+// failed inside the worker (an error or a boot error), which another start may not meet.
 function started(worker, checkReady) {
+  const handle = { worker, isReady: false, crashed: false };
+  const crash = (reject, message) => {
+    handle.crashed = true;
+    reject(new Error(message));
+  };
   const ready = new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no answer within ${BOOT_TIMEOUT_MS / 1000} s`)), BOOT_TIMEOUT_MS);
     const listen = (event) => {
@@ -227,17 +233,17 @@ function started(worker, checkReady) {
         else resolve(message);
       } else if (message?.type === "boot-error") {
         clearTimeout(timer);
-        reject(new Error(String(message.error).slice(0, 300)));
+        crash(reject, String(message.error).slice(0, 300));
       }
     };
     worker.addEventListener("message", listen);
     worker.addEventListener("error", (event) => {
       event.preventDefault();
       clearTimeout(timer);
-      reject(new Error(event.message || "the worker's script failed"));
+      crash(reject, event.message || "the worker's script failed");
     });
   });
-  const handle = { worker, ready, isReady: false };
+  handle.ready = ready;
   ready.then(() => { handle.isReady = true; }, () => {});
   return handle;
 }
@@ -281,15 +287,36 @@ export class ExerciseRunner {
   // Resolves with a parsed answer (parseAnswer's form), or a failed(...) one: a sentence alone.
   async run(exercise, source) {
     this.start();
-    const { judge, learner } = this;
+    let { judge, learner } = this;
     this.learner = null;
     let cases;
-    try {
-      [{ cases }] = await Promise.all([judge.ready, learner.ready]);
-    } catch (error) {
-      learner.worker.terminate();
-      judge.ready.catch(() => { if (this.judge === judge) this.drop("judge"); });
-      return failed(`Python for the exercises could not start: ${error.message}. Run again to retry.`);
+    // A worker whose start crashed is started once more before the Run says so: a start can
+    // fail for a reason of the engine's own that the next one does not meet (WebKit's wasm
+    // function table has lost an entry while Pyodide's libraries load: "call_indirect to a
+    // null table entry", WebKit bug 285626). No answer in time, or a worker that could not
+    // lock everything away, is not retried.
+    for (let retried = false; ; retried = true) {
+      try {
+        [{ cases }] = await Promise.all([judge.ready, learner.ready]);
+        break;
+      } catch (error) {
+        await Promise.allSettled([judge.ready, learner.ready]);
+        const again = !retried && [judge, learner].some((handle) => handle.crashed)
+          && ![judge, learner].some((handle) => !handle.isReady && !handle.crashed);
+        if (!again) {
+          learner.worker.terminate();
+          judge.ready.catch(() => { if (this.judge === judge) this.drop("judge"); });
+          return failed(`Python for the exercises could not start: ${error.message}. Run again to retry.`);
+        }
+        if (judge.crashed) {
+          this.drop("judge");
+          judge = this.judge = started(this.createWorker("judge"), judgeReady);
+        }
+        if (learner.crashed) {
+          learner.worker.terminate();
+          learner = started(this.createWorker("learner"), learnerReady);
+        }
+      }
     }
     const { reports, ended, ms } = await this.collect(learner.worker, exercise, source, cases[exercise]);
     learner.worker.terminate();
