@@ -291,10 +291,10 @@ export class ExerciseRunner {
     this.learner = null;
     let cases;
     // A worker whose start crashed is started once more before the Run says so: a start can
-    // fail for a reason of the engine's own that the next one does not meet (WebKit's wasm
-    // function table has lost an entry while Pyodide's libraries load: "call_indirect to a
-    // null table entry", WebKit bug 285626). No answer in time, or a worker that could not
-    // lock everything away, is not retried.
+    // fail for a reason of the engine's own that the next one does not meet (a WPE WebKit
+    // start once failed with "call_indirect to a null table entry" while Pyodide's libraries
+    // loaded; WebKit bug 285626 fixed stale table entries of this kind). No answer in time,
+    // or a worker that could not lock everything away, is not retried.
     for (let retried = false; ; retried = true) {
       try {
         [{ cases }] = await Promise.all([judge.ready, learner.ready]);
