@@ -188,17 +188,23 @@ def page(context):
 
 @pytest.fixture
 def prefix_worker(context):
-    """prefix_worker(js): the page's Python worker runs `js` before its own script
-    (worker.js). Routes reach a dedicated worker's requests only, so the page is given one."""
+    """prefix_worker(js, policy=None): the page's Python worker runs `js` before its own
+    script (worker.js), served with `policy` as its Content-Security-Policy when one is
+    given; returns the URLs served so. Routes reach a dedicated worker's requests only, so
+    the page is given one."""
 
-    def prefix(js):
+    def prefix(js, policy=None):
         context.add_init_script(DEDICATED_WORKER)
+        served = []
 
         def fulfil(route):
+            served.append(route.request.url)
             response = route.fetch()
-            route.fulfill(response=response, body=js + response.text())
+            headers = {**response.headers, "content-security-policy": policy} if policy else response.headers
+            route.fulfill(response=response, body=js + response.text(), headers=headers)
 
         context.route("**/worker.js", fulfil)
+        return served
 
     return prefix
 
