@@ -10,6 +10,7 @@ requests in Chromium (playwright#33917), the server does.
 """
 
 import os
+import time
 
 import pytest
 from playwright.sync_api import expect
@@ -226,6 +227,27 @@ def test_a_shared_python_that_fails_leaves_each_widget_its_own(context, page, di
         python = frame.evaluate("window.poolgradWidget.python()")
         assert python["kind"] == "dedicated"
         assert python["fellBack"].startswith(reason), python
+
+
+def test_a_shared_worker_that_failed_before_the_page_listened_leaves_the_widget_its_own(
+        context, page, dist, tmp_path, serve_directory):
+    # early.js starts the shared worker before the page's other modules load; its script's
+    # 404 arrived before the bridge listened, and the bridge's replay of it threw ("reading
+    # 'kind'"), leaving the widget loading for good.
+    site = serve_directory(site_with_shared_worker(dist, tmp_path, None))
+    held = []
+    context.route("**/runtime/bridge.js", lambda route: held.append(route))
+    page.goto(site.url + "index.html" + VIEWS[0][0], wait_until="commit")
+    deadline = time.monotonic() + 30
+    while not site.requests_for("shared-worker.js") and time.monotonic() < deadline:
+        page.wait_for_timeout(50)
+    assert site.requests_for("shared-worker.js"), "the page did not start the shared worker"
+    page.wait_for_timeout(500)  # its error event reaches the page, which keeps it for the bridge
+    for route in held:
+        route.continue_()
+    wait_ready(page, VIEWS[0][1])
+    python = page.evaluate("window.poolgradWidget.python()")
+    assert python["kind"] == "dedicated" and python["fellBack"].startswith("the Python worker failed to start"), python
 
 
 def test_a_runaway_request_moves_its_widget_to_its_own_python_and_the_others_follow_unharmed(

@@ -80,13 +80,21 @@ export class WorkerBridge {
     this.watchForStall();
   }
 
-  // Listens to the connection that `adopt(listener)` returns, and to no older one.
+  // Listens to the connection that `adopt(listener)` returns, and to no older one. Adopting
+  // replays at once what the connection said before (early.js): those events are heard once
+  // this.python is the connection (a shared worker whose script failed to load before the
+  // page listened falls back through this.python).
   attach(adopt) {
     const token = {};
     this.current = token;
+    const replayed = [];
+    let adopting = true;
     this.python = adopt((event) => {
-      if (this.current === token) this.hear(event);
+      if (adopting) replayed.push(event);
+      else if (this.current === token) this.hear(event);
     });
+    adopting = false;
+    for (const event of replayed) if (this.current === token) this.hear(event);
   }
 
   hear(event) {
