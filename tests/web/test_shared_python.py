@@ -226,7 +226,12 @@ def test_a_shared_python_that_fails_leaves_each_widget_its_own(context, page, di
     for frame in widget_frames(page):
         python = frame.evaluate("window.poolgradWidget.python()")
         assert python["kind"] == "dedicated"
-        assert python["fellBack"].startswith(reason), python
+        # A frame that connects while Chromium tears down the worker whose script failed may
+        # get no error event at all: it hears nothing and leaves at the stall timeout, at the
+        # very first step (as CI saw once).
+        unheard = failure == "script-missing" and python["fellBack"].startswith(
+            "Python's start stalled: no progress for 10 s at \"starting the Python worker\"")
+        assert python["fellBack"].startswith(reason) or unheard, python
 
 
 def test_a_shared_worker_that_failed_before_the_page_listened_leaves_the_widget_its_own(
