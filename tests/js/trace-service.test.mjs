@@ -62,8 +62,16 @@ test("a boot error reaches every client, later ones too, and nothing runs", asyn
   await new Promise((resolve) => setImmediate(resolve));
   const late = [];
   service.connect("b", (m) => late.push(m));
-  assert.deepEqual(heard, [{ type: "boot-error", error: "Python could not start: build-info.json answered HTTP 404" }]);
+  assert.deepEqual(heard, [{ type: "boot-error", error: "Python could not start: build-info.json answered HTTP 404", crashed: true }]);
   assert.deepEqual(late, heard);
+});
+
+test("a policy's refusal is not a crash: the page does not start Python again for it", () => {
+  const service = new TraceService(() => new Promise(() => {}));
+  const heard = [];
+  service.connect("a", (m) => heard.push(m));
+  service.fail("the Content-Security-Policy blocked script-src in the Python worker");
+  assert.deepEqual(heard, [{ type: "boot-error", error: "the Content-Security-Policy blocked script-src in the Python worker", crashed: false }]);
 });
 
 test("clients are served in turn, each request announced to its sender before it runs", async () => {

@@ -146,3 +146,39 @@ def test_boot_failure_is_reported(widget, context):
     expect(status).to_have_attribute("data-state", "error", timeout=30_000)
     expect(status).to_contain_text("build-info.json answered HTTP 404")
     assert widget.page.locator('[data-grid="input"]').count() == 16
+
+
+def crash_starts(context, bodies):
+    """Serve the runtime's wasm as each of `bodies` in turn (bytes that do not compile: a
+    start that crashes inside the runtime), then as it is; returns the requests' count."""
+    served = []
+
+    def answer(route):
+        served.append(route.request.url)
+        if len(served) <= len(bodies):
+            route.fulfill(status=200, content_type="application/wasm", body=bodies[len(served) - 1])
+        else:
+            route.continue_()
+
+    context.add_init_script(DEDICATED_WORKER)  # the route reaches a dedicated worker only
+    context.route("**/pyodide.asm.wasm", answer)
+    return served
+
+
+def test_a_start_that_crashed_is_made_once_more(widget, context):
+    """A start that crashes inside the runtime (WPE WebKit's once failed compiling the
+    standard library, "no symtable") is made once more before the page gives up."""
+    served = crash_starts(context, [b"not a wasm module"])
+    widget.open()
+    assert len(served) == 2
+    assert widget.values("output") == [["4", "8"], ["9", "-2"]]
+
+
+def test_a_second_crashed_start_fails_with_both_reasons(widget, context):
+    served = crash_starts(context, [b"not a wasm module", b"\0asm\x09\0\0\0"])
+    widget.open(wait=False)
+    status = widget.page.locator("#status")
+    expect(status).to_have_attribute("data-state", "error", timeout=60_000)
+    text = status.inner_text()
+    assert "started once more; the first start failed too: Python could not start" in text, text
+    assert len(served) == 2

@@ -6,7 +6,10 @@
 //
 // The shared worker falls back to a dedicated one, without an error, when it fails: a
 // script or boot error, no progress for the stall timeout, or a request of another widget
-// holding it for REQUEST_TIMEOUT_MS (nobody can stop a shared worker). A request of this
+// holding it for REQUEST_TIMEOUT_MS (nobody can stop a shared worker). A start that crashed
+// inside the runtime is made once more, in a fresh dedicated worker, before the page says
+// Python could not start (a WPE WebKit start once failed compiling the standard library,
+// "no symtable", and the next start did not). A request of this
 // page that Python does not finish within REQUEST_TIMEOUT_MS of starting it (a runaway
 // computation blocks Python for good) is answered with an error, and a fresh dedicated
 // worker takes over the page's other requests (a dedicated one that hung is stopped; the
@@ -34,6 +37,7 @@ export class WorkerBridge {
     this.callbacks = { onProgress, onReady, onFailure };
     this.clients = null; // how many widgets the Python serving this page had, at its last answer
     this.fellBack = null; // why this page left the shared Python, if it did
+    this.crashed = null; // why a start crashed inside the runtime, once one has
     // Set before the worker is adopted: adopting replays what it already said, which may
     // be progress, or even "ready" (when the page's modules load slowly).
     // The browser tests shorten the stall and request timeouts (test hooks, like
@@ -112,6 +116,24 @@ export class WorkerBridge {
     else this.fail(text);
   }
 
+  // A start crashed inside the runtime: the first time, a fresh dedicated worker starts
+  // again (a shared one is left, as for any failure); the second time the page fails, with
+  // both reasons. A refusal (a policy) or a stall is not retried: the next start meets it too.
+  crash(text) {
+    if (this.crashed !== null) {
+      this.fail(text === this.crashed ? `${text} (twice: it was started once more)`
+        : `${text} (started once more; the first start failed too: ${this.crashed})`);
+      return;
+    }
+    this.crashed = text;
+    if (this.python.kind === "dedicated") {
+      console.warn(`poolgrad: Python's start failed (${text}); starting it once more`);
+      this.useOwnPython(text, "starting Python once more after a failed start");
+    } else {
+      this.useOwnPython(text);
+    }
+  }
+
   watchForStall() {
     clearTimeout(this.stallTimer);
     if (this.ready || this.failure) return;
@@ -133,7 +155,8 @@ export class WorkerBridge {
       this.restarting = false;
       for (const job of this.waiting.splice(0)) this.post(job);
     } else if (message.type === "boot-error") {
-      this.broken(message.error);
+      if (message.crashed) this.crash(message.error);
+      else this.broken(message.error);
     } else if (message.type === "running") {
       // Python has started this request: its deadline counts from now.
       const job = this.pending.get(message.id);
@@ -172,14 +195,14 @@ export class WorkerBridge {
 
   // Leaves the current Python (a dedicated one is stopped) for a new dedicated worker of this
   // page's own.
-  useOwnPython(why) {
+  useOwnPython(why, step = "starting a Python worker for this page") {
     if (this.failure) return;
     if (this.python.kind === "shared") {
       this.fellBack = why;
       console.warn(`poolgrad: leaving the shared Python worker (${why}); this page starts its own`);
     }
     this.python.close();
-    this.step = "starting a Python worker for this page";
+    this.step = step;
     this.switchTo(startPython("dedicated"));
   }
 

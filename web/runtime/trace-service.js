@@ -41,7 +41,7 @@ export class TraceService {
         this.announce({ type: "ready", startup });
         this.pump();
       },
-      (error) => this.fail(`Python could not start: ${error?.message ?? error}`),
+      (error) => this.fail(`Python could not start: ${error?.message ?? error}`, { crashed: true }),
     );
   }
 
@@ -59,10 +59,11 @@ export class TraceService {
     if (!this.outcome) this.announce(message);
   }
 
-  // Python will not start (the boot failed, or a policy blocks WebAssembly).
-  fail(error) {
+  // Python will not start: its boot failed inside the runtime (`crashed`, which another
+  // start may not meet), or a policy blocks WebAssembly (which it would meet again).
+  fail(error, { crashed = false } = {}) {
     if (this.outcome) return;
-    this.announce({ type: "boot-error", error });
+    this.announce({ type: "boot-error", error, crashed });
   }
 
   connect(client, send) {
