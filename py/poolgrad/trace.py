@@ -285,6 +285,8 @@ def _exact_sum(values):
 
     >>> _exact_sum([0.1, 0.2, -0.1]) == 0.2, _exact_sum([1e308, 1e308, -1e308])
     (True, 1e+308)
+    >>> _exact_sum([-1e308, -1e308])
+    -inf
     """
     values = np.asarray(values, np.float64).ravel()
     if not np.isfinite(values).all():
@@ -296,8 +298,8 @@ def _exact_sum(values):
         total = sum(map(Fraction, values.tolist()), Fraction(0))
         try:
             return float(total)
-        except OverflowError:
-            return math.copysign(math.inf, total)
+        except OverflowError:  # the exact sum rounds past the largest float
+            return math.inf if total > 0 else -math.inf
 
 
 def _window_cells(rows, cols, height, width):
