@@ -31,8 +31,8 @@ ADAPTIVE_MODES = ("adaptive_max", "adaptive_avg")
 #: The modes that choose one cell per window (where unpooling applies).
 MAX_MODES = ("max", "adaptive_max")
 
-#: Largest plane trace() describes: it is one plane for a person to look at (the widget
-#: itself stops at 16 x 16). Pool larger planes with max_pool2d / avg_pool2d.
+#: Largest plane trace() describes, in and out: it is one plane for a person to look at
+#: (the widget itself stops at 16 x 16). Pool larger planes with max_pool2d / avg_pool2d.
 MAX_TRACE_CELLS = 64 * 64
 
 #: Largest number of (output cell, window cell) pairs trace() describes: the windows
@@ -88,8 +88,8 @@ def trace(x: ArrayLike, kernel_size: IntOrPair | None = None, stride: IntOrPair 
     routed back to the input, in ``float64``.
 
     It describes one plane for a person to look at, so it has its own ceiling: at most
-    :data:`MAX_TRACE_CELLS` (64 x 64) input cells and :data:`MAX_TRACE_WINDOW_CELLS`
-    output-cell-times-window-cell pairs (``OH * OW * kh * kw``).
+    :data:`MAX_TRACE_CELLS` (64 x 64) input cells, as many output cells, and
+    :data:`MAX_TRACE_WINDOW_CELLS` output-cell-times-window-cell pairs (``OH * OW * kh * kw``).
 
     The keys, all plain lists, ints, floats, bools and strings (non-finite floats are
     ``"NaN"``, ``"Infinity"``, ``"-Infinity"``; see :func:`poolgrad.json_numbers.json_values`):
@@ -191,6 +191,8 @@ def trace(x: ArrayLike, kernel_size: IntOrPair | None = None, stride: IntOrPair 
             f"dilation={dilation!r} is not available for average pooling "
             "(avg_pool2d has no dilation): use dilation=1 or mode='max'")
     (height, width), (out_h, out_w) = geo.input, geo.output
+    _refuse_large_output(out_h, out_w, "use a larger kernel or stride, or pool with "
+                                       "max_pool2d / avg_pool2d")
     (kh, kw), (sh, sw), (ph, pw), (dh, dw) = geo.kernel, geo.stride, geo.padding, geo.dilation
     if out_h * out_w * kh * kw > MAX_TRACE_WINDOW_CELLS:
         raise ValueError(
@@ -277,6 +279,14 @@ def trace(x: ArrayLike, kernel_size: IntOrPair | None = None, stride: IntOrPair 
             terms = (grad / divisor).ravel()[grouped_outputs]
         _gradient_fields(result, grad, grad_input, terms, bounds, width)
     return result
+
+
+def _refuse_large_output(out_h, out_w, advice):
+    """The output's share of trace()'s ceiling: as many cells as the input may have."""
+    if out_h * out_w > MAX_TRACE_CELLS:
+        raise ValueError(
+            f"the output would have {out_h} x {out_w} = {out_h * out_w} cells, too many for "
+            f"trace(): it describes at most {MAX_TRACE_CELLS} cells (64 x 64); {advice}")
 
 
 def _exact_sum(values):
@@ -376,6 +386,8 @@ def _adaptive_trace(plane, mode, output_size, grad_output, unpool):
     """trace() for the adaptive modes: windows of varying size that may share cells."""
     (height, width) = plane.shape
     out_h, out_w = adaptive_output(plane.shape, output_size)
+    _refuse_large_output(out_h, out_w, "use a smaller output_size, or pool with "
+                                       "adaptive_avg_pool2d / adaptive_max_pool2d")
     starts_r, ends_r, out_r, in_r = _adaptive_pairs(height, out_h)
     starts_c, ends_c, out_c, in_c = _adaptive_pairs(width, out_w)
     if in_r.size * in_c.size > MAX_TRACE_WINDOW_CELLS:

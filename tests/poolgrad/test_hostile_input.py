@@ -485,6 +485,23 @@ def test_trace_refuses_a_plane_beyond_its_ceiling_and_says_what_to_use():
         trace(np.zeros((1024, 1024)), 2, mode="avg", grad_output=1)
 
 
+def test_trace_refuses_an_output_beyond_its_ceiling_in_every_mode():
+    assert trace(np.zeros((2, 2)), mode="adaptive_avg", output_size=64)["output_shape"] == [64, 64]
+    for mode in ("adaptive_avg", "adaptive_max"):
+        with pytest.raises(ValueError, match=r"the output would have 65 x 65 = 4225 cells, too many "
+                                             r"for trace\(\): it describes at most 4096 cells \(64 x 64\); "
+                                             r"use a smaller output_size, or pool with "
+                                             "adaptive_avg_pool2d / adaptive_max_pool2d"):
+            trace(np.zeros((2, 2)), mode=mode, output_size=65)
+        answer = json.loads(wire.run_trace(json.dumps({"x": [[1, 2], [3, 4]], "mode": mode,
+                                                       "output_size": [1, 4097]})))
+        assert answer["error"].startswith("the output would have 1 x 4097 = 4097 cells, too many")
+    # Padding makes a 64 x 64 plane's output one line longer on each side.
+    with pytest.raises(ValueError, match=r"the output would have 65 x 65 = 4225 cells, too many for "
+                                         r"trace\(\): .* use a larger kernel or stride, or pool with "
+                                         "max_pool2d / avg_pool2d"):
+        trace(np.zeros((64, 64)), 2, stride=1, padding=1)
+
 def test_trace_refuses_too_many_window_cells():
     # 64 x 64 with 33 x 33 windows, stride 1, padding 16: 64 x 64 outputs of 1089 cells.
     with pytest.raises(ValueError, match=r"64 x 64 outputs with 33 x 33 windows are too many "
