@@ -7,7 +7,7 @@ natively: the one of the view this module holds, synced as the ``trace`` trait (
 settings it is of, ``trace_settings``), and any other the front end asks for, answered
 by :func:`poolgrad.wire.run_trace` (a custom message). No Pyodide, no download: the
 numbers are exactly those the functions return. anywidget is an optional dependency
-(``pip install "poolgrad[widget]"``); ``import poolgrad`` never imports this module.
+(poolgrad's ``[widget]`` extra); ``import poolgrad`` never imports this module.
 
 >>> import poolgrad
 >>> w = poolgrad.Widget([[1, 2, 5, 6], [3, 4, 8, 7], [0, -1, -3, -2], [-4, 9, -6, -5]])
@@ -38,7 +38,8 @@ try:
     import traitlets
 except ImportError as missing:  # pragma: no cover - exercised by test_widget's subprocess
     raise ImportError(
-        f"poolgrad.Widget needs anywidget ({missing}); install it with: pip install \"poolgrad[widget]\""
+        f"poolgrad.Widget needs anywidget ({missing}): install it with poolgrad's [widget] extra "
+        f"(in a checkout: pip install \".[widget]\") or alone (pip install anywidget)"
     ) from missing
 
 from . import exercise_check
