@@ -135,6 +135,8 @@ def _describe(pair):
 
 
 def _is_int(value):
+    if type(value) is int:  # the common case, without the costly check against the ABC
+        return True
     return isinstance(value, (numbers.Integral, np.integer)) and not isinstance(
         value, (bool, np.bool_))
 
