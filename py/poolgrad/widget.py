@@ -374,8 +374,6 @@ class Widget(anywidget.AnyWidget):
             if "selection" in decoded:
                 as_selection(decoded["selection"], view.output.shape)
             super().set_state(sync_data)
-            if "error" not in sync_data:
-                self.error = ""  # a good change after a refused one: the refusal is over
         except (ValueError, TypeError) as refused:
             self._refuse(str(refused), previous)
         except Exception as failure:  # a bug of poolgrad's: said in the widget, as run_trace says it

@@ -205,8 +205,8 @@ def test_a_refused_view_change_from_the_front_end_keeps_every_trait(change, mess
     state = w.get_state()  # every trait still syncs: the front end gets the good state back
     assert {**state, "error": ""} == {**before, "error": ""}
     assert sent.messages[-1]["state"]["selection"] == [1, 0]
-    w.set_state({"selection": [0, 1]})
-    assert (w.error, w.selection) == ("", (0, 1))
+    w.set_state({"selection": [0, 1], "kernel_size": [3, 3], "stride": [1, 1]})
+    assert (w.error, w.selection, w.kernel_size) == ("", (0, 1), (3, 3))
 
 
 def test_a_norm_type_beyond_a_float_is_refused_everywhere():
