@@ -139,10 +139,14 @@ def argument_parser() -> argparse.ArgumentParser:
     serve_cmd.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve_cmd.add_argument("--no-build", action="store_true", help="serve dist/ as it is")
     test_cmd = commands.add_parser(
-        "test", add_help=False,
+        "test",
         help="install what the tests need (the [test] extra, Chromium, Node, Firefox ESR, WebKitGTK, "
              "WPE WebKit), build, run the node tests of tests/js/, then pytest with the other arguments; "
-             "--fast: native and node tests only, no browser")
+             "--fast: native and node tests only, no browser",
+        description="Install what the tests need (the [test] extra, Chromium, Node, Firefox ESR, "
+                    "WebKitGTK, WPE WebKit), build dist/, run the node tests of tests/js/, then pytest.",
+        epilog="Every other argument goes to pytest as it is, e.g. `python build.py test "
+               "tests/web/test_x.py -x -k name`; pytest's own options: python -m pytest --help.")
     test_cmd.add_argument("--fast", action="store_true",
                           help=f"native and node tests only: no browser, no test marked slow (-m '{FAST_TIER}')")
     bench_cmd = commands.add_parser("bench", help="run the benchmarks of benchmarks/ (other arguments go to them)")

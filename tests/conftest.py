@@ -5,6 +5,7 @@ and this folder on the import path for the modules the test folders share
 ``build_module``."""
 
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -65,3 +66,17 @@ def pytest_collection_modifyitems(items):
         for marker, (folder, fixture) in BROWSER_TESTS.items():
             if (TESTS / folder) in Path(item.path).parents or fixture in getattr(item, "fixturenames", ()):
                 item.add_marker(marker)
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Say once why the PyTorch parity tests were skipped, when they were: a bare "270
+    skipped" reads as broken to a newcomer."""
+    skipped = [report for report in terminalreporter.stats.get("skipped", [])
+               if isinstance(report.longrepr, tuple) and "could not import 'torch'" in report.longrepr[2]]
+    if not skipped:
+        return
+    pin = re.search(r"torch==[\d.]+", (REPO / ".ci" / "run").read_text(encoding="utf-8"))
+    terminalreporter.write_line(
+        f"{len(skipped)} skipped: the PyTorch parity tests (marked torch); torch is not installed. "
+        "Their torch-free twins ran (golden data: tests/data/golden.npz). To run them too: "
+        f"pip install {pin.group(0) if pin else 'torch'}")

@@ -57,7 +57,7 @@ __all__ = [
 ]
 
 #: What poolgrad.widget provides, loaded on first use: it needs anywidget, an optional
-#: dependency (pip install "poolgrad[widget]"), which `import poolgrad` never imports.
+#: dependency (poolgrad's [widget] extra), which `import poolgrad` never imports.
 _WIDGET_NAMES = ("Widget", "check")
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -31,8 +30,8 @@ ADAPTIVE_MODES = ("adaptive_max", "adaptive_avg")
 #: The modes that choose one cell per window (where unpooling applies).
 MAX_MODES = ("max", "adaptive_max")
 
-#: Largest plane trace() describes: it is one plane for a person to look at (the widget
-#: itself stops at 16 x 16). Pool larger planes with max_pool2d / avg_pool2d.
+#: Largest plane trace() describes, in and out: it is one plane for a person to look at
+#: (the widget itself stops at 16 x 16). Pool larger planes with max_pool2d / avg_pool2d.
 MAX_TRACE_CELLS = 64 * 64
 
 #: Largest number of (output cell, window cell) pairs trace() describes: the windows
@@ -88,8 +87,8 @@ def trace(x: ArrayLike, kernel_size: IntOrPair | None = None, stride: IntOrPair 
     routed back to the input, in ``float64``.
 
     It describes one plane for a person to look at, so it has its own ceiling: at most
-    :data:`MAX_TRACE_CELLS` (64 x 64) input cells and :data:`MAX_TRACE_WINDOW_CELLS`
-    output-cell-times-window-cell pairs (``OH * OW * kh * kw``).
+    :data:`MAX_TRACE_CELLS` (64 x 64) input cells, as many output cells, and
+    :data:`MAX_TRACE_WINDOW_CELLS` output-cell-times-window-cell pairs (``OH * OW * kh * kw``).
 
     The keys, all plain lists, ints, floats, bools and strings (non-finite floats are
     ``"NaN"``, ``"Infinity"``, ``"-Infinity"``; see :func:`poolgrad.json_numbers.json_values`):
@@ -191,6 +190,8 @@ def trace(x: ArrayLike, kernel_size: IntOrPair | None = None, stride: IntOrPair 
             f"dilation={dilation!r} is not available for average pooling "
             "(avg_pool2d has no dilation): use dilation=1 or mode='max'")
     (height, width), (out_h, out_w) = geo.input, geo.output
+    _refuse_large_output(out_h, out_w, "use a larger kernel or stride, or pool with "
+                                       "max_pool2d / avg_pool2d")
     (kh, kw), (sh, sw), (ph, pw), (dh, dw) = geo.kernel, geo.stride, geo.padding, geo.dilation
     if out_h * out_w * kh * kw > MAX_TRACE_WINDOW_CELLS:
         raise ValueError(
@@ -279,12 +280,22 @@ def trace(x: ArrayLike, kernel_size: IntOrPair | None = None, stride: IntOrPair 
     return result
 
 
+def _refuse_large_output(out_h, out_w, advice):
+    """The output's share of trace()'s ceiling: as many cells as the input may have."""
+    if out_h * out_w > MAX_TRACE_CELLS:
+        raise ValueError(
+            f"the output would have {out_h} x {out_w} = {out_h * out_w} cells, too many for "
+            f"trace(): it describes at most {MAX_TRACE_CELLS} cells (64 x 64); {advice}")
+
+
 def _exact_sum(values):
     """The sum of ``values`` rounded once, so it does not depend on their order: NaN when
     they hold NaN or both infinities, an infinity when they hold one.
 
     >>> _exact_sum([0.1, 0.2, -0.1]) == 0.2, _exact_sum([1e308, 1e308, -1e308])
     (True, 1e+308)
+    >>> _exact_sum([-1e308, -1e308])
+    -inf
     """
     values = np.asarray(values, np.float64).ravel()
     if not np.isfinite(values).all():
@@ -296,8 +307,8 @@ def _exact_sum(values):
         total = sum(map(Fraction, values.tolist()), Fraction(0))
         try:
             return float(total)
-        except OverflowError:
-            return math.copysign(math.inf, total)
+        except OverflowError:  # the exact sum rounds past the largest float
+            return math.inf if total > 0 else -math.inf
 
 
 def _window_cells(rows, cols, height, width):
@@ -309,8 +320,10 @@ def _window_cells(rows, cols, height, width):
     >>> r.shape, c.shape, inside.tolist()
     ((1, 1, 2, 1), (1, 1, 1, 2), [[[[False, False], [True, False]]]])
     """
-    r = np.clip(rows, -1, height).astype(np.int64)[:, None, :, None]
-    c = np.clip(cols, -1, width).astype(np.int64)[None, :, None, :]
+    # np.minimum/np.maximum, not np.clip: for the widget's small arrays np.clip's own
+    # overhead is most of trace()'s time here.
+    r = np.minimum(np.maximum(rows, -1), height).astype(np.int64)[:, None, :, None]
+    c = np.minimum(np.maximum(cols, -1), width).astype(np.int64)[None, :, None, :]
     return r, c, (r >= 0) & (r < height) & (c >= 0) & (c < width)
 
 
@@ -325,18 +338,19 @@ def _tied_cells(plane, output, r, c, inside):
     """
     height, width = plane.shape
     out_h, out_w = output.shape
-    values = plane[np.clip(r, 0, height - 1), np.clip(c, 0, width - 1)]
-    tied = inside & (values == output[:, :, None, None])
-    out_row, out_col = np.nonzero(tied)[:2]
-    owner = out_row * out_w + out_col
-    flat = np.broadcast_to(r * width + c, tied.shape)[tied]
-    bounds = np.searchsorted(owner, np.arange(out_h * out_w + 1))
-    return _per_cell(_coordinates(flat, width), bounds, out_w)
+    rows, cols = np.minimum(np.maximum(r, 0), height - 1), np.minimum(np.maximum(c, 0), width - 1)
+    tied = inside & (plane[rows, cols] == output[:, :, None, None])
+    out_row, out_col, a, b = np.nonzero(tied)
+    # A tied cell is inside the input, where the clipped lines are the lines themselves.
+    cells = np.stack((rows[out_row, 0, a, 0], cols[0, out_col, 0, b]), axis=1).tolist()
+    bounds = np.searchsorted(out_row * out_w + out_col, np.arange(out_h * out_w + 1))
+    return _per_cell(cells, bounds.tolist(), out_w)
 
 
 def _per_cell(flat_items, bounds, width):
-    """Cut a list sorted by input cell into one slice per cell, laid out as rows."""
-    cells = [flat_items[start:stop] for start, stop in pairwise(bounds)]
+    """Cut a list sorted by input cell into one slice per cell, laid out as rows.
+    ``bounds`` is a list of ints: slicing with NumPy integers costs twice as much."""
+    cells = list(map(flat_items.__getitem__, map(slice, bounds, bounds[1:])))
     return [cells[row:row + width] for row in range(0, len(cells), width)]
 
 
@@ -374,6 +388,8 @@ def _adaptive_trace(plane, mode, output_size, grad_output, unpool):
     """trace() for the adaptive modes: windows of varying size that may share cells."""
     (height, width) = plane.shape
     out_h, out_w = adaptive_output(plane.shape, output_size)
+    _refuse_large_output(out_h, out_w, "use a smaller output_size, or pool with "
+                                       "adaptive_avg_pool2d / adaptive_max_pool2d")
     starts_r, ends_r, out_r, in_r = _adaptive_pairs(height, out_h)
     starts_c, ends_c, out_c, in_c = _adaptive_pairs(width, out_w)
     if in_r.size * in_c.size > MAX_TRACE_WINDOW_CELLS:
@@ -408,7 +424,7 @@ def _adaptive_trace(plane, mode, output_size, grad_output, unpool):
         order = np.lexsort((input_flat, output_flat))
         owners, cells = output_flat[order], input_flat[order]
         tied = plane.ravel()[cells] == output.ravel()[owners]
-        bounds = np.searchsorted(owners[tied], np.arange(out_h * out_w + 1))
+        bounds = np.searchsorted(owners[tied], np.arange(out_h * out_w + 1)).tolist()
         result["tied"] = _per_cell(_coordinates(cells[tied], width), bounds, out_w)
         if unpool:
             result["unpooled"] = json_values(unpool_planes(output, indices, (height, width)))

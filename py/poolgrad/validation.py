@@ -135,6 +135,8 @@ def _describe(pair):
 
 
 def _is_int(value):
+    if type(value) is int:  # the common case, without the costly check against the ABC
+        return True
     return isinstance(value, (numbers.Integral, np.integer)) and not isinstance(
         value, (bool, np.bool_))
 
@@ -315,11 +317,19 @@ def as_norm_type(value):
     Traceback (most recent call last):
     ...
     ValueError: norm_type must not be 0: the LP norm takes the 1/p-th power (use p = 1 for sums, p = inf for the maximum)
+    >>> as_norm_type(10**400)
+    Traceback (most recent call last):
+    ...
+    ValueError: norm_type is beyond a 64-bit float (more than 1.8e308 in size): use inf for the largest |x| of each window, -inf for the smallest
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.number)):
         raise TypeError(
             f"norm_type must be a number such as 2, got {value!r} of type {type(value).__name__}")
-    p = float(value)
+    try:
+        p = float(value)
+    except OverflowError:
+        raise ValueError("norm_type is beyond a 64-bit float (more than 1.8e308 in size): use inf "
+                         "for the largest |x| of each window, -inf for the smallest") from None
     if p != p:
         raise ValueError("norm_type must be a number, got NaN")
     if p == 0:

@@ -7,7 +7,7 @@ natively: the one of the view this module holds, synced as the ``trace`` trait (
 settings it is of, ``trace_settings``), and any other the front end asks for, answered
 by :func:`poolgrad.wire.run_trace` (a custom message). No Pyodide, no download: the
 numbers are exactly those the functions return. anywidget is an optional dependency
-(``pip install "poolgrad[widget]"``); ``import poolgrad`` never imports this module.
+(poolgrad's ``[widget]`` extra); ``import poolgrad`` never imports this module.
 
 >>> import poolgrad
 >>> w = poolgrad.Widget([[1, 2, 5, 6], [3, 4, 8, 7], [0, -1, -3, -2], [-4, 9, -6, -5]])
@@ -38,7 +38,8 @@ try:
     import traitlets
 except ImportError as missing:  # pragma: no cover - exercised by test_widget's subprocess
     raise ImportError(
-        f"poolgrad.Widget needs anywidget ({missing}); install it with: pip install \"poolgrad[widget]\""
+        f"poolgrad.Widget needs anywidget ({missing}): install it with poolgrad's [widget] extra "
+        f"(in a checkout: pip install \".[widget]\") or alone (pip install anywidget)"
     ) from missing
 
 from . import exercise_check
@@ -50,7 +51,7 @@ from .max_pool import max_pool2d, max_pool2d_backward
 from .trace import ADAPTIVE_MODES, MAX_MODES, json_values, trace
 from .unpool import unpool_planes
 from .validation import as_flag, as_input, as_norm_type, as_output_size
-from .wire import NUMBER_NAMES, run_trace
+from .wire import NUMBER_NAMES, run_trace, unexpected_failure
 
 #: The front end: the page's modules bundled into one ES module, and the page's style.css
 #: scoped to the widget (sitebuild/widget_bundle.py).
@@ -200,6 +201,32 @@ def _selection_to_json(value, widget=None):
     return None if value is None else [int(value[0]), int(value[1])]
 
 
+def as_selection(value, output_shape):
+    """``value`` as a selected output cell ``(row, col)`` of an output of ``output_shape``,
+    or None; else a ``ValueError`` that says which cells there are.
+
+    >>> as_selection([1, 0], (2, 3))
+    (1, 0)
+    >>> as_selection((2, 0), (2, 3))
+    Traceback (most recent call last):
+    ...
+    ValueError: selection=(2, 0) is not a cell of the 2 x 3 output: rows 0 to 1, columns 0 to 2
+    """
+    if value is None:
+        return None
+    try:
+        cells = np.asarray(value)
+    except (ValueError, TypeError):
+        cells = np.asarray(None)
+    if cells.shape != (2,) or cells.dtype.kind not in "iu" or (cells < 0).any():
+        raise ValueError(f"selection must be None or (row, col) of an output cell, got {value!r}")
+    (row, col), (height, width) = cells.tolist(), output_shape
+    if row >= height or col >= width:
+        raise ValueError(f"selection=({row}, {col}) is not a cell of the {height} x {width} output: "
+                         f"rows 0 to {height - 1}, columns 0 to {width - 1}")
+    return (row, col)
+
+
 def _matrix_trait():
     return traitlets.Any(None, allow_none=True).tag(sync=True, to_json=_matrix_to_json,
                                                      from_json=_matrix_from_json)
@@ -302,13 +329,7 @@ class Widget(anywidget.AnyWidget):
 
     @traitlets.validate("selection")
     def _check_selection(self, proposal):
-        value = proposal["value"]
-        if value is None:
-            return None
-        cells = np.asarray(value)
-        if cells.shape != (2,) or cells.dtype.kind not in "iu" or (cells < 0).any():
-            raise ValueError(f"selection must be None or (row, col) of an output cell, got {value!r}")
-        return (int(cells[0]), int(cells[1]))
+        return as_selection(proposal["value"], self.output.shape)
 
     @traitlets.observe(*SETTINGS)
     def _redraw(self, change):
@@ -335,22 +356,38 @@ class Widget(anywidget.AnyWidget):
     def set_state(self, sync_data):
         """A change from the widget's controls: a refused one becomes the ``error`` shown
         in the widget, and the front end gets the good state back, instead of an exception
-        in the kernel's log. The whole batch is checked first: traitlets rolls a batch
-        back on its own TraitError only, not on the functions' ValueError."""
-        candidate = self._settings()
-        for name in SETTINGS:
-            if name in sync_data:
-                candidate[name] = self.trait_metadata(name, "from_json", self._trait_from_json)(sync_data[name], self)
+        in the kernel's log. The whole batch is checked first (the settings by computing
+        their view, then ``gradient`` and ``selection`` against it): traitlets rolls a
+        batch back on its own TraitError only, not on the functions' ValueError."""
+        previous = {name: getattr(self, name) for name in sync_data if self.has_trait(name)}
         try:
+            decoded = {name: self.trait_metadata(name, "from_json", self._trait_from_json)(value, self)
+                       for name, value in sync_data.items() if name in SETTINGS + ("gradient", "selection")}
+            candidate = {**self._settings(), **{n: v for n, v in decoded.items() if n in SETTINGS}}
             for flag in ("ceil_mode", "count_include_pad", "unpool"):
                 candidate[flag] = as_flag(candidate[flag], flag)
             as_output_size(candidate["output_size"])
             as_norm_type(candidate["norm_type"])
-            self._computed(candidate)
+            view = self._computed(candidate)
+            if "gradient" in decoded:
+                as_flag(decoded["gradient"], "gradient")
+            if "selection" in decoded:
+                as_selection(decoded["selection"], view.output.shape)
             super().set_state(sync_data)
         except (ValueError, TypeError) as refused:
-            self.error = str(refused)
-            self.send_state()
+            self._refuse(str(refused), previous)
+        except Exception as failure:  # a bug of poolgrad's: said in the widget, as run_trace says it
+            self._refuse(unexpected_failure(failure), previous)
+
+    def _refuse(self, message, previous):
+        # Every value checked above is refused before it is set; this puts back what a
+        # failure in the middle of traitlets' own setting left, so every later sync works.
+        with self.hold_trait_notifications():
+            for name, value in previous.items():
+                if getattr(self, name) is not value:
+                    self.set_trait(name, value)
+        self.error = message
+        self.send_state()
 
     def _settings(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in SETTINGS}

@@ -8,7 +8,8 @@ they travel as the strings ``"NaN"``, ``"Infinity"``, ``"-Infinity"`` and ``"-0"
 default all-ones gradient: only Python knows the output's shape).
 
 Whatever the request, the answer is JSON: ``{"trace": ...}`` or ``{"error": message}``,
-where the message says what is wrong, for the page to show as it is.
+where the message says what is wrong, for the page to show as it is; an exception that no
+request should cause (a bug) is answered as one too, and says it is a bug.
 """
 
 from __future__ import annotations
@@ -50,7 +51,22 @@ def run_trace(request_json: str) -> str:
         result = trace(**request)
     except (ValueError, TypeError) as refused:
         return json.dumps({"error": str(refused)})
-    return json.dumps({"trace": result}, allow_nan=False)
+    except Exception as failure:  # a bug of poolgrad's: said as one, never raised
+        return json.dumps({"error": unexpected_failure(failure)})
+    try:
+        return json.dumps({"trace": result}, allow_nan=False)
+    except Exception as failure:
+        return json.dumps({"error": unexpected_failure(failure)})
+
+
+def unexpected_failure(failure: BaseException) -> str:
+    """The message for an exception no caller could cause: a bug, said to be one.
+
+    >>> unexpected_failure(ZeroDivisionError("division by zero"))
+    'poolgrad failed unexpectedly (ZeroDivisionError: division by zero); this is a bug in poolgrad, please report it with the request'
+    """
+    return (f"poolgrad failed unexpectedly ({type(failure).__name__}: {failure}); this is a bug in "
+            "poolgrad, please report it with the request")
 
 
 def _parse(request_json):

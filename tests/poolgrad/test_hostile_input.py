@@ -220,6 +220,40 @@ def test_the_worker_hook_answers_every_bad_request_with_a_message(request_, mess
     assert "Traceback" not in answer["error"]
 
 
+
+def test_a_norm_type_beyond_a_float_is_refused_through_the_wire():
+    # A 400-digit int is valid JSON; float() of it overflows, as kernel_size=10**400 is too large.
+    answer = json.loads(wire.run_trace('{"x": [[1, 2]], "kernel_size": 1, "mode": "lp", '
+                                       '"norm_type": 1' + "0" * 400 + "}"))
+    assert answer == {"error": "norm_type is beyond a 64-bit float (more than 1.8e308 in size): use "
+                               "inf for the largest |x| of each window, -inf for the smallest"}
+
+
+def test_a_gradient_sum_beyond_a_float_is_the_infinity_it_rounds_to():
+    for sign, name in ((1, "Infinity"), (-1, "-Infinity")):
+        t = trace([[1, 2]], kernel_size=1, grad_output=[[sign * 1e308, sign * 1e308]])
+        assert t["grad_output_sum"] == t["grad_input_sum"] == name
+        answer = json.loads(wire.run_trace(json.dumps(
+            {"x": [[1, 2]], "kernel_size": 1, "grad_output": [[sign * 1e308, sign * 1e308]]})))
+        assert answer["trace"]["grad_output_sum"] == name
+    # A partial sum overflows, the exact sum does not: it is the largest float.
+    largest = np.finfo(np.float64).max
+    t = trace([[1, 2, 3]], kernel_size=1, grad_output=[[largest, largest, -largest]])
+    assert t["grad_output_sum"] == t["grad_input_sum"] == largest
+
+
+def test_the_worker_hook_says_so_when_poolgrad_itself_fails(monkeypatch):
+    def broken(**_):
+        raise ZeroDivisionError("division by zero")
+
+    monkeypatch.setattr(wire, "trace", broken)
+    answer = json.loads(wire.run_trace('{"x": [[1]], "kernel_size": 1}'))
+    assert answer == {"error": "poolgrad failed unexpectedly (ZeroDivisionError: division by zero); "
+                               "this is a bug in poolgrad, please report it with the request"}
+    monkeypatch.setattr(wire, "trace", lambda **_: {"output": object()})
+    assert json.loads(wire.run_trace('{"x": [[1]], "kernel_size": 1}'))["error"].startswith(
+        "poolgrad failed unexpectedly (TypeError: Object of type object is not JSON serializable)")
+
 @pytest.mark.parametrize("text, message", [
     ("{", "the request is not valid JSON"),
     ('{"x": [[NaN]], "kernel_size": 1}', "bare constant NaN"),
@@ -450,6 +484,23 @@ def test_trace_refuses_a_plane_beyond_its_ceiling_and_says_what_to_use():
     with pytest.raises(ValueError, match="too many for trace"):
         trace(np.zeros((1024, 1024)), 2, mode="avg", grad_output=1)
 
+
+def test_trace_refuses_an_output_beyond_its_ceiling_in_every_mode():
+    assert trace(np.zeros((2, 2)), mode="adaptive_avg", output_size=64)["output_shape"] == [64, 64]
+    for mode in ("adaptive_avg", "adaptive_max"):
+        with pytest.raises(ValueError, match=r"the output would have 65 x 65 = 4225 cells, too many "
+                                             r"for trace\(\): it describes at most 4096 cells \(64 x 64\); "
+                                             r"use a smaller output_size, or pool with "
+                                             "adaptive_avg_pool2d / adaptive_max_pool2d"):
+            trace(np.zeros((2, 2)), mode=mode, output_size=65)
+        answer = json.loads(wire.run_trace(json.dumps({"x": [[1, 2], [3, 4]], "mode": mode,
+                                                       "output_size": [1, 4097]})))
+        assert answer["error"].startswith("the output would have 1 x 4097 = 4097 cells, too many")
+    # Padding makes a 64 x 64 plane's output one line longer on each side.
+    with pytest.raises(ValueError, match=r"the output would have 65 x 65 = 4225 cells, too many for "
+                                         r"trace\(\): .* use a larger kernel or stride, or pool with "
+                                         "max_pool2d / avg_pool2d"):
+        trace(np.zeros((64, 64)), 2, stride=1, padding=1)
 
 def test_trace_refuses_too_many_window_cells():
     # 64 x 64 with 33 x 33 windows, stride 1, padding 16: 64 x 64 outputs of 1089 cells.

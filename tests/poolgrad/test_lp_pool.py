@@ -34,6 +34,7 @@ def test_an_odd_p_with_a_negative_sum_gives_nan_and_zero_sums_give_zero_gradient
     (float("nan"), ValueError, "norm_type must be a number, got NaN"),
     ("2", TypeError, "norm_type must be a number such as 2"),
     (True, TypeError, "norm_type must be a number"),
+    pytest.param(10**400, ValueError, "norm_type is beyond a 64-bit float", id="10**400"),
 ])
 def test_bad_norm_types_are_refused(norm_type, error, message):
     with pytest.raises(error, match=message):

@@ -26,7 +26,9 @@ def test_a_missing_anywidget_names_the_extra():
     code = ("import sys; sys.modules['anywidget'] = None; import poolgrad\n"
             "try:\n    poolgrad.Widget\nexcept ImportError as e:\n    print(e)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert 'pip install "poolgrad[widget]"' in out
+    # poolgrad is not on the package index: the message names what works.
+    assert 'in a checkout: pip install ".[widget]"' in out and "pip install anywidget" in out
+    assert "poolgrad[widget]" not in out
 
 
 def test_the_fixture_view_holds_the_reference_numbers():
@@ -174,6 +176,63 @@ def test_the_selection_is_a_cell_or_none():
     with pytest.raises(ValueError, match="selection must be None or"):
         w.selection = (0, -1)
     assert w.selection == (0, 1)
+
+
+def test_the_selection_is_a_cell_of_the_output_shown():
+    w = poolgrad.Widget(FIXTURE_ROWS)
+    with pytest.raises(ValueError, match=r"selection=\(99, 99\) is not a cell of the 2 x 2 output: "
+                                         r"rows 0 to 1, columns 0 to 1"):
+        w.selection = (99, 99)
+    assert w.selection is None
+    w.selection = (1, 1)
+    assert w.selection == (1, 1)
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"selection": [-1, 0]}, "selection must be None or (row, col) of an output cell, got (-1, 0)"),
+    ({"selection": "0,0"}, "selection must be None or (row, col) of an output cell, got '0,0'"),
+    ({"selection": [2, 0]}, "selection=(2, 0) is not a cell of the 2 x 2 output: rows 0 to 1, columns 0 to 1"),
+    ({"selection": [0, 0], "kernel_size": [3, 3], "stride": [1, 1], "gradient": "yes"},
+     "gradient must be True or False"),
+])
+def test_a_refused_view_change_from_the_front_end_keeps_every_trait(change, message):
+    w = poolgrad.Widget(FIXTURE_ROWS, selection=(1, 0))
+    sent = _Sent(w)
+    before = w.get_state()
+    w.set_state(change)
+    assert w.error.startswith(message)
+    assert (w.selection, w.gradient, w.kernel_size) == ((1, 0), False, 2)
+    state = w.get_state()  # every trait still syncs: the front end gets the good state back
+    assert {**state, "error": ""} == {**before, "error": ""}
+    assert sent.messages[-1]["state"]["selection"] == [1, 0]
+    w.set_state({"selection": [0, 1], "kernel_size": [3, 3], "stride": [1, 1]})
+    assert (w.error, w.selection, w.kernel_size) == ("", (0, 1), (3, 3))
+
+
+def test_a_norm_type_beyond_a_float_is_refused_everywhere():
+    w = poolgrad.Widget(FIXTURE_ROWS, mode="lp")
+    before = w.trace
+    with pytest.raises(ValueError, match="norm_type is beyond a 64-bit float"):
+        w.norm_type = 10**400
+    w.set_state({"mode": "lp", "norm_type": 10**400})
+    assert w.error.startswith("norm_type is beyond a 64-bit float")
+    assert w.norm_type == 2.0 and w.trace is before
+    sent = _Sent(w)
+    key = json.dumps({"x": FIXTURE_ROWS, "kernel_size": 2, "mode": "lp", "norm_type": 10**400})
+    w._handle_custom_msg({"type": "trace", "id": "a:1", "key": key}, [])
+    assert json.loads(sent.messages[0]["content"]["answer"])["error"].startswith("norm_type is beyond")
+
+
+def test_a_failure_of_poolgrad_itself_is_said_to_be_a_bug(monkeypatch):
+    w = poolgrad.Widget(FIXTURE_ROWS)
+
+    def broken(**_):
+        raise ZeroDivisionError("division by zero")
+
+    monkeypatch.setattr(poolgrad.widget, "compute", broken)
+    w.set_state({"kernel_size": [3, 3]})
+    assert w.error.startswith("poolgrad failed unexpectedly (ZeroDivisionError: division by zero)")
+    assert w.kernel_size == 2
 
 
 def test_the_synced_state_is_strict_json_the_front_end_reads():

@@ -44,6 +44,21 @@ def test_build_py_is_a_thin_entry_with_one_argument_parser(capsys):
     assert "unrecognized arguments for serve: --nope" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("flag", ["--help", "-h"])
+def test_the_test_commands_help_is_its_own_and_builds_nothing(flag, capsys, monkeypatch):
+    def forbidden(*_args, **_kwargs):
+        raise AssertionError("the help built or tested")
+
+    for module, name in ((B.commands, "run_tests"), (B.assembly, "build"), (B.commands, "install_test_deps")):
+        monkeypatch.setattr(module, name, forbidden)
+    assert B.main(["test", flag]) == 0
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert help_text.startswith("usage: python build.py test [-h] [--fast]")
+    assert f"-m '{B.commands.FAST_TIER}'" in help_text
+    assert "Every other argument goes to pytest as it is" in help_text
+    assert "python -m pytest --help" in help_text  # pytest's own options, named not printed
+    assert "pytest-timeout" not in help_text
+
 def test_serve_reports_a_port_in_use_in_one_line(site, capsys, monkeypatch):
     first = B.make_server(site, request_log=[])
     monkeypatch.setattr(B.paths, "DIST", site)
