@@ -62,8 +62,7 @@ def conv2d(input: ArrayLike, weight: ArrayLike, bias: ArrayLike | None = None,
     (1, 5, 5)
     """
     setup = _setup(input, weight, stride, padding, dilation, groups, bias)
-    out = np.matmul(setup.filters(), setup.columns())
-    out = out.reshape(setup.batch, setup.out_channels, *setup.output)
+    out = _per_sample(np.matmul(setup.filters(), setup.columns()), setup.batch, setup.output)
     if setup.bias is not None:
         out += setup.bias[:, None, None]
     return setup.finish(out)
@@ -129,12 +128,23 @@ def conv2d_backward(grad_output: ArrayLike, input: ArrayLike, weight: ArrayLike,
 
 
 def _grad_weight(setup, grad):
-    """The input correlated with the upstream gradient: one product per sample and
-    group, summed over the samples."""
-    groups = setup.params.groups
-    per_group = grad.reshape(setup.batch, groups, -1, math.prod(setup.output))
-    taps = np.matmul(per_group, setup.columns().swapaxes(-1, -2)).sum(axis=0)
+    """The input correlated with the upstream gradient: one product per group."""
+    taps = np.matmul(_per_group(grad, setup.params.groups), setup.columns().swapaxes(-1, -2))
     return taps.reshape(setup.weight.shape)
+
+
+def _per_group(planes, groups):
+    """``(N, C, H, W)`` as ``(groups, C / groups, N * H * W)``, the columns' layout."""
+    batch, channels = planes.shape[:2]
+    return planes.reshape(batch, groups, channels // groups, -1).transpose(1, 2, 0, 3).reshape(
+        groups, channels // groups, -1)
+
+
+def _per_sample(products, batch, plane):
+    """The inverse of :func:`_per_group`: ``(groups, C / groups, N * H * W)`` as
+    ``(N, C) + plane``."""
+    groups, per_group = products.shape[:2]
+    return products.reshape(groups * per_group, batch, *plane).swapaxes(0, 1).copy()
 
 
 def _grad_input(setup, grad):
@@ -153,7 +163,7 @@ def _grad_input(setup, grad):
     turned = turned.reshape(groups, -1, in_group, kh * kw).swapaxes(1, 2).reshape(
         groups, in_group, -1)
     # The rotated filters' rows match the columns' (filter, tap) order.
-    spread = np.matmul(turned, windows).reshape(setup.batch, setup.channels, *spans)
+    spread = _per_sample(np.matmul(turned, windows), setup.batch, spans)
     (height, width), (top, _, left, _) = setup.input_hw, setup.params.padding
     padded = np.zeros((setup.batch, setup.channels) + setup.padded_hw, setup.dtype)
     rows, cols = min(spans[0], padded.shape[2]), min(spans[1], padded.shape[3])
@@ -162,17 +172,18 @@ def _grad_input(setup, grad):
 
 
 def _window_columns(planes, kernel, stride, dilation, output, groups):
-    """``(N, groups, C/groups * kh * kw, OH * OW)``: for each output cell, the cells its
-    window reads, one column per output (the strided view, gathered once)."""
+    """``(groups, C/groups * kh * kw, N * OH * OW)``: for each output cell (of every
+    sample), the cells its window reads, one column per output: the strided view of the
+    windows, gathered once."""
     (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
     spans = (dh * (kh - 1) + 1, dw * (kw - 1) + 1)
     view = sliding_window_view(planes, spans, axis=(2, 3))
     view = view[:, :, :(output[0] - 1) * sh + 1:sh, :(output[1] - 1) * sw + 1:sw, ::dh, ::dw]
     batch, channels = planes.shape[:2]
     view = view.reshape(batch, groups, channels // groups, *output, kh, kw)
-    # (N, G, C/G, kh, kw, OH, OW): the output's columns run along memory's rows.
-    return view.transpose(0, 1, 2, 5, 6, 3, 4).reshape(
-        batch, groups, channels // groups * kh * kw, output[0] * output[1])
+    # (G, C/G, kh, kw, N, OH, OW): the gathering copies whole rows of outputs at a time.
+    return view.transpose(1, 2, 5, 6, 0, 3, 4).reshape(
+        groups, channels // groups * kh * kw, batch * output[0] * output[1])
 
 
 class _Setup:
