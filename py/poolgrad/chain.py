@@ -17,7 +17,9 @@ import numpy as np
 
 from .activation import relu, relu_backward
 from .avg_pool import avg_pool2d, avg_pool2d_backward
-from .conv import conv2d, conv2d_backward
+from .conv import _backward as conv_backward
+from .conv import _forward as conv_forward
+from .conv import _setup as conv_setup
 from .geometry import geometry
 from .json_numbers import json_values
 from .losses import l1_loss, l1_loss_backward, mse_loss, mse_loss_backward
@@ -165,10 +167,10 @@ def _checked(x, weight, target, bias, stride, padding, dilation, activation, poo
             raise ValueError(f"bias must hold one number per filter ({count}), got shape "
                              f"{np.shape(bias)}")
         bias = as_input(np.reshape(bias, (1, -1)), "bias")[0].astype(np.float64)
-    # The convolution checks what is left (the filter fits the padded input) and gives
-    # the shapes every later check needs.
-    conv_out = conv2d(plane, filters, None, params.stride, padding, params.dilation)
-    out_hw = conv_out.shape[1:]
+    # The convolution's own checks cover what is left (the filter fits the padded input)
+    # and give the shapes every later check needs.
+    conv = conv_setup(plane, filters, params.stride, padding, params.dilation, 1)
+    out_hw = conv.output
     pool_kernel = _pair(pool_kernel_size, "pool_kernel_size")
     pool_strides = pool_kernel if pool_stride is None else _pair(pool_stride, "pool_stride")
     last_hw = out_hw
@@ -199,7 +201,7 @@ def _checked(x, weight, target, bias, stride, padding, dilation, activation, poo
                     params=params, padding=padding, activation=activation, pool=pool,
                     pool_kernel=pool_kernel, pool_stride=pool_strides, loss=loss,
                     grad_output=grad_output, learning_rate=float(learning_rate),
-                    steps=int(steps), out_hw=out_hw)
+                    steps=int(steps), out_hw=out_hw, conv=conv)
 
 
 def _last_shaped(value, name, last_shape):
@@ -216,9 +218,10 @@ def _last_shaped(value, name, last_shape):
 
 def _pass(request, weight, bias):
     """One forward and backward pass through the chain, as arrays."""
-    params = request.params
-    conv_args = (params.stride, request.padding, params.dilation)
-    arrays = {"conv_output": conv2d(request.x, weight, bias, *conv_args)}
+    # conv2d and conv2d_backward's own steps, on one checked convolution whose input
+    # columns are gathered once for every step.
+    conv = request.conv.using(weight, bias)
+    arrays = {"conv_output": conv_forward(conv)[0]}
     last = arrays["conv_output"]
     if request.activation:
         last = arrays["activation_output"] = relu(last)
@@ -247,8 +250,9 @@ def _pass(request, weight, bias):
         arrays["grad_activation_output"] = grad
         grad = relu_backward(grad, arrays["conv_output"])
     arrays["grad_conv_output"] = grad
-    (arrays["grad_input"], arrays["grad_weight"], arrays["grad_bias"]) = conv2d_backward(
-        grad, request.x, weight, *conv_args, bias=bias is not None)
+    grad_input, arrays["grad_weight"], arrays["grad_bias"] = conv_backward(
+        conv, grad[None], bias is not None)
+    arrays["grad_input"] = grad_input[0]
     return arrays
 
 
@@ -308,7 +312,8 @@ def _pool_cells(request, arrays):
     count = arrays["conv_output"].shape[0]
     if request.pool == "max":
         chosen = arrays["pool_indices"].reshape(count, -1)
-        receivers = np.stack([np.bincount(plane, minlength=out_h * out_w) for plane in chosen])
+        chosen = chosen + (np.arange(count) * out_h * out_w)[:, None]
+        receivers = np.bincount(chosen.ravel(), minlength=count * out_h * out_w)
     else:
         covered = np.bincount((rows * out_w + cols).ravel(), minlength=out_h * out_w)
         receivers = np.broadcast_to(covered, (count, out_h * out_w))

@@ -20,7 +20,8 @@ The backward pass is two more correlations, the ones the lesson derives:
 
 from __future__ import annotations
 
-import math
+import copy
+from functools import cached_property
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
@@ -62,10 +63,14 @@ def conv2d(input: ArrayLike, weight: ArrayLike, bias: ArrayLike | None = None,
     (1, 5, 5)
     """
     setup = _setup(input, weight, stride, padding, dilation, groups, bias)
-    out = _per_sample(np.matmul(setup.filters(), setup.columns()), setup.batch, setup.output)
+    return setup.finish(_forward(setup))
+
+
+def _forward(setup):
+    out = _per_sample(np.matmul(setup.filters(), setup.columns), setup.batch, setup.output)
     if setup.bias is not None:
         out += setup.bias[:, None, None]
-    return setup.finish(out)
+    return out
 
 
 def conv2d_backward(grad_output: ArrayLike, input: ArrayLike, weight: ArrayLike,
@@ -123,13 +128,20 @@ def conv2d_backward(grad_output: ArrayLike, input: ArrayLike, weight: ArrayLike,
     check_grad_shape(grad.shape, expected if setup.batched else expected[1:],
                      "the convolution's output")
     grad = grad.astype(setup.dtype, copy=False).reshape(expected)
-    return (setup.finish(_grad_input(setup, grad)), setup.finish(_grad_weight(setup, grad), False),
-            setup.finish(grad.sum(axis=(0, 2, 3)), False) if with_bias else None)
+    grad_input, grad_weight, grad_bias = _backward(setup, grad, with_bias)
+    return (setup.finish(grad_input), setup.finish(grad_weight, False),
+            None if grad_bias is None else setup.finish(grad_bias, False))
+
+
+def _backward(setup, grad, with_bias):
+    """The three gradients for a checked ``(N, F, OH, OW)`` gradient, in setup's dtype."""
+    return (_grad_input(setup, grad), _grad_weight(setup, grad),
+            grad.sum(axis=(0, 2, 3)) if with_bias else None)
 
 
 def _grad_weight(setup, grad):
     """The input correlated with the upstream gradient: one product per group."""
-    taps = np.matmul(_per_group(grad, setup.params.groups), setup.columns().swapaxes(-1, -2))
+    taps = np.matmul(_per_group(grad, setup.params.groups), setup.columns.swapaxes(-1, -2))
     return taps.reshape(setup.weight.shape)
 
 
@@ -203,11 +215,20 @@ class _Setup:
         top, bottom, left, right = params.padding
         self.padded_hw = (self.input_hw[0] + top + bottom, self.input_hw[1] + left + right)
 
+    def using(self, weight, bias):
+        """This convolution with other filters (of the same shape): the input's columns,
+        once gathered, are shared."""
+        other = copy.copy(self)
+        other.weight, other.bias = weight.astype(self.dtype, copy=False), bias
+        return other
+
+    @cached_property
     def columns(self):
-        top, bottom, left, right = self.params.padding
+        top, _, left, _ = self.params.padding
         padded = self.x
         if any(self.params.padding):
-            padded = np.pad(self.x, ((0, 0), (0, 0), (top, bottom), (left, right)))
+            padded = np.zeros(self.x.shape[:2] + self.padded_hw, self.dtype)
+            padded[:, :, top:top + self.input_hw[0], left:left + self.input_hw[1]] = self.x
         return _window_columns(padded, self.kernel, self.params.stride, self.params.dilation,
                                self.output, self.params.groups)
 

@@ -135,6 +135,8 @@ def _describe(pair):
 
 
 def _is_int(value):
+    if type(value) is int:
+        return True  # the common case, without the cost of an abstract-class check
     return isinstance(value, (numbers.Integral, np.integer)) and not isinstance(
         value, (bool, np.bool_))
 
