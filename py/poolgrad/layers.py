@@ -292,7 +292,8 @@ class Conv2d(_Layer):
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: IntOrPair,
                  stride: IntOrPair = 1, padding: IntOrPair | str = 0, dilation: IntOrPair = 1,
-                 groups: int = 1, bias: bool = True, rng=None) -> None:
+                 groups: int = 1, bias: bool = True,
+                 rng: int | np.random.Generator | None = None) -> None:
         for name, value in (("in_channels", in_channels), ("out_channels", out_channels)):
             if not _is_int(value) or value < 1:
                 raise ValueError(f"{name} must be an int of at least 1, got {value!r}")
