@@ -9,8 +9,10 @@ and the answer are documented in docs/trace-contract.md ("chain_trace()").
 
 from __future__ import annotations
 
+import json
 import math
 import numbers
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -302,30 +304,48 @@ def _answer(request, weight, bias, arrays, history):
 def _pool_cells(request, arrays):
     """The Y1 cells each pooling window covers, and how many windows route gradient to
     each Y1 cell (max: the windows whose maximum it is; avg: every window holding it)."""
-    (kh, kw), (sh, sw) = request.pool_kernel, request.pool_stride
     out_h, out_w = request.out_hw
-    pooled_h, pooled_w = arrays["pool_output"].shape[1:]
-    rows = (np.arange(pooled_h) * sh)[:, None, None, None] + np.arange(kh)[None, None, :, None]
-    cols = (np.arange(pooled_w) * sw)[None, :, None, None] + np.arange(kw)[None, None, None, :]
-    rows, cols = np.broadcast_arrays(rows, cols)
-    cells = np.stack([rows, cols], axis=-1).reshape(pooled_h, pooled_w, kh * kw, 2)
+    pooled_hw = arrays["pool_output"].shape[1:]
+    windows, covered = _pool_windows(request.pool_kernel, request.pool_stride, pooled_hw,
+                                     request.out_hw)
     count = arrays["conv_output"].shape[0]
     if request.pool == "max":
         chosen = arrays["pool_indices"].reshape(count, -1)
         chosen = chosen + (np.arange(count) * out_h * out_w)[:, None]
         receivers = np.bincount(chosen.ravel(), minlength=count * out_h * out_w)
     else:
-        covered = np.bincount((rows * out_w + cols).ravel(), minlength=out_h * out_w)
         receivers = np.broadcast_to(covered, (count, out_h * out_w))
-    return cells.tolist(), receivers.reshape(count, out_h, out_w).tolist()
+    return json.loads(windows), receivers.reshape(count, out_h, out_w).tolist()
+
+
+@lru_cache(maxsize=64)
+def _pool_windows(kernel, stride, pooled_hw, out_hw):
+    """The windows' cells as JSON text (a view asks for the same few geometries again and
+    again; each answer gets its own lists back from the text), and how many windows cover
+    each Y1 cell."""
+    (kh, kw), (sh, sw), (pooled_h, pooled_w) = kernel, stride, pooled_hw
+    rows = (np.arange(pooled_h) * sh)[:, None, None, None] + np.arange(kh)[None, None, :, None]
+    cols = (np.arange(pooled_w) * sw)[None, :, None, None] + np.arange(kw)[None, None, None, :]
+    rows, cols = np.broadcast_arrays(rows, cols)
+    cells = np.stack([rows, cols], axis=-1).reshape(pooled_h, pooled_w, kh * kw, 2)
+    covered = np.bincount((rows * out_hw[1] + cols).ravel(), minlength=out_hw[0] * out_hw[1])
+    covered.flags.writeable = False
+    return json.dumps(cells.tolist()), covered
 
 
 def _connections(request, kernel):
     """Which input cells each conv output reads, and which outputs each input cell feeds."""
-    (kh, kw), params = kernel, request.params
-    (sh, sw), (dh, dw) = params.stride, params.dilation
-    top, _, left, _ = params.padding
-    (out_h, out_w), (height, width) = request.out_hw, request.x.shape[1:]
+    params = request.params
+    return json.loads(_connections_text(tuple(kernel), params.stride, params.padding,
+                                        params.dilation, request.out_hw, request.x.shape[1:]))
+
+
+@lru_cache(maxsize=64)
+def _connections_text(kernel, stride, padding, dilation, out_hw, input_hw):
+    """:func:`_connections` as JSON text, once per geometry (see :func:`_pool_windows`)."""
+    (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
+    top, _, left, _ = padding
+    (out_h, out_w), (height, width) = out_hw, input_hw
     rows = (np.arange(out_h) * sh - top)[:, None, None, None] + (np.arange(kh) * dh)[None, None, :, None]
     cols = (np.arange(out_w) * sw - left)[None, :, None, None] + (np.arange(kw) * dw)[None, None, None, :]
     rows, cols = np.broadcast_arrays(rows, cols)
@@ -341,4 +361,4 @@ def _connections(request, kernel):
     listed = entries[grouped].tolist()
     feeds = [[listed[bounds[r * width + c]:bounds[r * width + c + 1]] for c in range(width)]
              for r in range(height)]
-    return {"reads": reads.tolist(), "feeds": feeds}
+    return json.dumps({"reads": reads.tolist(), "feeds": feeds})

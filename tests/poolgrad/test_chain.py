@@ -281,3 +281,13 @@ def test_the_capstone_matches_autograd_end_to_end(torch, seed):
     for key, tensor in (("grad_weight", wt), ("grad_bias", bt), ("grad_input", xt)):
         np.testing.assert_allclose(t[key], tensor.grad.numpy(), rtol=1e-12, atol=1e-14,
                                    err_msg=key)
+
+
+def test_an_answer_s_lists_are_its_own():
+    # The geometry's lists are cached: changing one answer must not change the next.
+    first = chain_trace(CAPSTONE_X, EDGE, target=[[0, 0], [0, 0]])
+    first["connections"]["feeds"][0][0].append("changed")
+    first["pool_windows"][0][0].clear()
+    second = chain_trace(CAPSTONE_X, EDGE, target=[[0, 0], [0, 0]])
+    assert second["connections"]["feeds"][0][0] == [[0, 0, 0, 0]]
+    assert len(second["pool_windows"][0][0]) == 4
