@@ -186,11 +186,14 @@ STARTS_PYTHON = "(progress) => bootPython(self.name, progress)"
 # runaway computation in one widget.
 RUNAWAY = ("(progress) => bootPython(self.name, progress).then(({ run, startup }) => ({ startup, "
            f"run: (request) => {{ if ({REQUEST_STRIDE}(request) === 13) for (;;) {{}} return run(request); }} }}))")
+# The stall timeout of these tests: short, but longer than the worker's "still starting"
+# beat (10 s, python-runtime.js), which a loaded machine's slow step needs to keep going.
+STALL_S = 25
 # The shared worker's script is missing (None), or starts Python in a way that fails.
 SHARED_FAILURES = {
     "boot-error": ("() => Promise.reject(new Error('no memory for a shared Python'))",
                    "Python could not start: no memory for a shared Python"),
-    "stall": ("() => new Promise(() => {})", "Python's start stalled: no progress for 10 s"),
+    "stall": ("() => new Promise(() => {})", f"Python's start stalled: no progress for {STALL_S} s"),
     "script-missing": (None, "the Python worker failed to start"),
 }
 
@@ -217,8 +220,7 @@ def site_with_shared_worker(dist, tmp_path, starts_python):
 def test_a_shared_python_that_fails_leaves_each_widget_its_own(context, page, dist, tmp_path, serve_directory, failure):
     starts_python, reason = SHARED_FAILURES[failure]
     site = serve_directory(site_with_shared_worker(dist, tmp_path, starts_python))
-    # Short, but longer than a step of the dedicated worker's boot takes on a loaded machine.
-    context.add_init_script("window.poolgradBootStallMs = 10000;")
+    context.add_init_script(f"window.poolgradBootStallMs = {STALL_S * 1000};")
     frames = open_host(page, site)
     for frame, (_, outputs) in zip(frames, VIEWS):
         wait_ready(frame, outputs)
@@ -230,7 +232,7 @@ def test_a_shared_python_that_fails_leaves_each_widget_its_own(context, page, di
         # get no error event at all: it hears nothing and leaves at the stall timeout, at the
         # very first step (as CI saw once).
         unheard = failure == "script-missing" and python["fellBack"].startswith(
-            "Python's start stalled: no progress for 10 s at \"starting the Python worker\"")
+            f"Python's start stalled: no progress for {STALL_S} s at \"starting the Python worker\"")
         assert python["fellBack"].startswith(reason) or unheard, python
 
 
