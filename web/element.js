@@ -83,14 +83,18 @@ export class PoolGradElement extends HTMLElement {
     if (!this.mounting) this.mounting = this.draw();
   }
 
+  // A move (a framework re-rendering a list) disconnects and connects again in one task: the
+  // widget stays, and only an element still out of the document once the mounting settles
+  // loses it.
   disconnectedCallback() {
-    const mounting = this.mounting;
-    this.mounting = null;
-    mounting?.then((widget) => {
-      if (this.mounting === null) {
+    this.mounting?.then(() => {
+      if (this.isConnected || !this.mounting) return;
+      const mounting = this.mounting;
+      this.mounting = null;
+      mounting.then((widget) => {
         widget.destroy();
-        this.widget = null;
-      }
+        if (this.widget === widget) this.widget = null;
+      });
     });
   }
 

@@ -208,3 +208,40 @@ def test_the_family_attributes_output_size_norm_type_and_unpool(page, site):
     # A value the rules refuse is said in the element's status line.
     elements["lp"].evaluate("(element) => { element.normType = 0; }")
     expect(elements["lp"].locator("#status")).to_contain_text("norm type (n) must not be 0")
+
+
+# Counts the trace requests the page sends to its Python, whichever worker serves it.
+COUNT_TRACE_REQUESTS = """
+window.traceRequests = 0;
+for (const target of [Worker.prototype, MessagePort.prototype]) {
+  const post = target.postMessage;
+  target.postMessage = function (message, ...rest) {
+    if (message?.type === "trace") window.traceRequests += 1;
+    return post.call(this, message, ...rest);
+  };
+}
+"""
+
+
+def test_an_element_moved_within_a_task_keeps_one_widget(page, site):
+    """Issue 27, 4: each move (disconnect and connect in one task) leaked a whole widget;
+    one change then gave an event and a request per move."""
+    page.add_init_script(COUNT_TRACE_REQUESTS)
+    elements = open_host(page, site, ELEMENTS[:1])
+    first = elements["first"]
+    wait_settled(first)
+    first.evaluate("(element) => { const wrap = element.parentElement; for (let i = 0; i < 20; i++) wrap.append(element); }")
+    wait_settled(first)
+    before = page.evaluate("[window.traceRequests, window.events.length]")
+    first.evaluate("(element) => { element.kernel = '3'; }")
+    expected, _ = native_output(FIXTURE_ROWS, {"kernel_size": 3, "stride": 2})
+    expect(first.locator('[data-grid="output"]')).to_have_text(expected)
+    wait_settled(first)
+    page.wait_for_timeout(500)
+    changes = page.evaluate(f"window.events.slice({before[1]}).filter(([, type]) => type === 'pool-grad:change').length")
+    assert (changes, page.evaluate("window.traceRequests") - before[0]) == (1, 1)
+    # Taken out of the document for good, its widget goes.
+    first.evaluate("(element) => { window.kept = element; element.remove(); }")
+    page.wait_for_function("() => window.kept.shadowRoot.querySelector('.widget').childElementCount === 0")
+    page.evaluate("document.querySelector('main').append(window.kept)")
+    wait_settled(page.locator("pool-grad#first"))
