@@ -245,3 +245,29 @@ def test_an_element_moved_within_a_task_keeps_one_widget(page, site):
     page.wait_for_function("() => window.kept.shadowRoot.querySelector('.widget').childElementCount === 0")
     page.evaluate("document.querySelector('main').append(window.kept)")
     wait_settled(page.locator("pool-grad#first"))
+
+
+@pytest.mark.parametrize("change, message", [
+    ("element.padding = '5'", "padding=5 is too large for kernel_size=2"),
+    ("element.gradient = true; element.gradOutput = '1,2,3'", "grad_output must have the output's shape"),
+    ("element.input = '1,2,3'", "kernel_size=2 does not fit"),
+])
+def test_a_view_python_refuses_keeps_the_last_good_view(page, site, change, message):
+    """Issue 27, 5: a value only Python refuses kept nothing: no output, a.trace null, the
+    input drawn with the refused padding."""
+    first = open_host(page, site, ELEMENTS[:1])["first"]
+    wait_settled(first)
+    expected, good = native_output(FIXTURE_ROWS, {"kernel_size": 2, "stride": 2})
+    first.evaluate(f"(element) => {{ {change}; }}")
+    status = first.locator("#status")
+    expect(status).to_have_attribute("data-state", "error")
+    expect(status).to_contain_text(f"Not a valid pooling setup: {message}")
+    expect(status).to_contain_text("The grids show the last valid view.")
+    expect(first.locator('[data-grid="output"]')).to_have_text(expected)
+    expect(first.locator('[data-grid="input"]')).to_have_count(16)
+    assert first.evaluate("(element) => element.trace.output") == good["output"]
+    # Valid again, it recovers.
+    first.evaluate("(element) => { element.padding = '1'; element.gradOutput = null; element.input = '1,2;3,4'; }")
+    expected, _ = native_output([[1, 2], [3, 4]], {"kernel_size": 2, "stride": 2, "padding": 1})
+    expect(first.locator('[data-grid="output"]')).to_have_text(expected)
+    wait_settled(first)
