@@ -187,6 +187,9 @@ export function parseCellValue(text, where) {
   return parseNumberToken(text, where, "cell");
 }
 
+// The norm type's words for infinity: a Map, so "__proto__" or "constructor" is no word.
+const NORM_WORDS = new Map([["inf", Infinity], ["infinity", Infinity], ["-inf", -Infinity], ["-infinity", -Infinity]]);
+
 // How each kind of property reads its text and writes it back: parse(text, property,
 // source) returns the value or throws InputError; write(value) is the canonical text.
 const KINDS = {
@@ -226,9 +229,10 @@ const KINDS = {
   norm: {
     parse(text, property, source) {
       const trimmed = text.trim();
-      const word = { inf: Infinity, infinity: Infinity, "-inf": -Infinity, "-infinity": -Infinity }[trimmed.toLowerCase()];
+      // Only the words mean infinity: a spelling a double rounds to it (1e400) is out of range.
+      const word = NORM_WORDS.get(trimmed.toLowerCase());
       const value = word ?? (NUMBER_PATTERN.test(trimmed) ? Number(trimmed) : NaN);
-      if (Number.isNaN(value) || (Number.isFinite(value) && Math.abs(value) > MAX_NORM)) {
+      if (word === undefined && !(Math.abs(value) <= MAX_NORM)) {
         throw new InputError(`${property.name} must be a number such as 1, 2 or 3 (or Infinity), between -${MAX_NORM} and ${MAX_NORM}; got ${quote(text)}`, source);
       }
       if (value === 0) throw new InputError(`${property.name} must not be 0: the power mean (sum of x^p)^(1/p) needs p ≠ 0`, source);
