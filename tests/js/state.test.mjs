@@ -3,7 +3,7 @@ import { test } from "node:test";
 
 import {
   defaultState, FIXTURE, HASH_PROPERTIES, hashFor, InputError, MATRIX_SPELLINGS, parseCellValue, parseHash, parseMatrix, parsePair,
-  requestKey, serialiseState, traceRequest, applies, changedState, modelValues, presetChange, stateFromModel, switchMode,
+  matrixText, requestKey, serialiseState, traceRequest, applies, changedState, modelValues, presetChange, stateFromModel, switchMode,
 } from "../../web/widget/state.js";
 import { recorded } from "./traces.mjs";
 
@@ -345,4 +345,15 @@ test("a change of output size resets a custom gradient (its shape may no longer 
   const state = parseHash(`#mode=adaptive_avg&o=2&g=1,2;3,4&x=${FIXTURE_TEXT}`);
   assert.equal(changedState(state, { o: [3, 3] }).g, null);
   assert.deepEqual(changedState(state, { unpool: false }).g, [[1, 2], [3, 4]]);
+});
+
+test("a matrix given as rows keeps -0 and must be a 2-D grid (issue 27, 6)", () => {
+  assert.equal(matrixText("x", [[-0, 1], ["NaN", -Infinity]]), "-0,1;NaN,-Infinity");
+  for (const rows of [[[[1, 2]], [[3, 4]]], [[1, 2], 3], [1, 2, 3], [[1, [2]]], [["1,2"]], [[{}]], 5]) {
+    assert.throws(() => matrixText("x", rows),
+      (error) => error instanceof InputError && /^the input x must be a grid: rows of numbers, like \[\[1, 2\], \[3, 4\]\]; got "/.test(error.message));
+  }
+  assert.throws(() => stateFromModel((key) => ({ grad_output: [[[1, 2]], [[3, 4]]] })[key]),
+    (error) => error instanceof InputError && error.message.startsWith("the upstream gradient g must be a grid"));
+  assert.deepEqual(stateFromModel((key) => ({ x: [[-0, 1]] })[key]).x.map((row) => row.map((v) => Object.is(v, -0))), [[true, false]]);
 });

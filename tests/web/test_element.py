@@ -271,3 +271,24 @@ def test_a_view_python_refuses_keeps_the_last_good_view(page, site, change, mess
     expected, _ = native_output([[1, 2], [3, 4]], {"kernel_size": 2, "stride": 2, "padding": 1})
     expect(first.locator('[data-grid="output"]')).to_have_text(expected)
     wait_settled(first)
+
+
+def test_a_property_that_is_not_a_grid_is_refused_and_minus_zero_kept(page, site):
+    """Issue 27, 6: a 3-D or ragged nested array was flattened into another grid, -0 lost
+    its sign, and norm-type="__proto__" reached Python."""
+    first = open_host(page, site, ELEMENTS[:1])["first"]
+    wait_settled(first)
+    expected, _ = native_output(FIXTURE_ROWS, {"kernel_size": 2, "stride": 2})
+    status = first.locator("#status")
+    for value in ["[[[1, 2]], [[3, 4]]]", "[[1, 2], 3]", "[[1, [2, 3]], [4, 5]]"]:
+        first.evaluate(f"(element) => {{ element.input = {value}; }}")
+        expect(status).to_have_attribute("data-state", "error")
+        expect(status).to_contain_text("the input x must be a grid: rows of numbers")
+        expect(first.locator('[data-grid="output"]')).to_have_text(expected)
+        assert first.get_attribute("input") == FIXTURE
+    first.evaluate("(element) => { element.input = [[-0, 1], [2, 3]]; }")
+    assert first.get_attribute("input") == "-0,1;2,3"
+    wait_settled(first)
+    expect(first.locator('[data-grid="input"][data-row="0"][data-col="0"]')).to_have_text("-0")
+    first.evaluate("(element) => { element.mode = 'lp'; element.normType = '__proto__'; }")
+    expect(status).to_contain_text('norm type (n) must be a number such as 1, 2 or 3 (or Infinity), between -1000 and 1000; got "__proto__"')

@@ -542,16 +542,26 @@ export function modelValues(state) {
   };
 }
 
+// A matrix given as rows (a model value, an element's property) as the link spells it,
+// -0 kept. Anything but a 2-D grid (a 3-D array, a row that is a number, a cell holding
+// separators) is refused, naming the setting (`key`, a model key): joined, it would read as
+// another grid.
+export function matrixText(key, rows) {
+  const isCell = (v) => typeof v === "number" || (typeof v === "string" && !/[,;]/.test(v));
+  if (!Array.isArray(rows) || !rows.every((row) => Array.isArray(row) && row.every(isCell))) {
+    const given = JSON.stringify(rows) ?? String(rows);
+    throw new InputError(`${PROPERTY.get(MODEL_KEYS[key]).name} must be a grid: rows of numbers, like [[1, 2], [3, 4]]; got ${quote(given)}`, "hash");
+  }
+  return rows.map((row) => row.map((v) => (typeof v === "number" ? encodeNumber(v) : v)).join(",")).join(";");
+}
+
 // A model value as the hash spells it, or null when the model leaves it out.
 function valueText(key, value) {
   if (value === undefined || value === null) return null;
   if (typeof value === "string") return value;
   const kind = PROPERTY.get(MODEL_KEYS[key]).kind;
   if (kind === "flag") return value ? "1" : "0";
-  if (kind === "matrix") {
-    const cell = (v) => (typeof v === "number" ? encodeNumber(v) : String(v));
-    return Array.isArray(value) ? value.map((row) => (Array.isArray(row) ? row : [row]).map(cell).join(",")).join(";") : String(value);
-  }
+  if (kind === "matrix") return matrixText(key, value);
   return Array.isArray(value) ? value.join(",") : String(value);
 }
 
