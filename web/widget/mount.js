@@ -23,7 +23,7 @@ import { bindControls, controlElements, fillPresetOptions, syncControls } from "
 import { bindGridInput } from "./grid-input.js";
 import { Guide, progressKey } from "../lesson/guide.js";
 import { lessonBlocks, renderLesson } from "../lesson/lesson.js";
-import { STATUS_MARKUP, WIDGET_MARKUP } from "./markup.js";
+import { STATUS_MARKUP, WIDGET_MARKUP, separateIds } from "./markup.js";
 import { Player } from "../lesson/player.js";
 import { mountExercise } from "../exercise/exercise.js";
 import { mismatchMarks } from "../exercise/marks.js";
@@ -519,6 +519,9 @@ function mountWith(element, model, options) {
     gradientShape,
     announceSelection,
   });
+
+  // Every node is found: a second widget in this tree may now rename what its labels name.
+  separateIds(element);
 
   const unsubscribe = traces.subscribe({
     onProgress({ step, steps, message }) {
