@@ -279,7 +279,10 @@ function mountWith(element, model, options) {
     const sent = performance.now();
     let answer;
     try {
-      answer = await traces.latest(key, lane);
+      // While Python starts, a view the shipped traces answer (answerFromShipped, next) is
+      // on screen already: Python serves the views of other widgets that wait for it first.
+      const shown = !app.boot.ready && (traces.shipped?.(key) ?? null) !== null;
+      answer = await traces.latest(key, lane, { shown });
     } catch {
       return; // the source's onFailure has already put the reason in #status
     }
