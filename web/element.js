@@ -17,7 +17,7 @@
 
 import { localModel } from "./widget/model.js";
 import { mount } from "./widget/mount.js";
-import { modelValues } from "./widget/state.js";
+import { InputError, matrixText, modelValues } from "./widget/state.js";
 
 const STATE_ATTRIBUTES = {
   kernel: "kernel_size",
@@ -58,13 +58,17 @@ function attributeModel(element) {
     .map(([name, key]) => [key, attributeValue(name, element.getAttribute(name))])));
 }
 
-// A property's value as its attribute's text (null removes the attribute).
+const MATRICES = new Set(["input", "grad-output"]);
+
+// A property's value as its attribute's text (null removes the attribute); a matrix that is
+// not a 2-D grid throws InputError (state.js matrixText).
 function attributeText(name, value) {
   if (value === null || value === undefined || value === false) {
     return name === "count-include-pad" && value === false ? "false" : null;
   }
   if (value === true) return "";
-  if (Array.isArray(value)) return value.map((row) => (Array.isArray(row) ? row.join(",") : String(row))).join(Array.isArray(value[0]) ? ";" : ",");
+  if (MATRICES.has(name) && typeof value !== "string") return matrixText(STATE_ATTRIBUTES[name], value);
+  if (Array.isArray(value)) return value.join(",");
   return String(value);
 }
 
@@ -83,20 +87,25 @@ export class PoolGradElement extends HTMLElement {
     if (!this.mounting) this.mounting = this.draw();
   }
 
+  // A move (a framework re-rendering a list) disconnects and connects again in one task: the
+  // widget stays, and only an element still out of the document once the mounting settles
+  // loses it.
   disconnectedCallback() {
-    const mounting = this.mounting;
-    this.mounting = null;
-    mounting?.then((widget) => {
-      if (this.mounting === null) {
+    this.mounting?.then(() => {
+      if (this.isConnected || !this.mounting) return;
+      const mounting = this.mounting;
+      this.mounting = null;
+      mounting.then((widget) => {
         widget.destroy();
-        this.widget = null;
-      }
+        if (this.widget === widget) this.widget = null;
+      });
     });
   }
 
   attributeChangedCallback(name, before, after) {
     if (before === after) return;
-    if (name in STATE_ATTRIBUTES) this.model.update({ [STATE_ATTRIBUTES[name]]: attributeValue(name, after) });
+    // A new value ends a property's refusal (the refused value never reached its attribute).
+    if (name in STATE_ATTRIBUTES) this.model.update({ [STATE_ATTRIBUTES[name]]: attributeValue(name, after), error: null });
     else if (this.mounting) {
       // A part switched on or off: the widget is drawn again, with the model's state.
       const mounting = this.mounting;
@@ -142,7 +151,16 @@ for (const name of [...Object.keys(STATE_ATTRIBUTES), ...PART_ATTRIBUTES]) {
       return this.getAttribute(name);
     },
     set(value) {
-      const text = PART_ATTRIBUTES.includes(name) ? (value ? "" : null) : attributeText(name, value);
+      let text;
+      try {
+        text = PART_ATTRIBUTES.includes(name) ? (value ? "" : null) : attributeText(name, value);
+      } catch (problem) {
+        if (!(problem instanceof InputError)) throw problem;
+        // Refused as a bad attribute is: the status says why, the last good view stays.
+        this.model.update({ error: problem.message });
+        return;
+      }
+      if (this.model.get("error")) this.model.update({ error: null });
       if (text === null) this.removeAttribute(name);
       else this.setAttribute(name, text);
     },

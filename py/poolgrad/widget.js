@@ -448,6 +448,9 @@ function parseCellValue(text, where) {
   return parseNumberToken(text, where, "cell");
 }
 
+// The norm type's words for infinity: a Map, so "__proto__" or "constructor" is no word.
+const NORM_WORDS = new Map([["inf", Infinity], ["infinity", Infinity], ["-inf", -Infinity], ["-infinity", -Infinity]]);
+
 // How each kind of property reads its text and writes it back: parse(text, property,
 // source) returns the value or throws InputError; write(value) is the canonical text.
 const KINDS = {
@@ -487,9 +490,10 @@ const KINDS = {
   norm: {
     parse(text, property, source) {
       const trimmed = text.trim();
-      const word = { inf: Infinity, infinity: Infinity, "-inf": -Infinity, "-infinity": -Infinity }[trimmed.toLowerCase()];
+      // Only the words mean infinity: a spelling a double rounds to it (1e400) is out of range.
+      const word = NORM_WORDS.get(trimmed.toLowerCase());
       const value = word ?? (NUMBER_PATTERN.test(trimmed) ? Number(trimmed) : NaN);
-      if (Number.isNaN(value) || (Number.isFinite(value) && Math.abs(value) > MAX_NORM)) {
+      if (word === undefined && !(Math.abs(value) <= MAX_NORM)) {
         throw new InputError(`${property.name} must be a number such as 1, 2 or 3 (or Infinity), between -${MAX_NORM} and ${MAX_NORM}; got ${quote(text)}`, source);
       }
       if (value === 0) throw new InputError(`${property.name} must not be 0: the power mean (sum of x^p)^(1/p) needs p ≠ 0`, source);
@@ -799,16 +803,26 @@ function modelValues(state) {
   };
 }
 
+// A matrix given as rows (a model value, an element's property) as the link spells it,
+// -0 kept. Anything but a 2-D grid (a 3-D array, a row that is a number, a cell holding
+// separators) is refused, naming the setting (`key`, a model key): joined, it would read as
+// another grid.
+function matrixText(key, rows) {
+  const isCell = (v) => typeof v === "number" || (typeof v === "string" && !/[,;]/.test(v));
+  if (!Array.isArray(rows) || !rows.every((row) => Array.isArray(row) && row.every(isCell))) {
+    const given = JSON.stringify(rows) ?? String(rows);
+    throw new InputError(`${PROPERTY.get(MODEL_KEYS[key]).name} must be a grid: rows of numbers, like [[1, 2], [3, 4]]; got ${quote(given)}`, "hash");
+  }
+  return rows.map((row) => row.map((v) => (typeof v === "number" ? encodeNumber(v) : v)).join(",")).join(";");
+}
+
 // A model value as the hash spells it, or null when the model leaves it out.
 function valueText(key, value) {
   if (value === undefined || value === null) return null;
   if (typeof value === "string") return value;
   const kind = PROPERTY.get(MODEL_KEYS[key]).kind;
   if (kind === "flag") return value ? "1" : "0";
-  if (kind === "matrix") {
-    const cell = (v) => (typeof v === "number" ? encodeNumber(v) : String(v));
-    return Array.isArray(value) ? value.map((row) => (Array.isArray(row) ? row : [row]).map(cell).join(",")).join(";") : String(value);
-  }
+  if (kind === "matrix") return matrixText(key, value);
   return Array.isArray(value) ? value.join(",") : String(value);
 }
 
@@ -826,7 +840,7 @@ function stateFromModel(get) {
   }
   return parseHash(parts.join("&"));
 }
-return Object.freeze({ MAX_SIDE, MODE_NAMES, ADAPTIVE_MODES, MAX_MODES, InputError, quote, MATRIX_SPELLINGS, parseMatrix, parseCellValue, HASH_PROPERTIES, defaultState, parsePair, parseHash, serialiseState, gridsKey, hashFor, traceRequest, requestKey, applies, changedState, switchMode, presetChange, showsPreset, MODEL_KEYS, modelValues, stateFromModel, FIXTURE });
+return Object.freeze({ MAX_SIDE, MODE_NAMES, ADAPTIVE_MODES, MAX_MODES, InputError, quote, MATRIX_SPELLINGS, parseMatrix, parseCellValue, HASH_PROPERTIES, defaultState, parsePair, parseHash, serialiseState, gridsKey, hashFor, traceRequest, requestKey, applies, changedState, switchMode, presetChange, showsPreset, MODEL_KEYS, modelValues, matrixText, stateFromModel, FIXTURE });
 })();
 
 // web/lesson/sentences.js
@@ -1493,7 +1507,10 @@ class CodeView {
     this.elements = elements;
     this.current = current;
     this.filled = false;
-    this.embedId = newEmbedId();
+    // The embed code's id, and the view (hash) it was made for: each view's code has its
+    // own, so two views' codes selected by hand and pasted on one page never share one.
+    this.embedId = null;
+    this.embedView = null;
     for (const button of elements.copyButtons) {
       button.addEventListener("click", () => this.copy(elements[button.dataset.copy], button.dataset.what));
     }
@@ -1518,6 +1535,10 @@ class CodeView {
     const { state, trace } = this.current();
     this.filled = true;
     const hash = hashFor(state, trace);
+    if (hash !== this.embedView) {
+      this.embedId = newEmbedId();
+      this.embedView = hash;
+    }
     const texts = {
       torch: torchSnippet(state),
       poolgrad: poolgradSnippet(state),
@@ -1558,8 +1579,8 @@ class CodeView {
     }
     this.say(`Copied the ${what}.`);
     if (node === this.elements.embed) {
-      // The next copy is another widget: it gets a name of its own.
-      this.embedId = newEmbedId();
+      // The next copy is another widget, even of this view: it gets a name of its own.
+      this.embedView = null;
       this.write();
     }
   }
@@ -3095,8 +3116,9 @@ return Object.freeze({ lessonBlocks, renderLesson });
 const $widget_markup = (() => {
 // The widget's markup: what mount() draws into its element, the same for every host
 // (index.html, <pool-grad>). Its ids are the DOM contract (docs/design.md); they are unique
-// within the tree the widget is drawn in (the page, or an element's shadow root). Each part
-// a host may switch off carries data-part.
+// within the tree the widget is drawn in (the page, or an element's shadow root); a widget
+// drawn beside another in one tree (two notebook widgets) makes its own (separateIds). Each
+// part a host may switch off carries data-part.
 
 // #status, for a host that does not place its own (index.html does, so that disk-check.js
 // can speak before any module loads).
@@ -3261,14 +3283,14 @@ const WIDGET_MARKUP = `
   <h2 id="exercise-title">Write it yourself</h2>
   <p class="hint">Your code runs in a Python of its own in this page and is checked against poolgrad on the lesson's examples and on cases for every rule. The first case it gets wrong is loaded into the grids above.</p>
   <label for="exercise-pick">Exercise</label>
-  <select id="exercise-pick" name="exercise-pick">
+  <select id="exercise-pick" class="exercise-pick" name="exercise-pick">
     <option value="forward">max_pool2d: the forward pass (NumPy)</option>
     <option value="backward">max_pool2d_backward: the backward pass (lists)</option>
   </select>
   <p id="exercise-task" class="exercise-task"></p>
   <label for="exercise-code">Your code</label>
   <p id="exercise-keys" class="hint">Tab indents and Shift+Tab unindents. To leave the editor with the keyboard, press Escape, then Tab. Your code is kept in this browser.</p>
-  <textarea id="exercise-code" name="exercise-code" rows="16" spellcheck="false" autocapitalize="off" autocomplete="off" autocorrect="off" wrap="off" aria-describedby="exercise-task exercise-keys"></textarea>
+  <textarea id="exercise-code" class="exercise-code" name="exercise-code" rows="16" spellcheck="false" autocapitalize="off" autocomplete="off" autocorrect="off" wrap="off" aria-describedby="exercise-task exercise-keys"></textarea>
   <div class="exercise-buttons">
     <button id="exercise-run" type="button" class="primary">Run</button>
     <button id="exercise-reset" type="button">Reset to the starter code</button>
@@ -3300,7 +3322,34 @@ const WIDGET_MARKUP = `
   <pre id="code-embed" class="code-text" tabindex="0"></pre>
 </details>
 `;
-return Object.freeze({ STATUS_MARKUP, WIDGET_MARKUP });
+
+// The attributes that point at other elements by id.
+const ID_REFERENCES = ["for", "aria-labelledby", "aria-describedby", "aria-controls"];
+
+// A widget drawn in a tree that already holds one (two notebook widgets on a page): the ids
+// its labels and descriptions point at get a suffix of their own ("kernel-2"), so that each
+// points into its own widget rather than at the first widget's field. The first widget drawn
+// in a tree keeps the contract's ids (#kernel, ...). Called once mount() holds every node it
+// looks up by id; the ids nothing points at (the style sheet's) stay.
+function separateIds(element) {
+  const root = element.getRootNode();
+  if (root.querySelectorAll("#kernel").length < 2) return;
+  let n = 2;
+  while (root.querySelector(`#kernel-${n}`)) n += 1;
+  const renamed = new Map();
+  for (const node of element.querySelectorAll(ID_REFERENCES.map((name) => `[${name}]`).join(","))) {
+    for (const name of ID_REFERENCES.filter((name) => node.hasAttribute(name))) {
+      const ids = node.getAttribute(name).trim().split(/\s+/);
+      for (const id of ids) if (!renamed.has(id)) renamed.set(id, `${id}-${n}`);
+      node.setAttribute(name, ids.map((id) => renamed.get(id)).join(" "));
+    }
+  }
+  for (const [id, unique] of renamed) {
+    const target = element.querySelector(`[id="${id}"]`);
+    if (target) target.id = unique;
+  }
+}
+return Object.freeze({ STATUS_MARKUP, WIDGET_MARKUP, separateIds });
 })();
 
 // web/lesson/player.js
@@ -3586,7 +3635,7 @@ const { bindControls, controlElements, fillPresetOptions, syncControls } = $widg
 const { bindGridInput } = $widget_grid_input;
 const { Guide, progressKey } = $lesson_guide;
 const { lessonBlocks, renderLesson } = $lesson_lesson;
-const { STATUS_MARKUP, WIDGET_MARKUP } = $widget_markup;
+const { STATUS_MARKUP, WIDGET_MARKUP, separateIds } = $widget_markup;
 const { Player } = $lesson_player;
 const { mountExercise } = $exercise_exercise;
 const { mismatchMarks } = $exercise_marks;
@@ -3700,8 +3749,13 @@ function mountWith(element, model, options) {
     state: initialState,
     // requestKey(state): the key of what Python computes for the state shown.
     stateKey: requestKey(initialState),
+    // The last trace Python accepted (or the build shipped), its request key and the state
+    // it was computed for: a state Python refuses keeps this view on screen.
     trace: null,
     traceKey: null,
+    traceState: null,
+    // The request key of the last answer, a trace or a refusal.
+    answerKey: null,
     // "shipped" while the trace shown is the build's precomputed one, else "python".
     traceSource: null,
     traceError: null,
@@ -3729,7 +3783,16 @@ function mountWith(element, model, options) {
   });
 
   const isCurrent = () => app.trace !== null && app.traceKey === app.stateKey;
-  const currentTrace = () => (isCurrent() ? app.trace : null);
+  // Python refused the state shown: the grids keep the last view it accepted, the status
+  // says why, and the grids' own edits and taps start from the view they show.
+  const refused = () => app.traceError !== null && app.answerKey === app.stateKey && app.trace !== null;
+  // The trace shown: the current one, or the kept one while the state is refused.
+  const currentTrace = () => (isCurrent() || refused() ? app.trace : null);
+  // The state the grids show: the kept view with the refused state's view-only parts (what
+  // the request leaves out: the selection, the gradient switch).
+  const shownState = () => (refused()
+    ? { ...app.traceState, sel: app.state.sel, selImplicit: app.state.selImplicit, grad: app.state.grad }
+    : app.state);
 
   function updateStatus() {
     let state;
@@ -3738,7 +3801,7 @@ function mountWith(element, model, options) {
     if (app.boot.failure) [state, text] = ["error", app.boot.failure];
     else if (app.modelError) [state, text] = ["error", app.modelError];
     else if (app.controlError) [state, text] = ["error", app.controlError];
-    else if (app.traceError) [state, text] = ["error", app.traceError];
+    else if (app.traceError) [state, text] = ["error", refused() ? `${app.traceError.replace(/\.?$/, ".")} The grids show the last valid view.` : app.traceError];
     else if (!app.boot.ready) {
       const booting = app.boot.steps ? `step ${app.boot.step} of ${app.boot.steps}: ${app.boot.message}` : app.boot.message;
       // Before Python is up, a current trace is a shipped one.
@@ -3782,52 +3845,58 @@ function mountWith(element, model, options) {
   function render() {
     const started = performance.now();
     const trace = currentTrace();
-    const awaitingTrace = app.boot.ready && !app.boot.failure && app.traceKey !== app.stateKey;
+    const shown = shownState();
+    const awaitingTrace = app.boot.ready && !app.boot.failure && app.answerKey !== app.stateKey;
     // A stale trace (the worker is computing the new state) still shows the output, but
     // its windows may not fit the new input, so the input grid is drawn without overlays.
-    const shownKey = gridsKey(app.state);
+    const shownKey = gridsKey(shown);
     const view = {
-      ...app.view, staleInput: !isCurrent(), traceError: app.traceError, stepMarks: player.marks(), mismatches: app.view.mismatch?.marks ?? null,
+      ...app.view, staleInput: trace === null, traceError: app.traceError, stepMarks: player.marks(), mismatches: app.view.mismatch?.marks ?? null,
     };
-    const next = { state: app.state, trace: app.trace, view, awaitingTrace, gridsKey: shownKey };
+    const next = { state: shown, trace: app.trace, view, awaitingTrace, gridsKey: shownKey };
     const plan = redrawPlan(app.drawn, next);
     if (plan === "all") {
       const focus = focusedCell();
-      renderView(regions, app.state, app.trace, view);
+      renderView(regions, shown, app.trace, view);
       stage.querySelector("[data-editor]")?.focus();
       if (focus && !app.view.editing) {
         stage.querySelector(`[data-grid="${focus.grid}"][data-row="${focus.row}"][data-col="${focus.col}"]`)?.focus({ preventScroll: true });
       }
     } else if (plan === "selection") {
-      renderSelection(regions, app.state, app.trace, view);
+      renderSelection(regions, shown, app.trace, view);
     }
     if (plan !== "wait") app.drawn = next;
-    regions.outputGrid.setAttribute("aria-busy", String(awaitingTrace || (app.traceKey !== app.stateKey && !app.traceError)));
+    regions.outputGrid.setAttribute("aria-busy", String(awaitingTrace || (app.answerKey !== app.stateKey && !app.traceError)));
     syncControls(controls, app.state);
     updateStatus();
     codeView.update();
-    if (plan !== "wait") renderTeaching(trace);
+    if (plan !== "wait") renderTeaching(shown, trace);
     app.timings.lastRenderMs = performance.now() - started;
   }
 
   // The player follows the state and its trace (it starts over on a new one); a trace still
   // being computed leaves it where it is.
   function syncPlayer() {
-    const awaitingTrace = app.boot.ready && !app.boot.failure && app.traceKey !== app.stateKey;
-    if (!awaitingTrace) player.sync(currentTrace(), app.state.grad);
+    const awaitingTrace = app.boot.ready && !app.boot.failure && app.answerKey !== app.stateKey;
+    if (!awaitingTrace) player.sync(currentTrace(), shownState().grad);
   }
 
-  // The one place the trace shown changes: `answer` ({trace} or {error}) for `key`, from
-  // `source` ("python" or "shipped"). Python's answer to the view a shipped trace shows keeps
-  // that very object on screen (the player keeps its place); the two are equal, as a browser
-  // test checks for every one. The host hears of it (index.html writes the canonical link).
-  function showTrace(key, answer, source) {
-    const same = app.traceSource === "shipped" && app.traceKey === key && !answer.error
-      && JSON.stringify(answer.trace) === JSON.stringify(app.trace);
-    app.traceKey = key;
-    app.traceSource = source;
+  // The one place the trace shown changes: `answer` ({trace} or {error}) for `key`, the
+  // request key of `state`, from `source` ("python" or "shipped"). A refusal keeps the last
+  // trace accepted. Python's answer to the view a shipped trace shows keeps that very object
+  // on screen (the player keeps its place); the two are equal, as a browser test checks for
+  // every one. The host hears of it (index.html writes the canonical link).
+  function showTrace(key, state, answer, source) {
+    app.answerKey = key;
     app.traceError = answer.error ? (answer.timedOut ? answer.error : `Not a valid pooling setup: ${answer.error}`) : null;
-    if (!same) app.trace = answer.error ? null : answer.trace;
+    if (!answer.error) {
+      const same = app.traceSource === "shipped" && app.traceKey === key
+        && JSON.stringify(answer.trace) === JSON.stringify(app.trace);
+      app.traceKey = key;
+      app.traceState = state;
+      app.traceSource = source;
+      if (!same) app.trace = answer.trace;
+    }
     if (key === app.stateKey) {
       syncPlayer();
       emit("trace", { state: app.state, trace: currentTrace() });
@@ -3836,17 +3905,21 @@ function mountWith(element, model, options) {
 
   async function requestTrace() {
     const key = app.stateKey;
+    const state = app.state;
     const sent = performance.now();
     let answer;
     try {
-      answer = await traces.latest(key, lane);
+      // While Python starts, a view the shipped traces answer (answerFromShipped, next) is
+      // on screen already: Python serves the views of other widgets that wait for it first.
+      const shown = !app.boot.ready && (traces.shipped?.(key) ?? null) !== null;
+      answer = await traces.latest(key, lane, { shown });
     } catch {
       return; // the source's onFailure has already put the reason in #status
     }
     if (answer.superseded || destroyed) return;
     app.timings.lastRoundTripMs = performance.now() - sent;
     app.timings.lastTraceMs = answer.ms ?? null;
-    showTrace(key, answer, "python");
+    showTrace(key, state, answer, "python");
     render();
   }
 
@@ -3855,16 +3928,17 @@ function mountWith(element, model, options) {
   function answerFromShipped() {
     const key = app.stateKey;
     const trace = app.boot.ready ? null : traces.shipped?.(key) ?? null;
-    if (trace === null || app.traceKey === key) return false;
-    showTrace(key, { trace }, "shipped");
+    if (trace === null || app.answerKey === key) return false;
+    showTrace(key, app.state, { trace }, "shipped");
     return true;
   }
 
   function setState(next) {
     const nextKey = requestKey(next);
-    const needsTrace = nextKey !== app.stateKey || app.traceKey === null;
+    const needsTrace = nextKey !== app.stateKey || app.answerKey === null;
     app.state = next;
     app.stateKey = nextKey;
+    if (app.traceKey === nextKey) app.traceState = next;
     app.modelError = null;
     // The exercise panel's marks belong to the case it loaded; another view drops them (a
     // tap that selects another output keeps them).
@@ -3897,9 +3971,10 @@ function mountWith(element, model, options) {
     setState(next);
   }
 
-  function change(mutator) {
+  // `from`: the state the change starts from (the grids' own: the state they show).
+  function change(mutator, from = app.state) {
     guide.note("learner");
-    const next = structuredClone(app.state);
+    const next = structuredClone(from);
     mutator(next);
     app.view.editing = null;
     adopt(next);
@@ -3941,15 +4016,16 @@ function mountWith(element, model, options) {
 
   // The upstream gradient's shape: the custom one's, or the current trace's output.
   function gradientShape() {
-    if (app.state.g) return [app.state.g.length, app.state.g[0].length];
-    return isCurrent() ? app.trace.output_shape : null;
+    const state = shownState();
+    if (state.g) return [state.g.length, state.g[0].length];
+    return currentTrace()?.output_shape ?? null;
   }
 
   // What pool-grad:select carries: the selected output, its argmax (max mode) and the
   // input cells its window samples.
   function selectionDetail() {
     const trace = currentTrace();
-    const output = trace ? selectedOutput(app.state, trace) : null;
+    const output = trace ? selectedOutput(shownState(), trace) : null;
     if (!output) return null;
     const [row, col] = output;
     return { row, col, argmax: trace.argmax ? trace.argmax[row][col].slice() : null, window: windowCells(trace, output) };
@@ -3960,7 +4036,7 @@ function mountWith(element, model, options) {
   function announceSelection() {
     const sel = app.state.sel;
     if (!sel) announcer.textContent = "No output cell selected.";
-    else announcer.textContent = (isCurrent() && explanationText(app.state, app.trace))
+    else announcer.textContent = (currentTrace() && explanationText(shownState(), app.trace))
       || `Output (${sel[0]},${sel[1]}) selected; its window shows once the output is computed.`;
     const detail = selectionDetail();
     if (detail) emit("select", detail);
@@ -4009,18 +4085,18 @@ function mountWith(element, model, options) {
     message: byId("code-message"),
     picture: byId("save-picture"),
     copyButtons: [...element.querySelectorAll("#code [data-copy]")],
-  }, () => ({ state: app.state, trace: currentTrace() }));
+  }, () => ({ state: shownState(), trace: currentTrace() }));
   const guide = new Guide(
     { list: byId("guide-steps"), progress: byId("guide-progress"), reset: byId("guide-reset") },
     announce,
     progressKey(location, window.parent !== window, document.referrer),
   );
 
-  function renderTeaching(trace) {
+  function renderTeaching(state, trace) {
     if (parts.lesson) {
-      renderLesson(lessonText, lessonBlocks(app.state, trace));
+      renderLesson(lessonText, lessonBlocks(state, trace));
       for (const [mode, button] of Object.entries(modeButtons)) button.setAttribute("aria-pressed", String(app.state.mode === mode));
-      guide.update(app.state, trace, { inspected: app.view.inspected });
+      guide.update(state, trace, { inspected: app.view.inspected });
     }
     if (parts.player) player.draw();
   }
@@ -4064,18 +4140,21 @@ function mountWith(element, model, options) {
     stage,
     regions,
     guide,
-    get state() { return app.state; },
+    get state() { return shownState(); },
     get trace() { return app.trace; },
     get drawn() { return app.drawn; },
     get view() { return app.view; },
     set controlError(text) { app.controlError = text; },
     currentTrace,
-    change,
+    change: (mutator) => change(mutator, shownState()),
     render,
     updateStatus,
     gradientShape,
     announceSelection,
   });
+
+  // Every node is found: a second widget in this tree may now rename what its labels name.
+  separateIds(element);
 
   const unsubscribe = traces.subscribe({
     onProgress({ step, steps, message }) {

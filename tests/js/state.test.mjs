@@ -3,7 +3,7 @@ import { test } from "node:test";
 
 import {
   defaultState, FIXTURE, HASH_PROPERTIES, hashFor, InputError, MATRIX_SPELLINGS, parseCellValue, parseHash, parseMatrix, parsePair,
-  requestKey, serialiseState, traceRequest, applies, changedState, modelValues, presetChange, stateFromModel, switchMode,
+  matrixText, requestKey, serialiseState, traceRequest, applies, changedState, modelValues, presetChange, stateFromModel, switchMode,
 } from "../../web/widget/state.js";
 import { recorded } from "./traces.mjs";
 
@@ -303,6 +303,13 @@ const FAMILY_REFUSED = [
   ["#mode=lp&n=0", /norm type \(n\) must not be 0/],
   ["#mode=lp&n=two", /norm type \(n\) must be a number such as 1, 2 or 3/],
   ["#mode=lp&n=NaN", /norm type \(n\) must be a number/],
+  // Issue 27, 6: words the lookup of "Infinity" inherited from Object.prototype, and a
+  // spelling a double rounds to Infinity (only the word means it).
+  ["#mode=lp&n=__proto__", /norm type \(n\) must be a number .*; got "__proto__"$/],
+  ["#mode=lp&n=constructor", /norm type \(n\) must be a number .*; got "constructor"$/],
+  ["#mode=lp&n=toString", /norm type \(n\) must be a number .*; got "toString"$/],
+  ["#mode=lp&n=1e400", /norm type \(n\) must be a number .*between -1000 and 1000; got "1e400"$/],
+  ["#mode=lp&n=-1e400", /norm type \(n\) must be a number .*between -1000 and 1000; got "-1e400"$/],
   ["#mode=lp&p=1", /padding does not apply to mode=lp \(LP pooling has none\); use p=0/],
   ["#mode=adaptive_avg&o=0", /output size \(o\) must be between 1 and 16; got 0/],
   ["#mode=adaptive_avg&ceil=1", /ceil does not apply to mode=adaptive_avg/],
@@ -314,6 +321,13 @@ for (const [hash, message] of FAMILY_REFUSED) {
     assert.throws(() => parseHash(hash), (error) => error instanceof InputError && error.source === "hash" && message.test(error.message));
   });
 }
+
+test("an element's norm_type of __proto__ is refused before it reaches Python", () => {
+  for (const norm_type of ["__proto__", "constructor", "1e400"]) {
+    assert.throws(() => stateFromModel((key) => ({ mode: "lp", norm_type })[key]),
+      (error) => error instanceof InputError && error.message.endsWith(`got "${norm_type}"`));
+  }
+});
 
 test("the host model carries output_size, norm_type and unpool, read where their mode applies", () => {
   const state = parseHash(`#mode=adaptive_max&o=3,2&unpool=1&x=${FIXTURE_TEXT}`);
@@ -331,4 +345,15 @@ test("a change of output size resets a custom gradient (its shape may no longer 
   const state = parseHash(`#mode=adaptive_avg&o=2&g=1,2;3,4&x=${FIXTURE_TEXT}`);
   assert.equal(changedState(state, { o: [3, 3] }).g, null);
   assert.deepEqual(changedState(state, { unpool: false }).g, [[1, 2], [3, 4]]);
+});
+
+test("a matrix given as rows keeps -0 and must be a 2-D grid (issue 27, 6)", () => {
+  assert.equal(matrixText("x", [[-0, 1], ["NaN", -Infinity]]), "-0,1;NaN,-Infinity");
+  for (const rows of [[[[1, 2]], [[3, 4]]], [[1, 2], 3], [1, 2, 3], [[1, [2]]], [["1,2"]], [[{}]], 5]) {
+    assert.throws(() => matrixText("x", rows),
+      (error) => error instanceof InputError && /^the input x must be a grid: rows of numbers, like \[\[1, 2\], \[3, 4\]\]; got "/.test(error.message));
+  }
+  assert.throws(() => stateFromModel((key) => ({ grad_output: [[[1, 2]], [[3, 4]]] })[key]),
+    (error) => error instanceof InputError && error.message.startsWith("the upstream gradient g must be a grid"));
+  assert.deepEqual(stateFromModel((key) => ({ x: [[-0, 1]] })[key]).x.map((row) => row.map((v) => Object.is(v, -0))), [[true, false]]);
 });

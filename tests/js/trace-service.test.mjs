@@ -146,3 +146,17 @@ test("the answer says how many clients the Python serves", async () => {
   h.ask("a", 1, 2);
   assert.equal(a.find((m) => m.type === "result").clients, 3);
 });
+
+test("a view a page already shows (shipped) waits while another view waits for Python", async () => {
+  const h = harness();
+  for (const name of ["a", "b", "c"]) h.client(name);
+  const shown = (name, id, k) => h.service.receive(name, { type: "trace", id, widget: name, request: { k }, latest: "lane", shown: true });
+  shown("a", 1, 2);
+  shown("b", 1, 3);
+  h.ask("c", 1, 4);
+  h.service.receive("a", { type: "trace", id: 2, widget: "a", request: { k: 5 }, latest: "other" });
+  await h.boot();
+  while (h.ran.length < 4) h.turn();
+  // a's second view and c's need Python; the shown ones, confirmations, come after, in turn.
+  assert.deepEqual(h.ran, [5, 4, 3, 2]);
+});

@@ -122,3 +122,41 @@ def test_names_announcements_focus_marks_and_motion(widget):
     })"""
     page.emulate_media(reduced_motion="reduce")
     assert not page.evaluate(motion)
+
+
+# Every reference by id in a widget (label for=, aria-labelledby, -describedby, -controls):
+# [widget, attribute, id, how many elements carry the id, whether the one found is in the
+# same widget].
+ID_REFERENCES = """() => [...document.querySelectorAll("[data-widget]")].flatMap((widget) =>
+    [...widget.querySelectorAll("[for], [aria-labelledby], [aria-describedby], [aria-controls]")].flatMap((node) =>
+        ["for", "aria-labelledby", "aria-describedby", "aria-controls"].filter((name) => node.hasAttribute(name))
+            .flatMap((name) => node.getAttribute(name).split(/\\s+/).map((id) => [
+                widget.id, name, id, document.querySelectorAll(`[id="${id}"]`).length,
+                widget.contains(document.getElementById(id))]))))"""
+
+
+def test_widgets_drawn_in_one_document_label_their_own_fields(page, site, published):
+    """Issue 27, 6: two notebook widgets repeated the controls' ids, so the second's labels
+    named the first's fields. The first drawn keeps the contract's ids (#kernel, ...)."""
+    html = f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>three widgets</title>
+<script type="module">
+import {{ mount }} from "/{published("mount.js")}";
+import {{ localModel }} from "/{published("model.js")}";
+const parts = {{ controls: true, lesson: true, player: true, exercise: true, code: true }};
+window.mounted = (async () => {{
+  for (const id of ["one", "two", "three"]) await mount(document.getElementById(id), localModel(), {{ parts, name: id }});
+  return true;
+}})();
+</script></head><body><main><div id="one" data-widget></div><div id="two" data-widget></div><div id="three" data-widget></div></main></body></html>"""
+    page.route(site.url + "three-widgets.html", lambda route: route.fulfill(status=200, content_type="text/html", body=html))
+    page.goto(site.url + "three-widgets.html")
+    assert page.evaluate("window.mounted")
+    references = page.evaluate(ID_REFERENCES)
+    assert {widget for widget, *_ in references} == {"one", "two", "three"}
+    assert [r for r in references if r[3:] != [1, True]] == []
+    first = {(name, id_) for widget, name, id_, *_ in references if widget == "one"}
+    assert ("for", "kernel") in first and ("for", "padding") in first
+    assert page.locator("#one #kernel").count() == 1
+    # A tap on the third widget's label puts the caret in the third widget's field.
+    page.locator("#three label", has_text="Padding").click()
+    assert page.evaluate("document.activeElement.closest('[data-widget]').id") == "three"

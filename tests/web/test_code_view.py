@@ -150,6 +150,32 @@ def test_copy_buttons_put_the_code_the_link_and_the_embed_code_on_the_clipboard(
     assert f"poolgrad-{name}" not in page.locator("#code-embed").text_content()
 
 
+def test_each_view_has_an_embed_code_with_an_id_of_its_own(code_widget):
+    """Issue 27, 6: the id changed only on Copy, so two views' codes selected by hand gave
+    two frames with one id."""
+    page = open_view(code_widget, f"#k=2&s=2&p=0&d=1&mode=max&grad=0&x={FIXTURE}").page
+    embed_id = r'<iframe id="(poolgrad-[0-9a-f]{8})" data-poolgrad src="[^"]*(?:\?|&amp;)id=([0-9a-f]{8})#'
+
+    def ids():
+        frame_id, query_id = re.search(embed_id, page.locator("#code-embed").text_content()).groups()
+        assert frame_id == f"poolgrad-{query_id}"
+        return frame_id
+
+    seen = [ids()]
+    for kernel in ["3", "2"]:
+        page.fill("#kernel", kernel)
+        code_widget.wait_settled()
+        seen.append(ids())
+    assert len(set(seen)) == 3
+    # Two views' codes pasted on one page make valid HTML: no id twice.
+    codes = [page.locator("#code-embed").text_content()]
+    page.fill("#kernel", "3")
+    code_widget.wait_settled()
+    codes.append(page.locator("#code-embed").text_content())
+    frame_ids = re.findall(r'\bid="([^"]+)"', "\n".join(codes))
+    assert len(frame_ids) == len(set(frame_ids)) == 2
+
+
 def test_a_refused_link_is_not_what_the_copy_buttons_copy(code_widget, site):
     """Issue 19, 7: after a link the page refused, the view shown is the last valid one (the
     embed code's title describes it): the link and the embed code are that view's."""

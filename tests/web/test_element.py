@@ -208,3 +208,87 @@ def test_the_family_attributes_output_size_norm_type_and_unpool(page, site):
     # A value the rules refuse is said in the element's status line.
     elements["lp"].evaluate("(element) => { element.normType = 0; }")
     expect(elements["lp"].locator("#status")).to_contain_text("norm type (n) must not be 0")
+
+
+# Counts the trace requests the page sends to its Python, whichever worker serves it.
+COUNT_TRACE_REQUESTS = """
+window.traceRequests = 0;
+for (const target of [Worker.prototype, MessagePort.prototype]) {
+  const post = target.postMessage;
+  target.postMessage = function (message, ...rest) {
+    if (message?.type === "trace") window.traceRequests += 1;
+    return post.call(this, message, ...rest);
+  };
+}
+"""
+
+
+def test_an_element_moved_within_a_task_keeps_one_widget(page, site):
+    """Issue 27, 4: each move (disconnect and connect in one task) leaked a whole widget;
+    one change then gave an event and a request per move."""
+    page.add_init_script(COUNT_TRACE_REQUESTS)
+    elements = open_host(page, site, ELEMENTS[:1])
+    first = elements["first"]
+    wait_settled(first)
+    first.evaluate("(element) => { const wrap = element.parentElement; for (let i = 0; i < 20; i++) wrap.append(element); }")
+    wait_settled(first)
+    before = page.evaluate("[window.traceRequests, window.events.length]")
+    first.evaluate("(element) => { element.kernel = '3'; }")
+    expected, _ = native_output(FIXTURE_ROWS, {"kernel_size": 3, "stride": 2})
+    expect(first.locator('[data-grid="output"]')).to_have_text(expected)
+    wait_settled(first)
+    page.wait_for_timeout(500)
+    changes = page.evaluate(f"window.events.slice({before[1]}).filter(([, type]) => type === 'pool-grad:change').length")
+    assert (changes, page.evaluate("window.traceRequests") - before[0]) == (1, 1)
+    # Taken out of the document for good, its widget goes.
+    first.evaluate("(element) => { window.kept = element; element.remove(); }")
+    page.wait_for_function("() => window.kept.shadowRoot.querySelector('.widget').childElementCount === 0")
+    page.evaluate("document.querySelector('main').append(window.kept)")
+    wait_settled(page.locator("pool-grad#first"))
+
+
+@pytest.mark.parametrize("change, message", [
+    ("element.padding = '5'", "padding=5 is too large for kernel_size=2"),
+    ("element.gradient = true; element.gradOutput = '1,2,3'", "grad_output must have the output's shape"),
+    ("element.input = '1,2,3'", "kernel_size=2 does not fit"),
+])
+def test_a_view_python_refuses_keeps_the_last_good_view(page, site, change, message):
+    """Issue 27, 5: a value only Python refuses kept nothing: no output, a.trace null, the
+    input drawn with the refused padding."""
+    first = open_host(page, site, ELEMENTS[:1])["first"]
+    wait_settled(first)
+    expected, good = native_output(FIXTURE_ROWS, {"kernel_size": 2, "stride": 2})
+    first.evaluate(f"(element) => {{ {change}; }}")
+    status = first.locator("#status")
+    expect(status).to_have_attribute("data-state", "error")
+    expect(status).to_contain_text(f"Not a valid pooling setup: {message}")
+    expect(status).to_contain_text("The grids show the last valid view.")
+    expect(first.locator('[data-grid="output"]')).to_have_text(expected)
+    expect(first.locator('[data-grid="input"]')).to_have_count(16)
+    assert first.evaluate("(element) => element.trace.output") == good["output"]
+    # Valid again, it recovers.
+    first.evaluate("(element) => { element.padding = '1'; element.gradOutput = null; element.input = '1,2;3,4'; }")
+    expected, _ = native_output([[1, 2], [3, 4]], {"kernel_size": 2, "stride": 2, "padding": 1})
+    expect(first.locator('[data-grid="output"]')).to_have_text(expected)
+    wait_settled(first)
+
+
+def test_a_property_that_is_not_a_grid_is_refused_and_minus_zero_kept(page, site):
+    """Issue 27, 6: a 3-D or ragged nested array was flattened into another grid, -0 lost
+    its sign, and norm-type="__proto__" reached Python."""
+    first = open_host(page, site, ELEMENTS[:1])["first"]
+    wait_settled(first)
+    expected, _ = native_output(FIXTURE_ROWS, {"kernel_size": 2, "stride": 2})
+    status = first.locator("#status")
+    for value in ["[[[1, 2]], [[3, 4]]]", "[[1, 2], 3]", "[[1, [2, 3]], [4, 5]]"]:
+        first.evaluate(f"(element) => {{ element.input = {value}; }}")
+        expect(status).to_have_attribute("data-state", "error")
+        expect(status).to_contain_text("the input x must be a grid: rows of numbers")
+        expect(first.locator('[data-grid="output"]')).to_have_text(expected)
+        assert first.get_attribute("input") == FIXTURE
+    first.evaluate("(element) => { element.input = [[-0, 1], [2, 3]]; }")
+    assert first.get_attribute("input") == "-0,1;2,3"
+    wait_settled(first)
+    expect(first.locator('[data-grid="input"][data-row="0"][data-col="0"]')).to_have_text("-0")
+    first.evaluate("(element) => { element.mode = 'lp'; element.normType = '__proto__'; }")
+    expect(status).to_contain_text('norm type (n) must be a number such as 1, 2 or 3 (or Infinity), between -1000 and 1000; got "__proto__"')

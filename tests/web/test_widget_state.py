@@ -187,6 +187,8 @@ BAD_HASHES = [
     ("#k=99999", "between 1 and 16"),
     ("#s=0", "between 1 and 16"),
     ("#mode=min", "mode must be max, avg, adaptive_max, adaptive_avg or lp"),
+    ("#mode=lp&n=__proto__", 'got "__proto__"'),
+    ("#mode=lp&n=1e400", 'between -1000 and 1000; got "1e400"'),
     ("#x=1,2;3", "ragged"),
     ("#x=" + ";".join(["1"] * 17), "the limit is 16 x 16"),
     ("#grad=yes", "grad must be 0 or 1"),
@@ -233,6 +235,8 @@ def test_bad_hashes_are_explained_and_recovered_from(booted):
         expect(status).to_have_attribute("data-state", "error")
         expect(status).to_contain_text(message, ignore_case=True)
         expect(page.locator("[data-grid=input]").first).to_be_visible()
+        if "n=" in bad:  # refused before Python: the link stays as given
+            assert widget.hash() == bad
         widget.set_hash(LINK_EXAMPLE)
         widget.wait_settled()
         expect(widget.cell("output", 0, 1)).to_have_attribute("aria-selected", "true")
@@ -252,9 +256,49 @@ def test_bad_hashes_are_explained_and_recovered_from(booted):
     expect(page.locator("#status")).to_contain_text("kernel (k) must be a whole number")
     page.fill("#kernel", "2")
     widget.wait_settled()
+    shown = widget.values("output")
     page.fill("#padding", "2")
     expect(page.locator("#status")).to_have_attribute("data-state", "error")
-    expect(page.locator("#output-grid")).to_contain_text("No output")
+    expect(page.locator("#status")).to_contain_text("The grids show the last valid view.")
+    assert widget.values("output") == shown
     page.fill("#padding", "1")
     widget.wait_settled()
     assert widget.marked("data-pad")
+
+
+# Views only Python refuses (issue 27, 5): the state's own checks pass them.
+PYTHON_REFUSES = [
+    (f"#k=2&s=2&p=5&d=1&mode=max&grad=1&x={FIXTURE}", "padding=5 is too large for kernel_size=2"),
+    (f"#k=2&s=2&p=0&d=1&mode=max&grad=1&x={FIXTURE}&g=1,2,3", "grad_output must have the output's shape"),
+    ("#k=2&s=2&p=0&d=1&mode=max&grad=1&x=1,2,3", "kernel_size=2 does not fit"),
+]
+
+
+@pytest.mark.parametrize("refused, message", PYTHON_REFUSES)
+def test_a_view_python_refuses_keeps_the_last_good_view(booted, refused, message):
+    """The grids keep the last view Python accepted, with the refusal beside them; the link
+    stays as given, and a valid one recovers."""
+    widget = booted
+    page = widget.page
+    good = f"#k=2&s=2&p=0&d=1&mode=max&grad=1&sel=1,0&x={FIXTURE}"
+    widget.open(good)
+    output, grad_input = widget.values("output"), widget.values("grad-input")
+    widget.set_hash(refused)
+    status = page.locator("#status")
+    expect(status).to_have_attribute("data-state", "error")
+    expect(status).to_contain_text(f"Not a valid pooling setup: {message}")
+    expect(status).to_contain_text("The grids show the last valid view.")
+    assert widget.values("output") == output == [["4", "8"], ["9", "-2"]]
+    assert page.locator('[data-grid="input"]').count() == 16 and widget.marked("data-pad") == []
+    assert widget.values("input") == [row.split(",") for row in FIXTURE.split(";")]
+    assert widget.hash() == refused
+    # A tap on the kept output starts from the view shown.
+    widget.cell("output", 0, 1).click()
+    widget.wait_settled()
+    assert widget.values("grad-input") == grad_input
+    expect(widget.cell("output", 0, 1)).to_have_attribute("aria-selected", "true")
+    widget.set_hash(refused)
+    expect(status).to_have_attribute("data-state", "error")
+    widget.set_hash("#k=3&s=1&p=0&d=1&mode=max&grad=0&x=" + FIXTURE)
+    widget.wait_settled()
+    assert widget.values("output") == [["8", "8"], ["9", "9"]]

@@ -190,7 +190,7 @@ export class WorkerBridge {
     this.pending.set(job.id, job);
     job.started = false;
     job.deadline = setTimeout(() => this.expire(job), this.requestMs);
-    this.python.post({ type: "trace", id: job.id, widget: WIDGET, request: job.request, latest: job.latest ?? false });
+    this.python.post({ type: "trace", id: job.id, widget: WIDGET, request: job.request, latest: job.latest ?? false, shown: job.shown ?? false });
   }
 
   // Leaves the current Python (a dedicated one is stopped) for a new dedicated worker of this
@@ -246,8 +246,9 @@ export class WorkerBridge {
 
   // Latest wins, per `lane` (each widget of the page has its own): while booting, a newer
   // state replaces the lane's queued one; an answer that arrives after a newer request of
-  // the same lane was made resolves to {superseded: true}.
-  latest(request, lane = "page") {
+  // the same lane was made resolves to {superseded: true}. `shown`: the page shows this
+  // view's shipped trace already (Python serves other views first).
+  latest(request, lane = "page", { shown = false } = {}) {
     const ticket = {};
     this.latestTickets.set(lane, ticket);
     const queued = this.waiting.findIndex((job) => job.latest === lane);
@@ -261,7 +262,7 @@ export class WorkerBridge {
         return;
       }
       const settle = (message) => resolve(this.latestTickets.get(lane) === ticket ? message : { superseded: true });
-      const job = { id: this.nextId++, request, resolve: settle, reject, latest: lane };
+      const job = { id: this.nextId++, request, resolve: settle, reject, latest: lane, shown };
       if (this.ready) this.post(job);
       else this.waiting.push(job);
     });

@@ -2,9 +2,10 @@
 // worker, else one dedicated worker for the document), shared by every widget mounted in
 // the document, with the build's shipped traces answering the landing views while it
 // starts. A trace source is any object of this shape (docs/design.md, "mount"):
-//   latest(key, lane) -> Promise of {trace} | {error} | {superseded: true}: `key` is the
-//     request key (state.js requestKey), the JSON text of poolgrad.trace()'s keyword
+//   latest(key, lane, {shown}) -> Promise of {trace} | {error} | {superseded: true}: `key`
+//     is the request key (state.js requestKey), the JSON text of poolgrad.trace()'s keyword
 //     arguments, sent as it is; a newer one of the same lane supersedes one still waiting;
+//     `shown`: the widget shows the key's shipped trace already (a source may serve it last);
 //   request(request) -> Promise of {trace} | {error} (a raw request, never superseded);
 //   shipped(key) -> a ready trace for the request key (requestKey), or null;
 //   onShipped(callback): callback() each time shipped() can answer more (the landing
@@ -46,7 +47,7 @@ function makePageTraces() {
     },
   });
   return {
-    latest: (request, lane) => bridge.latest(request, lane),
+    latest: (request, lane, options) => bridge.latest(request, lane, options),
     request: (request) => bridge.request(request),
     shipped: shippedTrace,
     onShipped(callback) {

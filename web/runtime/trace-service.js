@@ -2,10 +2,11 @@
 // dedicated worker (worker.js) has one client, its page; the shared worker
 // (shared-worker.js) has one per connected widget (a MessagePort).
 //
-// Client -> worker: {type: "trace", id, widget, request, latest} (`widget` names the page
-// that asks, for the record; `latest`: false, or the lane of the page it belongs to (each
-// widget of a page has its own): a newer one of the same client and lane replaces it while
-// it waits), {type: "bye"} (the page goes away).
+// Client -> worker: {type: "trace", id, widget, request, latest, shown} (`widget` names the
+// page that asks, for the record; `latest`: false, or the lane of the page it belongs to
+// (each widget of a page has its own): a newer one of the same client and lane replaces it
+// while it waits; `shown`: the page already shows this view's shipped trace, so Python's
+// answer only confirms it), {type: "bye"} (the page goes away).
 // Worker -> client: {type: "progress" | "ready" | "boot-error"} to every client, and the
 // latest of them again to a client that connects later (a widget added after boot gets
 // "ready" at once); {type: "running", id} just before Python starts the client's request;
@@ -14,7 +15,9 @@
 //
 // Fairness: each client has its own queue, and Python takes one request from each client in
 // turn, handing the event loop back between two requests (a request that arrived meanwhile
-// can still replace a waiting one). One client's error is answered to it alone.
+// can still replace a waiting one). A request whose view a page already shows (`shown`)
+// waits while any other is waiting: at a start, the widget whose view needs Python is not
+// kept behind the others' confirmations. One client's error is answered to it alone.
 
 export class TraceService {
   // `start(progress)` starts Python, calling `progress(message)` for each progress message,
@@ -88,7 +91,9 @@ export class TraceService {
       return;
     }
     if (message?.type !== "trace") return;
-    const job = { id: message.id, widget: message.widget, request: message.request, latest: message.latest || false };
+    const job = {
+      id: message.id, widget: message.widget, request: message.request, latest: message.latest || false, shown: message.shown === true,
+    };
     if (job.latest) {
       const replaced = entry.queue.filter((waiting) => waiting.latest === job.latest);
       entry.queue = entry.queue.filter((waiting) => waiting.latest !== job.latest);
@@ -98,15 +103,19 @@ export class TraceService {
     this.pump();
   }
 
-  // The next request: the first client in turn with one waiting, which then goes last.
+  // The next request: the first client in turn with one waiting, which then goes last; a
+  // view no page shows yet before one that is shown.
   next() {
-    for (let index = 0; index < this.turn.length; index += 1) {
-      const client = this.turn[index];
-      const entry = this.clients.get(client);
-      if (entry.queue.length) {
-        this.turn.splice(index, 1);
-        this.turn.push(client);
-        return { entry, job: entry.queue.shift() };
+    for (const needed of [true, false]) {
+      for (let index = 0; index < this.turn.length; index += 1) {
+        const client = this.turn[index];
+        const entry = this.clients.get(client);
+        const position = entry.queue.findIndex((job) => !needed || !job.shown);
+        if (position >= 0) {
+          this.turn.splice(index, 1);
+          this.turn.push(client);
+          return { entry, job: entry.queue.splice(position, 1)[0] };
+        }
       }
     }
     return null;

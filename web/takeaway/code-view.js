@@ -40,7 +40,10 @@ export class CodeView {
     this.elements = elements;
     this.current = current;
     this.filled = false;
-    this.embedId = newEmbedId();
+    // The embed code's id, and the view (hash) it was made for: each view's code has its
+    // own, so two views' codes selected by hand and pasted on one page never share one.
+    this.embedId = null;
+    this.embedView = null;
     for (const button of elements.copyButtons) {
       button.addEventListener("click", () => this.copy(elements[button.dataset.copy], button.dataset.what));
     }
@@ -65,6 +68,10 @@ export class CodeView {
     const { state, trace } = this.current();
     this.filled = true;
     const hash = hashFor(state, trace);
+    if (hash !== this.embedView) {
+      this.embedId = newEmbedId();
+      this.embedView = hash;
+    }
     const texts = {
       torch: torchSnippet(state),
       poolgrad: poolgradSnippet(state),
@@ -105,8 +112,8 @@ export class CodeView {
     }
     this.say(`Copied the ${what}.`);
     if (node === this.elements.embed) {
-      // The next copy is another widget: it gets a name of its own.
-      this.embedId = newEmbedId();
+      // The next copy is another widget, even of this view: it gets a name of its own.
+      this.embedView = null;
       this.write();
     }
   }

@@ -1,7 +1,8 @@
 // The widget's markup: what mount() draws into its element, the same for every host
 // (index.html, <pool-grad>). Its ids are the DOM contract (docs/design.md); they are unique
-// within the tree the widget is drawn in (the page, or an element's shadow root). Each part
-// a host may switch off carries data-part.
+// within the tree the widget is drawn in (the page, or an element's shadow root); a widget
+// drawn beside another in one tree (two notebook widgets) makes its own (separateIds). Each
+// part a host may switch off carries data-part.
 
 // #status, for a host that does not place its own (index.html does, so that disk-check.js
 // can speak before any module loads).
@@ -166,14 +167,14 @@ export const WIDGET_MARKUP = `
   <h2 id="exercise-title">Write it yourself</h2>
   <p class="hint">Your code runs in a Python of its own in this page and is checked against poolgrad on the lesson's examples and on cases for every rule. The first case it gets wrong is loaded into the grids above.</p>
   <label for="exercise-pick">Exercise</label>
-  <select id="exercise-pick" name="exercise-pick">
+  <select id="exercise-pick" class="exercise-pick" name="exercise-pick">
     <option value="forward">max_pool2d: the forward pass (NumPy)</option>
     <option value="backward">max_pool2d_backward: the backward pass (lists)</option>
   </select>
   <p id="exercise-task" class="exercise-task"></p>
   <label for="exercise-code">Your code</label>
   <p id="exercise-keys" class="hint">Tab indents and Shift+Tab unindents. To leave the editor with the keyboard, press Escape, then Tab. Your code is kept in this browser.</p>
-  <textarea id="exercise-code" name="exercise-code" rows="16" spellcheck="false" autocapitalize="off" autocomplete="off" autocorrect="off" wrap="off" aria-describedby="exercise-task exercise-keys"></textarea>
+  <textarea id="exercise-code" class="exercise-code" name="exercise-code" rows="16" spellcheck="false" autocapitalize="off" autocomplete="off" autocorrect="off" wrap="off" aria-describedby="exercise-task exercise-keys"></textarea>
   <div class="exercise-buttons">
     <button id="exercise-run" type="button" class="primary">Run</button>
     <button id="exercise-reset" type="button">Reset to the starter code</button>
@@ -205,3 +206,30 @@ export const WIDGET_MARKUP = `
   <pre id="code-embed" class="code-text" tabindex="0"></pre>
 </details>
 `;
+
+// The attributes that point at other elements by id.
+const ID_REFERENCES = ["for", "aria-labelledby", "aria-describedby", "aria-controls"];
+
+// A widget drawn in a tree that already holds one (two notebook widgets on a page): the ids
+// its labels and descriptions point at get a suffix of their own ("kernel-2"), so that each
+// points into its own widget rather than at the first widget's field. The first widget drawn
+// in a tree keeps the contract's ids (#kernel, ...). Called once mount() holds every node it
+// looks up by id; the ids nothing points at (the style sheet's) stay.
+export function separateIds(element) {
+  const root = element.getRootNode();
+  if (root.querySelectorAll("#kernel").length < 2) return;
+  let n = 2;
+  while (root.querySelector(`#kernel-${n}`)) n += 1;
+  const renamed = new Map();
+  for (const node of element.querySelectorAll(ID_REFERENCES.map((name) => `[${name}]`).join(","))) {
+    for (const name of ID_REFERENCES.filter((name) => node.hasAttribute(name))) {
+      const ids = node.getAttribute(name).trim().split(/\s+/);
+      for (const id of ids) if (!renamed.has(id)) renamed.set(id, `${id}-${n}`);
+      node.setAttribute(name, ids.map((id) => renamed.get(id)).join(" "));
+    }
+  }
+  for (const [id, unique] of renamed) {
+    const target = element.querySelector(`[id="${id}"]`);
+    if (target) target.id = unique;
+  }
+}

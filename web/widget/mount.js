@@ -23,7 +23,7 @@ import { bindControls, controlElements, fillPresetOptions, syncControls } from "
 import { bindGridInput } from "./grid-input.js";
 import { Guide, progressKey } from "../lesson/guide.js";
 import { lessonBlocks, renderLesson } from "../lesson/lesson.js";
-import { STATUS_MARKUP, WIDGET_MARKUP } from "./markup.js";
+import { STATUS_MARKUP, WIDGET_MARKUP, separateIds } from "./markup.js";
 import { Player } from "../lesson/player.js";
 import { mountExercise } from "../exercise/exercise.js";
 import { mismatchMarks } from "../exercise/marks.js";
@@ -119,8 +119,13 @@ function mountWith(element, model, options) {
     state: initialState,
     // requestKey(state): the key of what Python computes for the state shown.
     stateKey: requestKey(initialState),
+    // The last trace Python accepted (or the build shipped), its request key and the state
+    // it was computed for: a state Python refuses keeps this view on screen.
     trace: null,
     traceKey: null,
+    traceState: null,
+    // The request key of the last answer, a trace or a refusal.
+    answerKey: null,
     // "shipped" while the trace shown is the build's precomputed one, else "python".
     traceSource: null,
     traceError: null,
@@ -148,7 +153,16 @@ function mountWith(element, model, options) {
   });
 
   const isCurrent = () => app.trace !== null && app.traceKey === app.stateKey;
-  const currentTrace = () => (isCurrent() ? app.trace : null);
+  // Python refused the state shown: the grids keep the last view it accepted, the status
+  // says why, and the grids' own edits and taps start from the view they show.
+  const refused = () => app.traceError !== null && app.answerKey === app.stateKey && app.trace !== null;
+  // The trace shown: the current one, or the kept one while the state is refused.
+  const currentTrace = () => (isCurrent() || refused() ? app.trace : null);
+  // The state the grids show: the kept view with the refused state's view-only parts (what
+  // the request leaves out: the selection, the gradient switch).
+  const shownState = () => (refused()
+    ? { ...app.traceState, sel: app.state.sel, selImplicit: app.state.selImplicit, grad: app.state.grad }
+    : app.state);
 
   function updateStatus() {
     let state;
@@ -157,7 +171,7 @@ function mountWith(element, model, options) {
     if (app.boot.failure) [state, text] = ["error", app.boot.failure];
     else if (app.modelError) [state, text] = ["error", app.modelError];
     else if (app.controlError) [state, text] = ["error", app.controlError];
-    else if (app.traceError) [state, text] = ["error", app.traceError];
+    else if (app.traceError) [state, text] = ["error", refused() ? `${app.traceError.replace(/\.?$/, ".")} The grids show the last valid view.` : app.traceError];
     else if (!app.boot.ready) {
       const booting = app.boot.steps ? `step ${app.boot.step} of ${app.boot.steps}: ${app.boot.message}` : app.boot.message;
       // Before Python is up, a current trace is a shipped one.
@@ -201,52 +215,58 @@ function mountWith(element, model, options) {
   function render() {
     const started = performance.now();
     const trace = currentTrace();
-    const awaitingTrace = app.boot.ready && !app.boot.failure && app.traceKey !== app.stateKey;
+    const shown = shownState();
+    const awaitingTrace = app.boot.ready && !app.boot.failure && app.answerKey !== app.stateKey;
     // A stale trace (the worker is computing the new state) still shows the output, but
     // its windows may not fit the new input, so the input grid is drawn without overlays.
-    const shownKey = gridsKey(app.state);
+    const shownKey = gridsKey(shown);
     const view = {
-      ...app.view, staleInput: !isCurrent(), traceError: app.traceError, stepMarks: player.marks(), mismatches: app.view.mismatch?.marks ?? null,
+      ...app.view, staleInput: trace === null, traceError: app.traceError, stepMarks: player.marks(), mismatches: app.view.mismatch?.marks ?? null,
     };
-    const next = { state: app.state, trace: app.trace, view, awaitingTrace, gridsKey: shownKey };
+    const next = { state: shown, trace: app.trace, view, awaitingTrace, gridsKey: shownKey };
     const plan = redrawPlan(app.drawn, next);
     if (plan === "all") {
       const focus = focusedCell();
-      renderView(regions, app.state, app.trace, view);
+      renderView(regions, shown, app.trace, view);
       stage.querySelector("[data-editor]")?.focus();
       if (focus && !app.view.editing) {
         stage.querySelector(`[data-grid="${focus.grid}"][data-row="${focus.row}"][data-col="${focus.col}"]`)?.focus({ preventScroll: true });
       }
     } else if (plan === "selection") {
-      renderSelection(regions, app.state, app.trace, view);
+      renderSelection(regions, shown, app.trace, view);
     }
     if (plan !== "wait") app.drawn = next;
-    regions.outputGrid.setAttribute("aria-busy", String(awaitingTrace || (app.traceKey !== app.stateKey && !app.traceError)));
+    regions.outputGrid.setAttribute("aria-busy", String(awaitingTrace || (app.answerKey !== app.stateKey && !app.traceError)));
     syncControls(controls, app.state);
     updateStatus();
     codeView.update();
-    if (plan !== "wait") renderTeaching(trace);
+    if (plan !== "wait") renderTeaching(shown, trace);
     app.timings.lastRenderMs = performance.now() - started;
   }
 
   // The player follows the state and its trace (it starts over on a new one); a trace still
   // being computed leaves it where it is.
   function syncPlayer() {
-    const awaitingTrace = app.boot.ready && !app.boot.failure && app.traceKey !== app.stateKey;
-    if (!awaitingTrace) player.sync(currentTrace(), app.state.grad);
+    const awaitingTrace = app.boot.ready && !app.boot.failure && app.answerKey !== app.stateKey;
+    if (!awaitingTrace) player.sync(currentTrace(), shownState().grad);
   }
 
-  // The one place the trace shown changes: `answer` ({trace} or {error}) for `key`, from
-  // `source` ("python" or "shipped"). Python's answer to the view a shipped trace shows keeps
-  // that very object on screen (the player keeps its place); the two are equal, as a browser
-  // test checks for every one. The host hears of it (index.html writes the canonical link).
-  function showTrace(key, answer, source) {
-    const same = app.traceSource === "shipped" && app.traceKey === key && !answer.error
-      && JSON.stringify(answer.trace) === JSON.stringify(app.trace);
-    app.traceKey = key;
-    app.traceSource = source;
+  // The one place the trace shown changes: `answer` ({trace} or {error}) for `key`, the
+  // request key of `state`, from `source` ("python" or "shipped"). A refusal keeps the last
+  // trace accepted. Python's answer to the view a shipped trace shows keeps that very object
+  // on screen (the player keeps its place); the two are equal, as a browser test checks for
+  // every one. The host hears of it (index.html writes the canonical link).
+  function showTrace(key, state, answer, source) {
+    app.answerKey = key;
     app.traceError = answer.error ? (answer.timedOut ? answer.error : `Not a valid pooling setup: ${answer.error}`) : null;
-    if (!same) app.trace = answer.error ? null : answer.trace;
+    if (!answer.error) {
+      const same = app.traceSource === "shipped" && app.traceKey === key
+        && JSON.stringify(answer.trace) === JSON.stringify(app.trace);
+      app.traceKey = key;
+      app.traceState = state;
+      app.traceSource = source;
+      if (!same) app.trace = answer.trace;
+    }
     if (key === app.stateKey) {
       syncPlayer();
       emit("trace", { state: app.state, trace: currentTrace() });
@@ -255,17 +275,21 @@ function mountWith(element, model, options) {
 
   async function requestTrace() {
     const key = app.stateKey;
+    const state = app.state;
     const sent = performance.now();
     let answer;
     try {
-      answer = await traces.latest(key, lane);
+      // While Python starts, a view the shipped traces answer (answerFromShipped, next) is
+      // on screen already: Python serves the views of other widgets that wait for it first.
+      const shown = !app.boot.ready && (traces.shipped?.(key) ?? null) !== null;
+      answer = await traces.latest(key, lane, { shown });
     } catch {
       return; // the source's onFailure has already put the reason in #status
     }
     if (answer.superseded || destroyed) return;
     app.timings.lastRoundTripMs = performance.now() - sent;
     app.timings.lastTraceMs = answer.ms ?? null;
-    showTrace(key, answer, "python");
+    showTrace(key, state, answer, "python");
     render();
   }
 
@@ -274,16 +298,17 @@ function mountWith(element, model, options) {
   function answerFromShipped() {
     const key = app.stateKey;
     const trace = app.boot.ready ? null : traces.shipped?.(key) ?? null;
-    if (trace === null || app.traceKey === key) return false;
-    showTrace(key, { trace }, "shipped");
+    if (trace === null || app.answerKey === key) return false;
+    showTrace(key, app.state, { trace }, "shipped");
     return true;
   }
 
   function setState(next) {
     const nextKey = requestKey(next);
-    const needsTrace = nextKey !== app.stateKey || app.traceKey === null;
+    const needsTrace = nextKey !== app.stateKey || app.answerKey === null;
     app.state = next;
     app.stateKey = nextKey;
+    if (app.traceKey === nextKey) app.traceState = next;
     app.modelError = null;
     // The exercise panel's marks belong to the case it loaded; another view drops them (a
     // tap that selects another output keeps them).
@@ -316,9 +341,10 @@ function mountWith(element, model, options) {
     setState(next);
   }
 
-  function change(mutator) {
+  // `from`: the state the change starts from (the grids' own: the state they show).
+  function change(mutator, from = app.state) {
     guide.note("learner");
-    const next = structuredClone(app.state);
+    const next = structuredClone(from);
     mutator(next);
     app.view.editing = null;
     adopt(next);
@@ -360,15 +386,16 @@ function mountWith(element, model, options) {
 
   // The upstream gradient's shape: the custom one's, or the current trace's output.
   function gradientShape() {
-    if (app.state.g) return [app.state.g.length, app.state.g[0].length];
-    return isCurrent() ? app.trace.output_shape : null;
+    const state = shownState();
+    if (state.g) return [state.g.length, state.g[0].length];
+    return currentTrace()?.output_shape ?? null;
   }
 
   // What pool-grad:select carries: the selected output, its argmax (max mode) and the
   // input cells its window samples.
   function selectionDetail() {
     const trace = currentTrace();
-    const output = trace ? selectedOutput(app.state, trace) : null;
+    const output = trace ? selectedOutput(shownState(), trace) : null;
     if (!output) return null;
     const [row, col] = output;
     return { row, col, argmax: trace.argmax ? trace.argmax[row][col].slice() : null, window: windowCells(trace, output) };
@@ -379,7 +406,7 @@ function mountWith(element, model, options) {
   function announceSelection() {
     const sel = app.state.sel;
     if (!sel) announcer.textContent = "No output cell selected.";
-    else announcer.textContent = (isCurrent() && explanationText(app.state, app.trace))
+    else announcer.textContent = (currentTrace() && explanationText(shownState(), app.trace))
       || `Output (${sel[0]},${sel[1]}) selected; its window shows once the output is computed.`;
     const detail = selectionDetail();
     if (detail) emit("select", detail);
@@ -428,18 +455,18 @@ function mountWith(element, model, options) {
     message: byId("code-message"),
     picture: byId("save-picture"),
     copyButtons: [...element.querySelectorAll("#code [data-copy]")],
-  }, () => ({ state: app.state, trace: currentTrace() }));
+  }, () => ({ state: shownState(), trace: currentTrace() }));
   const guide = new Guide(
     { list: byId("guide-steps"), progress: byId("guide-progress"), reset: byId("guide-reset") },
     announce,
     progressKey(location, window.parent !== window, document.referrer),
   );
 
-  function renderTeaching(trace) {
+  function renderTeaching(state, trace) {
     if (parts.lesson) {
-      renderLesson(lessonText, lessonBlocks(app.state, trace));
+      renderLesson(lessonText, lessonBlocks(state, trace));
       for (const [mode, button] of Object.entries(modeButtons)) button.setAttribute("aria-pressed", String(app.state.mode === mode));
-      guide.update(app.state, trace, { inspected: app.view.inspected });
+      guide.update(state, trace, { inspected: app.view.inspected });
     }
     if (parts.player) player.draw();
   }
@@ -483,18 +510,21 @@ function mountWith(element, model, options) {
     stage,
     regions,
     guide,
-    get state() { return app.state; },
+    get state() { return shownState(); },
     get trace() { return app.trace; },
     get drawn() { return app.drawn; },
     get view() { return app.view; },
     set controlError(text) { app.controlError = text; },
     currentTrace,
-    change,
+    change: (mutator) => change(mutator, shownState()),
     render,
     updateStatus,
     gradientShape,
     announceSelection,
   });
+
+  // Every node is found: a second widget in this tree may now rename what its labels name.
+  separateIds(element);
 
   const unsubscribe = traces.subscribe({
     onProgress({ step, steps, message }) {

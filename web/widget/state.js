@@ -187,6 +187,9 @@ export function parseCellValue(text, where) {
   return parseNumberToken(text, where, "cell");
 }
 
+// The norm type's words for infinity: a Map, so "__proto__" or "constructor" is no word.
+const NORM_WORDS = new Map([["inf", Infinity], ["infinity", Infinity], ["-inf", -Infinity], ["-infinity", -Infinity]]);
+
 // How each kind of property reads its text and writes it back: parse(text, property,
 // source) returns the value or throws InputError; write(value) is the canonical text.
 const KINDS = {
@@ -226,9 +229,10 @@ const KINDS = {
   norm: {
     parse(text, property, source) {
       const trimmed = text.trim();
-      const word = { inf: Infinity, infinity: Infinity, "-inf": -Infinity, "-infinity": -Infinity }[trimmed.toLowerCase()];
+      // Only the words mean infinity: a spelling a double rounds to it (1e400) is out of range.
+      const word = NORM_WORDS.get(trimmed.toLowerCase());
       const value = word ?? (NUMBER_PATTERN.test(trimmed) ? Number(trimmed) : NaN);
-      if (Number.isNaN(value) || (Number.isFinite(value) && Math.abs(value) > MAX_NORM)) {
+      if (word === undefined && !(Math.abs(value) <= MAX_NORM)) {
         throw new InputError(`${property.name} must be a number such as 1, 2 or 3 (or Infinity), between -${MAX_NORM} and ${MAX_NORM}; got ${quote(text)}`, source);
       }
       if (value === 0) throw new InputError(`${property.name} must not be 0: the power mean (sum of x^p)^(1/p) needs p ≠ 0`, source);
@@ -538,16 +542,26 @@ export function modelValues(state) {
   };
 }
 
+// A matrix given as rows (a model value, an element's property) as the link spells it,
+// -0 kept. Anything but a 2-D grid (a 3-D array, a row that is a number, a cell holding
+// separators) is refused, naming the setting (`key`, a model key): joined, it would read as
+// another grid.
+export function matrixText(key, rows) {
+  const isCell = (v) => typeof v === "number" || (typeof v === "string" && !/[,;]/.test(v));
+  if (!Array.isArray(rows) || !rows.every((row) => Array.isArray(row) && row.every(isCell))) {
+    const given = JSON.stringify(rows) ?? String(rows);
+    throw new InputError(`${PROPERTY.get(MODEL_KEYS[key]).name} must be a grid: rows of numbers, like [[1, 2], [3, 4]]; got ${quote(given)}`, "hash");
+  }
+  return rows.map((row) => row.map((v) => (typeof v === "number" ? encodeNumber(v) : v)).join(",")).join(";");
+}
+
 // A model value as the hash spells it, or null when the model leaves it out.
 function valueText(key, value) {
   if (value === undefined || value === null) return null;
   if (typeof value === "string") return value;
   const kind = PROPERTY.get(MODEL_KEYS[key]).kind;
   if (kind === "flag") return value ? "1" : "0";
-  if (kind === "matrix") {
-    const cell = (v) => (typeof v === "number" ? encodeNumber(v) : String(v));
-    return Array.isArray(value) ? value.map((row) => (Array.isArray(row) ? row : [row]).map(cell).join(",")).join(";") : String(value);
-  }
+  if (kind === "matrix") return matrixText(key, value);
   return Array.isArray(value) ? value.join(",") : String(value);
 }
 
