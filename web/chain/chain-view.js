@@ -477,7 +477,7 @@ export function mountChain(section, host) {
 
   function drawLoss(state, trace) {
     lossOutput.textContent = trace.upstream === "loss" ? formatNumber(trace.loss) : "none";
-    lossFormulaBox.textContent = lossFormula(trace, state.cup);
+    lossFormulaBox.textContent = lossFormula(trace);
     drawPlot(trace);
   }
 
@@ -749,7 +749,7 @@ export function mountChain(section, host) {
 
   return {
     requestKey: chainRequestKey,
-    title: (trace) => chainTitle(trace, view.state?.cup),
+    title: chainTitle,
     render,
   };
 }
