@@ -240,3 +240,26 @@ def test_axe_finds_nothing_in_the_chain_view(widget, scheme):
     assert axe_violations(page) == [], "three channels, two filters"
     page.set_viewport_size({"width": 360, "height": 640})
     assert axe_violations(page) == [], "360 px"
+
+
+ELEMENT_HOST = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>the chain element</title>
+<script type="module" src="pool-grad.js"></script></head>
+<body><main><h1>The chain</h1>
+<pool-grad id="chain-element" view="chain" chain-pool="avg" chain-upstream="ramp" steps="2" learning-rate="0.1"></pool-grad>
+</main></body></html>"""
+
+
+def test_the_element_opens_the_chain_view_from_its_attributes(page, site):
+    page.route(site.url + "chain-element.html", lambda route: route.fulfill(status=200, content_type="text/html", body=ELEMENT_HOST))
+    page.goto(site.url + "chain-element.html")
+    element = page.locator("pool-grad#chain-element")
+    expect(element.locator("#chain")).to_have_attribute("data-busy", "false", timeout=BOOT_TIMEOUT_MS)
+    native = poolgrad.chain_trace(CAPSTONE_X, CAPSTONE_W, pool="avg", loss=None, grad_output=[[[1, 2], [3, 4]]],
+                                  learning_rate=0.1, steps=2)
+    expected = [shown(v) for row in native["grad_weight"][0][0] for v in row]
+    expect(element.locator('[data-grid="chain-grad-weight"]')).to_have_text(expected)
+    expect(element.locator("#chain-pool-mode")).to_have_value("avg")
+    element.evaluate("(element) => element.setAttribute('chain-pool', 'none')")
+    expect(element.locator('[data-grid="chain-pool"]')).to_have_count(0)
+    assert element.evaluate("(element) => element.state.view") == "chain"

@@ -327,7 +327,9 @@ export function mountChain(section, host) {
     const box = node("div", { class: "panel chain-panel", "data-panel": key });
     const heading = node("h3", {}, title);
     if (extra.shape) heading.append(" ", node("span", { class: "shape" }, extra.shape));
-    box.append(heading, node("p", { class: "caption" }, caption), ...content);
+    const planes = node("div", { class: "chain-planes" });
+    planes.append(...content);
+    box.append(heading, node("p", { class: "caption" }, caption), planes);
     return box;
   }
 
