@@ -263,3 +263,18 @@ def test_the_element_opens_the_chain_view_from_its_attributes(page, site):
     element.evaluate("(element) => element.setAttribute('chain-pool', 'none')")
     expect(element.locator('[data-grid="chain-pool"]')).to_have_count(0)
     assert element.evaluate("(element) => element.state.view") == "chain"
+
+
+@pytest.mark.parametrize("hash_", [
+    "#view=chain&steps=3",
+    "#view=chain&cx=3,0,1,2,7;1,5,8,9,3;2,7,2,5,1;0,1,3,1,7;4,2,1,6,2&cw=1,0,-1;1,0,-1;1,0,-1&cb=0.5&relu=1&cpool=avg&cup=ramp&lr=0.1&steps=2",
+])
+def test_the_code_panels_pytorch_rebuilds_the_chain_and_passes_its_own_checks(booted, hash_):
+    torch = pytest.importorskip("torch")
+    page = open_chain(booted, hash_)
+    page.click("#chain-code summary")
+    code = page.locator("#chain-code-torch").inner_text()
+    printed = []
+    exec(compile(code, "chain_snippet", "exec"), {"print": printed.append, "torch": torch})
+    assert printed == ["autograd agrees with the view"]
+    assert "poolgrad.chain_trace(" in page.locator("#chain-code-poolgrad").inner_text()
