@@ -14,7 +14,16 @@ export const STATUS_MARKUP = `
 `;
 
 export const WIDGET_MARKUP = `
-<section class="controls" aria-label="Pooling settings" data-part="controls">
+<div class="view-switch">
+  <label for="view">View</label>
+  <select id="view" name="view">
+    <option value="pool">Pooling layer</option>
+    <option value="chain">Chain: conv → pool → loss</option>
+  </select>
+</div>
+<!-- The chain view (view=chain): web/chain/ draws it here when it is first opened. -->
+<section id="chain" class="chain" aria-label="The chain: convolution, pooling, loss" data-view-part="chain" hidden></section>
+<section class="controls" aria-label="Pooling settings" data-part="controls" data-view-part="pool">
   <!-- Shown on narrow screens only (style.css), where the settings start folded. -->
   <button id="controls-toggle" class="controls-toggle" type="button" aria-expanded="false" aria-controls="controls-body">
     <span class="fold-icon" aria-hidden="true"></span> Settings <span class="hint">window, mode, input</span>
@@ -77,7 +86,7 @@ export const WIDGET_MARKUP = `
   </div>
 </section>
 
-<section id="player" data-part="player" class="player" aria-labelledby="player-title" data-stepping="false">
+<section id="player" data-part="player" data-view-part="pool" class="player" aria-labelledby="player-title" data-stepping="false">
   <h2 id="player-title">Step through the windows</h2>
   <div class="player-bar">
     <button id="player-back" type="button"><span aria-hidden="true">◀</span> Step back</button>
@@ -99,7 +108,7 @@ export const WIDGET_MARKUP = `
   <p id="player-motion" class="hint" hidden>Play is off because your system asks for reduced motion; the step buttons still work.</p>
 </section>
 
-<section id="stage" class="stage" aria-label="Grids">
+<section id="stage" class="stage" data-view-part="pool" aria-label="Grids">
   <div class="column">
     <div class="panel panel-input">
       <h2>Input <span id="shapes" class="shape"></span></h2>
@@ -146,7 +155,7 @@ export const WIDGET_MARKUP = `
   </div>
 </section>
 
-<div class="teach" data-part="lesson">
+<div class="teach" data-part="lesson" data-view-part="pool">
   <section id="lesson" class="panel lesson" aria-labelledby="lesson-title">
     <h2 id="lesson-title">What the grids show</h2>
     <div class="mode-toggle" role="group" aria-label="Compare max and average pooling">
@@ -163,7 +172,7 @@ export const WIDGET_MARKUP = `
   </section>
 </div>
 
-<section id="exercise" data-part="exercise" class="panel exercise" aria-labelledby="exercise-title">
+<section id="exercise" data-part="exercise" data-view-part="pool" class="panel exercise" aria-labelledby="exercise-title">
   <h2 id="exercise-title">Write it yourself</h2>
   <p class="hint">Your code runs in a Python of its own in this page and is checked against poolgrad on the lesson's examples and on cases for every rule. The first case it gets wrong is loaded into the grids above.</p>
   <label for="exercise-pick">Exercise</label>
@@ -181,7 +190,7 @@ export const WIDGET_MARKUP = `
   </div>
   <p id="exercise-result" class="exercise-result" role="status"></p>
 </section>
-<details id="code" data-part="code" class="panel code-view">
+<details id="code" data-part="code" data-view-part="pool" class="panel code-view">
   <summary>Code: take this view away</summary>
   <p class="hint">Python that rebuilds exactly this view: the input, the upstream gradient and the settings, in float64. It defines <code>out</code>, <code>indices</code> (the max modes), <code>unpooled</code> (with Unpooling on) and <code>grad_input</code> (with gradient routing on).</p>
   <div class="code-head">

@@ -74,6 +74,8 @@ function mountWith(element, model, options) {
   for (const node of element.querySelectorAll("[data-part]")) {
     if (!parts[node.dataset.part]) node.hidden = true;
   }
+  // The two views' parts (data-view-part): shown while their view is (showView).
+  const viewParts = [...element.querySelectorAll("[data-view-part]")];
   // Several widgets on a page: each one's landmarks say whose they are.
   if (options.name) {
     for (const section of element.querySelectorAll("section[aria-label]")) {
@@ -103,6 +105,7 @@ function mountWith(element, model, options) {
     shapes: byId("shapes"),
   };
   const stage = byId("stage");
+  const viewSelect = byId("view");
   const announcer = byId("announcer");
   const statusBox = byId("status");
   const statusText = byId("status-text");
@@ -152,10 +155,10 @@ function mountWith(element, model, options) {
     render();
   });
 
-  const isCurrent = () => app.trace !== null && app.traceKey === app.stateKey;
+  const isCurrent = () => app.trace !== null && app.stateKey !== null && app.traceKey === app.stateKey;
   // Python refused the state shown: the grids keep the last view it accepted, the status
   // says why, and the grids' own edits and taps start from the view they show.
-  const refused = () => app.traceError !== null && app.answerKey === app.stateKey && app.trace !== null;
+  const refused = () => app.traceError !== null && app.stateKey !== null && app.answerKey === app.stateKey && app.trace !== null;
   // The trace shown: the current one, or the kept one while the state is refused.
   const currentTrace = () => (isCurrent() || refused() ? app.trace : null);
   // The state the grids show: the kept view with the refused state's view-only parts (what
@@ -163,6 +166,43 @@ function mountWith(element, model, options) {
   const shownState = () => (refused()
     ? { ...app.traceState, sel: app.state.sel, selImplicit: app.state.selImplicit, grad: app.state.grad }
     : app.state);
+
+  // ---- the chain view (web/chain/): its module loads the first time it is opened ----
+  let chain = null;
+  let chainLoading = null;
+  const chainHost = {
+    change: (mutator) => change(mutator),
+    announce: (text) => announce(text),
+    reportError(text) {
+      app.controlError = text;
+      updateStatus();
+    },
+  };
+  function openChain() {
+    chainLoading ??= import("../chain/chain-view.js").then((module) => {
+      if (destroyed) return;
+      chain = module.mountChain(byId("chain"), chainHost);
+      if (app.state.view === "chain") setState(app.state);
+    }, (problem) => {
+      app.boot.failure = `The chain view could not load: ${problem.message}`;
+      render();
+    });
+  }
+  // The request key of a state: the pooling view's (state.js), or the chain's once its
+  // module is here (null until then).
+  function keyFor(state) {
+    if (state.view !== "chain") return requestKey(state);
+    return chain ? chain.requestKey(state) : null;
+  }
+  const titleOf = (trace) => (trace.kind === "chain" ? chain.title(trace) : viewTitle(traceParameters(trace)));
+
+  function showView(view) {
+    for (const node of viewParts) {
+      const hidden = node.dataset.viewPart !== view || (node.dataset.part !== undefined && !parts[node.dataset.part]);
+      if (node.hidden !== hidden) node.hidden = hidden;
+    }
+    if (viewSelect.value !== view) viewSelect.value = view;
+  }
 
   function updateStatus() {
     let state;
@@ -176,14 +216,15 @@ function mountWith(element, model, options) {
       const booting = app.boot.steps ? `step ${app.boot.step} of ${app.boot.steps}: ${app.boot.message}` : app.boot.message;
       // Before Python is up, a current trace is a shipped one.
       if (isCurrent()) {
-        [state, text] = ["loading", `Ready (precomputed): ${viewTitle(traceParameters(app.trace))}. Loading Python in your browser (${booting}) for any other view.`];
+        [state, text] = ["loading", `Ready (precomputed): ${titleOf(app.trace)}. Loading Python in your browser (${booting}) for any other view.`];
         source = "precomputed";
       } else if (traces.shippedAvailable?.()) [state, text] = ["loading", `This view needs Python, still loading (${booting}); it appears as soon as Python is ready.`];
       else [state, text] = ["loading", `Loading Python in your browser (${booting}). You can already edit the input; your changes apply when it is ready.`];
     }
     // Python is up but the first answer is still on its way: "ready" waits for a drawn output.
     else if (!app.trace) [state, text] = ["loading", "Python is ready; computing the first output."];
-    else [state, text] = ["ready", `Ready: ${viewTitle(traceParameters(app.trace))}.`];
+    else if (app.state.view === "chain" && !isCurrent()) [state, text] = ["loading", "Python is computing the chain."];
+    else [state, text] = ["ready", `Ready: ${titleOf(app.trace)}.`];
     // Written only when they change: a rewrite would cost the next frame a relayout.
     if (statusBox.dataset.state !== state) statusBox.dataset.state = state;
     if (statusText.textContent !== text) statusText.textContent = text;
@@ -214,6 +255,17 @@ function mountWith(element, model, options) {
   // controls, #status and the teaching layer up to date. It reads app and writes the DOM only.
   function render() {
     const started = performance.now();
+    showView(app.state.view);
+    if (app.state.view === "chain") {
+      const awaiting = app.stateKey === null || app.answerKey !== app.stateKey;
+      // The chain keeps its own last drawing while a state is refused: it is given only the
+      // current trace.
+      chain?.render(app.state, isCurrent() ? app.trace : null, { scheme: app.view.scheme, awaiting, error: app.traceError, bootReady: app.boot.ready });
+      syncControls(controls, app.state);
+      updateStatus();
+      app.timings.lastRenderMs = performance.now() - started;
+      return;
+    }
     const trace = currentTrace();
     const shown = shownState();
     const awaitingTrace = app.boot.ready && !app.boot.failure && app.answerKey !== app.stateKey;
@@ -247,6 +299,7 @@ function mountWith(element, model, options) {
   // The player follows the state and its trace (it starts over on a new one); a trace still
   // being computed leaves it where it is.
   function syncPlayer() {
+    if (app.state.view === "chain") return;
     const awaitingTrace = app.boot.ready && !app.boot.failure && app.answerKey !== app.stateKey;
     if (!awaitingTrace) player.sync(currentTrace(), shownState().grad);
   }
@@ -258,7 +311,8 @@ function mountWith(element, model, options) {
   // every one. The host hears of it (index.html writes the canonical link).
   function showTrace(key, state, answer, source) {
     app.answerKey = key;
-    app.traceError = answer.error ? (answer.timedOut ? answer.error : `Not a valid pooling setup: ${answer.error}`) : null;
+    const setup = state.view === "chain" ? "chain" : "pooling setup";
+    app.traceError = answer.error ? (answer.timedOut ? answer.error : `Not a valid ${setup}: ${answer.error}`) : null;
     if (!answer.error) {
       const same = app.traceSource === "shipped" && app.traceKey === key
         && JSON.stringify(answer.trace) === JSON.stringify(app.trace);
@@ -297,15 +351,20 @@ function mountWith(element, model, options) {
   // one; Python is asked all the same (the latest state wins) and takes over once it is up.
   function answerFromShipped() {
     const key = app.stateKey;
-    const trace = app.boot.ready ? null : traces.shipped?.(key) ?? null;
+    const trace = app.boot.ready || key === null ? null : traces.shipped?.(key) ?? null;
     if (trace === null || app.answerKey === key) return false;
     showTrace(key, app.state, { trace }, "shipped");
     return true;
   }
 
   function setState(next) {
-    const nextKey = requestKey(next);
-    const needsTrace = nextKey !== app.stateKey || app.answerKey === null;
+    const nextKey = keyFor(next);
+    if (nextKey === null) openChain();
+    // Another view: nothing the last one drew or computed is shown in it.
+    if (next.view !== app.state.view) {
+      Object.assign(app, { trace: null, traceKey: null, traceState: null, answerKey: null, traceSource: null, traceError: null, drawn: null });
+    }
+    const needsTrace = nextKey !== null && (nextKey !== app.stateKey || app.answerKey === null);
     app.state = next;
     app.stateKey = nextKey;
     if (app.traceKey === nextKey) app.traceState = next;
@@ -495,6 +554,10 @@ function mountWith(element, model, options) {
   }) : { timings: {} };
 
   // ---- wiring ----
+
+  viewSelect.addEventListener("change", () => change((state) => {
+    state.view = viewSelect.value;
+  }));
 
   fillPresetOptions(controls.preset);
   bindControls(controls, {
