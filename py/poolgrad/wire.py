@@ -9,6 +9,10 @@ default all-ones gradient: only Python knows the output's shape).
 
 Whatever the request, the answer is JSON: ``{"trace": ...}`` or ``{"error": message}``,
 where the message says what is wrong, for the page to show as it is.
+
+A request of ``"kind": "picture"`` pools a picture instead: its pixels travel beside the
+JSON as bytes, and the answer is a pair, the JSON and the planes' bytes
+(:func:`poolgrad.picture.run_picture`).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import json
 
 from .json_numbers import NUMBER_NAMES
+from .picture import run_picture
 from .trace import trace
 
 #: The keyword arguments a request may carry: those of :func:`poolgrad.trace`.
@@ -27,7 +32,7 @@ class RequestError(ValueError):
     """A request that is not JSON of the expected form."""
 
 
-def run_trace(request_json: str) -> str:
+def run_trace(request_json: str, pixels: bytes | None = None) -> str | tuple[str, bytes]:
     """Answer one request from the page: trace() as JSON, or a clear error as JSON.
 
     >>> answer = json.loads(run_trace('{"x": [[1, 2], [3, "NaN"]], "kernel_size": 2}'))
@@ -44,17 +49,39 @@ def run_trace(request_json: str) -> str:
     'dilation=9223372036854775808 is too large: pooling parameters are 64-bit integers, at most 2**63 - 1 as in PyTorch; use a smaller dilation'
     >>> json.loads(run_trace('[1, 2]'))["error"]
     'the request must be a JSON object of trace() settings, got list'
+
+    A picture's request names its kind and brings its pixels:
+
+    >>> answer, planes = run_trace('{"kind": "picture", "shape": [1, 1, 4], "kernel_size": 1}',
+    ...                            bytes([10, 20, 30, 255]))
+    >>> json.loads(answer)["picture"]["planes"][1], len(planes)
+    ({'name': 'stage-1', 'shape': [3, 1, 1], 'offset': 4, 'dtype': 'float32'}, 16)
     """
     try:
-        request = _parse(request_json)
-        result = trace(**request)
+        request = _load(request_json)
+    except RequestError as refused:
+        return _refused(str(refused), pixels)
+    kind = request.pop("kind", "pool")
+    if kind == "picture":
+        return run_picture(request, pixels)
+    try:
+        if kind != "pool":
+            raise RequestError(f'the request has an unknown kind "{str(kind)[:20]}"; known '
+                               'kinds: pool, picture')
+        result = trace(**_parse(request))
     except (ValueError, TypeError) as refused:
         return json.dumps({"error": str(refused)})
     return json.dumps({"trace": result}, allow_nan=False)
 
 
-def _parse(request_json):
-    """The request as trace()'s keyword arguments, named numbers turned into floats."""
+def _refused(message, pixels):
+    """A refusal in the form the request expects: a picture's (pixels sent) is a pair."""
+    answer = json.dumps({"error": message})
+    return answer if pixels is None else (answer, b"")
+
+
+def _load(request_json):
+    """The request's JSON object."""
     if not isinstance(request_json, str):
         raise RequestError(f"the request must be a JSON string, got {type(request_json).__name__}")
     try:
@@ -66,6 +93,11 @@ def _parse(request_json):
     if not isinstance(request, dict):
         raise RequestError(
             f"the request must be a JSON object of trace() settings, got {type(request).__name__}")
+    return request
+
+
+def _parse(request):
+    """The request as trace()'s keyword arguments, named numbers turned into floats."""
     for key in request:
         if key not in REQUEST_KEYS:
             raise RequestError(f'the request has an unknown setting "{key[:40]}"; known settings: '
