@@ -146,3 +146,18 @@ test("the answer says how many clients the Python serves", async () => {
   h.ask("a", 1, 2);
   assert.equal(a.find((m) => m.type === "result").clients, 3);
 });
+
+test("a picture's planes are handed over with its answer, a pool answer hands nothing over", async () => {
+  const planes = new ArrayBuffer(8);
+  const service = new TraceService(() => ({ run: (request) => (request.pixels ? { picture: {}, planes } : { trace: 1 }) }),
+    { handBack: (next) => next() });
+  const sent = [];
+  service.connect("a", (message, transfer) => sent.push({ message, transfer }));
+  await new Promise((resolve) => setImmediate(resolve));
+  service.receive("a", { type: "trace", id: 1, request: { json: "{}", pixels: new Uint8Array(4) } });
+  service.receive("a", { type: "trace", id: 2, request: "{}" });
+  const results = sent.filter(({ message }) => message.type === "result");
+  assert.equal(results[0].message.planes, planes);
+  assert.deepEqual(results[0].transfer, [planes]);
+  assert.deepEqual(results[1].transfer, []);
+});
