@@ -5,8 +5,8 @@
 // carrying where the text came from (the hash, the paste box, a cell edit, a field) and a
 // message that says what to fix.
 
-import { NON_FINITE, encodeNumber, pairText, wireNumber } from "./format.js";
-import { FIXTURE, PRESETS } from "./presets.js";
+import { NON_FINITE, encodeNumber, pairText, sizeText, wireNumber } from "./format.js";
+import { CHAIN_CAPSTONE, FIXTURE, PRESETS } from "./presets.js";
 import { outputInRange } from "./trace-view.js";
 
 export { FIXTURE };
@@ -16,6 +16,9 @@ const MAX_HASH_LENGTH = 20000;
 const MAX_MAGNITUDE = 1e15;
 const NUMBER_PATTERN = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 const MAX_NORM = 1000;
+// The chain view's limits (poolgrad.chain_trace's): input channels, filters, steps.
+export const CHAIN_LIMITS = { channels: 3, filters: 4, steps: 500 };
+const MAX_LEARNING_RATE = 100;
 
 // The pooling modes (poolgrad.trace()'s `mode`), as sentences name them.
 export const MODE_NAMES = {
@@ -240,6 +243,71 @@ const KINDS = {
     parse: (text, property) => parseMatrix(text, MATRIX_SPELLINGS.hash(property.name)),
     write: (matrix) => matrix.map((row) => row.map(encodeNumber).join(",")).join(";"),
   },
+  // The chain's stacks of planes: `levels` lists, outermost first, each level's separator
+  // ("/" between filters, "|" between channels), its name and its limit; every plane is
+  // a matrix in the hash's spelling, and all planes share one shape.
+  stack: {
+    parse(text, property, source) {
+      const planes = [];
+      const read = (part, depth, where) => {
+        if (depth === property.levels.length) {
+          const plane = parseMatrix(part, MATRIX_SPELLINGS.hash(`${property.name}${where}`));
+          planes.push([where, plane]);
+          return plane;
+        }
+        const { separator, noun, limit } = property.levels[depth];
+        const pieces = part.split(separator);
+        if (pieces.length > limit) {
+          throw new InputError(`${property.name} has ${pieces.length} ${noun}s; the limit is ${limit} (separate ${noun}s by "${separator}")`, source);
+        }
+        return pieces.map((piece, i) => read(piece, depth + 1, `${where} ${noun} ${i}`));
+      };
+      const value = read(text, 0, "");
+      const [firstWhere, first] = planes[0];
+      for (const [where, plane] of planes) {
+        if (plane.length !== first.length || plane[0].length !== first[0].length) {
+          throw new InputError(`${property.name}${where} is ${sizeText([plane.length, plane[0].length])} but${firstWhere} is ${sizeText([first.length, first[0].length])}; every ${property.levels.at(-1).noun} needs the same shape`, source);
+        }
+      }
+      return value;
+    },
+    write(value, property) {
+      const join = (part, depth) => (depth === property.levels.length
+        ? KINDS.matrix.write(part)
+        : part.map((piece) => join(piece, depth + 1)).join(property.levels[depth].separator));
+      return join(value, 0);
+    },
+  },
+  // A list of numbers (the chain's bias, one per filter).
+  numbers: {
+    parse(text, property, source) {
+      const tokens = text.split(",");
+      if (tokens.length > property.limit) throw new InputError(`${property.name} has ${tokens.length} values; the limit is ${property.limit}`, source);
+      return tokens.map((token, i) => parseNumberToken(token, `${property.name} value ${i}`, source));
+    },
+    write: (values) => values.map(encodeNumber).join(","),
+  },
+  // A positive number (the learning rate).
+  rate: {
+    parse(text, property, source) {
+      const value = NUMBER_PATTERN.test(text.trim()) ? Number(text) : NaN;
+      if (!(value > 0 && value <= MAX_LEARNING_RATE)) {
+        throw new InputError(`${property.name} must be a number above 0 and at most ${MAX_LEARNING_RATE}, like 0.01; got ${quote(text)}`, source);
+      }
+      return value;
+    },
+    write: String,
+  },
+  // A count (the chain's steps).
+  count: {
+    parse(text, property, source) {
+      if (!/^\d{1,6}$/.test(text.trim()) || Number(text) > property.max) {
+        throw new InputError(`${property.name} must be a whole number from 0 to ${property.max}; got ${quote(text)}`, source);
+      }
+      return Number(text);
+    },
+    write: String,
+  },
 };
 
 // The separators a parameter field takes between the two numbers of a pair: a phone's
@@ -304,7 +372,41 @@ export const HASH_PROPERTIES = [
   { key: "sel", kind: "selection", initial: () => [0, 0], written: "unless-implicit" },
   { key: "x", kind: "matrix", name: "the input x", initial: () => FIXTURE.map((row) => row.slice()), written: "always" },
   { key: "g", kind: "matrix", name: "the upstream gradient g", initial: () => null, written: "unless-initial" },
+  // Which view shows: the pooling layer, or the chain X -conv W-> Y1 -pool-> Y2 -loss-> L.
+  // The chain's keys below belong to view=chain (CHAIN_KEYS): written there only, and a
+  // link that gives one elsewhere is refused. Left out, they are the capstone's.
+  { key: "view", kind: "enum", values: ["pool", "chain"], initial: () => "pool", written: "unless-initial" },
+  {
+    key: "cx", kind: "stack", name: "the chain's input cx", levels: [{ separator: "|", noun: "channel", limit: CHAIN_LIMITS.channels }],
+    initial: () => structuredClone(CHAIN_CAPSTONE.x), written: "always", only: true,
+  },
+  {
+    key: "cw", kind: "stack", name: "the chain's weight cw",
+    levels: [{ separator: "/", noun: "filter", limit: CHAIN_LIMITS.filters }, { separator: "|", noun: "channel", limit: CHAIN_LIMITS.channels }],
+    initial: () => structuredClone(CHAIN_CAPSTONE.weight), written: "always", only: true,
+    check: (state) => (state.view === "chain" && state.cw[0].length !== state.cx.length
+      ? `the chain's weight cw has ${state.cw[0].length} channel slice${state.cw[0].length > 1 ? "s" : ""} per filter but the input cx has ${state.cx.length} channel${state.cx.length > 1 ? "s" : ""}; give each filter one slice per input channel (slices separated by "|", filters by "/")` : null),
+  },
+  {
+    key: "cb", kind: "numbers", name: "the chain's bias cb", limit: CHAIN_LIMITS.filters, initial: () => null, written: "unless-initial", only: true,
+    check: (state) => (state.view === "chain" && state.cb && state.cb.length !== state.cw.length
+      ? `the chain's bias cb has ${state.cb.length} values but the weight cw has ${state.cw.length} filter${state.cw.length > 1 ? "s" : ""}; give one bias per filter` : null),
+  },
+  { key: "relu", kind: "flag", meaning: "1 puts a ReLU after the convolution", initial: () => false, written: "unless-initial", only: true },
+  { key: "cpool", kind: "enum", values: ["max", "avg", "none"], initial: () => "max", written: "always", only: true },
+  { key: "cpk", kind: "pair", name: "the chain's pooling window (cpk)", min: 1, max: MAX_SIDE, initial: () => [2, 2], written: "unless-initial", only: true },
+  { key: "cup", kind: "enum", values: ["loss-mse", "loss-l1", "ones", "ramp", "hot"], initial: () => "loss-mse", written: "always", only: true },
+  // The hot cell of cup=hot: row,col of the last output (its first filter).
+  { key: "hot", kind: "selection", initial: () => [0, 0], written: "always", only: true },
+  {
+    key: "ct", kind: "stack", name: "the chain's target ct", levels: [{ separator: "|", noun: "filter", limit: CHAIN_LIMITS.filters }],
+    initial: () => structuredClone(CHAIN_CAPSTONE.target), written: "always", only: true,
+  },
+  { key: "lr", kind: "rate", name: "the learning rate (lr)", initial: () => 0.01, written: "always", only: true },
+  { key: "steps", kind: "count", name: "the step count (steps)", max: CHAIN_LIMITS.steps, initial: () => 0, written: "always", only: true },
 ];
+// The keys of the chain view's own (view=chain).
+export const CHAIN_KEYS = new Set(["cx", "cw", "cb", "relu", "cpool", "cpk", "cup", "hot", "ct", "lr", "steps"]);
 const PROPERTY = new Map(HASH_PROPERTIES.map((property) => [property.key, property]));
 
 // Give every property `state` lacks its initial value, in table order. A selection the
@@ -357,7 +459,9 @@ export function parseHash(hash) {
   fillInitial(state);
   for (const key of given.keys()) {
     if (PROPERTY.get(key).only && !applies(key, state)) {
-      throw fail(`${key} does not apply to mode=${state.mode}; ${APPLIES_TEXT[key]}`);
+      throw fail(CHAIN_KEYS.has(key)
+        ? `${key} does not apply here; ${key === "hot" && state.view === "chain" ? "the hot cell is the upstream's when cup=hot" : "it is the chain view's (view=chain)"}`
+        : `${key} does not apply to mode=${state.mode}; ${APPLIES_TEXT[key]}`);
     }
   }
   for (const property of HASH_PROPERTIES) {
@@ -369,18 +473,24 @@ export function parseHash(hash) {
 
 function leftOut(property, value, state) {
   if (property.only && !applies(property.key, state)) return true;
+  // A chain link carries the pooling view's settings only where they differ from the start.
+  const poolKey = !CHAIN_KEYS.has(property.key) && property.key !== "view";
+  if (state.view === "chain" && poolKey && property.written === "always") {
+    const { write } = KINDS[property.kind];
+    return write(value, property) === write(property.initial(state), property);
+  }
   if (property.written === "always") return false;
   if (property.written === "unless-implicit") return state.selImplicit || value === null;
   const initial = property.initial(state);
   if (value === null || initial === null) return value === initial;
   const { write } = KINDS[property.kind];
-  return write(value) === write(initial);
+  return write(value, property) === write(initial, property);
 }
 
 export function serialiseState(state) {
   const parts = HASH_PROPERTIES
     .filter((property) => !leftOut(property, state[property.key], state))
-    .map((property) => `${property.key}=${KINDS[property.kind].write(state[property.key])}`);
+    .map((property) => `${property.key}=${KINDS[property.kind].write(state[property.key], property)}`);
   return `#${parts.join("&")}`;
 }
 
@@ -450,6 +560,7 @@ const APPLIES_TEXT = {
   unpool: "unpooling puts back the maxima of the max modes (mode=max or adaptive_max)",
 };
 export function applies(key, state) {
+  if (CHAIN_KEYS.has(key)) return state.view === "chain" && (key !== "hot" || state.cup === "hot");
   return !(key in APPLIES) || APPLIES[key].includes(state.mode);
 }
 
@@ -515,7 +626,39 @@ export const MODEL_KEYS = {
   output_size: "o",
   norm_type: "n",
   unpool: "unpool",
+  view: "view",
+  chain_x: "cx",
+  chain_weight: "cw",
+  chain_bias: "cb",
+  chain_relu: "relu",
+  chain_pool: "cpool",
+  chain_pool_kernel_size: "cpk",
+  chain_upstream: "cup",
+  chain_hot: "hot",
+  chain_target: "ct",
+  learning_rate: "lr",
+  steps: "steps",
 };
+
+// The chain's model values: null outside the chain view (the keys are then left out).
+function chainValues(state) {
+  const chain = state.view === "chain";
+  const planes = (value) => (Array.isArray(value) && Array.isArray(value[0]) ? value.map(planes) : value.map(wireNumber));
+  return {
+    view: chain ? "chain" : null,
+    chain_x: chain ? planes(state.cx) : null,
+    chain_weight: chain ? planes(state.cw) : null,
+    chain_bias: chain && state.cb ? state.cb.map(wireNumber) : null,
+    chain_relu: chain ? state.relu : null,
+    chain_pool: chain ? state.cpool : null,
+    chain_pool_kernel_size: chain ? state.cpk.slice() : null,
+    chain_upstream: chain ? state.cup : null,
+    chain_hot: chain && state.cup === "hot" ? state.hot.slice() : null,
+    chain_target: chain ? planes(state.ct) : null,
+    learning_rate: chain ? state.lr : null,
+    steps: chain ? state.steps : null,
+  };
+}
 
 // The model's values for `state`.
 export function modelValues(state) {
@@ -535,6 +678,7 @@ export function modelValues(state) {
     output_size: state.o.slice(),
     norm_type: wireNumber(state.n),
     unpool: state.unpool,
+    ...chainValues(state),
   };
 }
 
@@ -544,9 +688,16 @@ function valueText(key, value) {
   if (typeof value === "string") return value;
   const kind = PROPERTY.get(MODEL_KEYS[key]).kind;
   if (kind === "flag") return value ? "1" : "0";
+  const cell = (v) => (typeof v === "number" ? encodeNumber(v) : String(v));
   if (kind === "matrix") {
-    const cell = (v) => (typeof v === "number" ? encodeNumber(v) : String(v));
     return Array.isArray(value) ? value.map((row) => (Array.isArray(row) ? row : [row]).map(cell).join(",")).join(";") : String(value);
+  }
+  if (kind === "stack") {
+    const property = PROPERTY.get(MODEL_KEYS[key]);
+    const join = (part, depth) => (depth === property.levels.length
+      ? part.map((row) => row.map(cell).join(",")).join(";")
+      : part.map((piece) => join(piece, depth + 1)).join(property.levels[depth].separator));
+    return Array.isArray(value) ? join(value, 0) : String(value);
   }
   return Array.isArray(value) ? value.join(",") : String(value);
 }
@@ -558,9 +709,11 @@ function valueText(key, value) {
 export function stateFromModel(get) {
   const parts = [];
   const mode = valueText("mode", get("mode")) ?? "max";
+  const view = valueText("view", get("view")) ?? "pool";
+  const cup = valueText("chain_upstream", get("chain_upstream")) ?? "loss-mse";
   for (const [key, property] of Object.entries(MODEL_KEYS)) {
     const text = valueText(key, get(key));
-    if (PROPERTY.get(property).only && !applies(property, { mode })) continue;
+    if (PROPERTY.get(property).only && !applies(property, { mode, view, cup })) continue;
     if (text !== null) parts.push(`${property}=${encodeURIComponent(text)}`);
   }
   return parseHash(parts.join("&"));
