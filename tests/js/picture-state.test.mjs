@@ -38,3 +38,12 @@ test("a pool link reads and writes as before", () => {
   assert.equal(serialiseState(parseHash(link)), serialiseState(parseHash(serialiseState(parseHash(link)))));
   assert.doesNotMatch(serialiseState(parseHash(link)), /view|pic/);
 });
+
+test("a picture link goes through the model and back unchanged", async () => {
+  const { modelValues, stateFromModel } = await import("../../web/widget/state.js");
+  const link = "#view=picture&pic=chelsea&psize=256&pch=g&prep=2&psel=3,4";
+  const values = JSON.parse(JSON.stringify(modelValues(parseHash(link))));
+  assert.deepEqual([values.view, values.picture, values.picture_size, values.picture_repeat], ["picture", "chelsea", 256, 2]);
+  assert.equal(serialiseState(stateFromModel((key) => values[key])), link);
+  assert.equal(modelValues(parseHash("#k=3")).picture, null);
+});

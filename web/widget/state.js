@@ -654,7 +654,25 @@ export const MODEL_KEYS = {
   chain_target: "ct",
   learning_rate: "lr",
   steps: "steps",
+  picture: "pic",
+  picture_size: "psize",
+  picture_channel: "pch",
+  picture_repeat: "prep",
+  picture_selection: "psel",
 };
+
+// The picture view's model values: null outside it (the keys are then left out).
+function pictureValues(state) {
+  const picture = state.view === "picture";
+  return {
+    ...(picture ? { view: "picture" } : {}),
+    picture: picture ? state.pic : null,
+    picture_size: picture ? Number(state.psize) : null,
+    picture_channel: picture ? state.pch : null,
+    picture_repeat: picture ? Number(state.prep) : null,
+    picture_selection: picture && state.psel ? state.psel.slice() : null,
+  };
+}
 
 // The chain's model values: null outside the chain view (the keys are then left out).
 function chainValues(state) {
@@ -695,6 +713,7 @@ export function modelValues(state) {
     norm_type: wireNumber(state.n),
     unpool: state.unpool,
     ...chainValues(state),
+    ...pictureValues(state),
   };
 }
 
