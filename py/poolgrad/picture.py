@@ -20,7 +20,7 @@ from .adaptive_pool import (adaptive_avg_pool2d, adaptive_avg_pool2d_backward, a
                             adaptive_max_pool2d_backward)
 from .avg_pool import avg_pool2d, avg_pool2d_backward, divisors
 from .geometry import adaptive_bounds, axis_formula, geometry, sampled_lines
-from .json_numbers import json_values
+from .json_numbers import NUMBER_NAMES, json_values
 from .lp_pool import lp_pool2d, lp_pool2d_backward
 from .max_pool import max_pool2d, max_pool2d_backward
 from .trace import ADAPTIVE_MODES, MAX_MODES, MODES, _refuse_window_parameters
@@ -411,6 +411,8 @@ def run_picture(request: dict, pixels: Any) -> tuple[str, bytes]:
                                                   "ceil_mode", "mode", "count_include_pad",
                                                   "output_size", "norm_type", "repeat", "gradient")
                     if key in request}
+        if isinstance(settings.get("norm_type"), str):  # "Infinity", as the wire spells it
+            settings["norm_type"] = NUMBER_NAMES.get(settings["norm_type"], settings["norm_type"])
         pooled = pool_picture(planes, **settings)
         selection = request.get("selection")
         zoom_channel = request.get("zoom_channel", 0)

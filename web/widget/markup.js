@@ -13,7 +13,14 @@ export const STATUS_MARKUP = `
 `;
 
 export const WIDGET_MARKUP = `
-<section class="controls" aria-label="Pooling settings" data-part="controls">
+<div class="view-switch">
+  <label for="view">View</label>
+  <select id="view" name="view">
+    <option value="pool">Pooling layer</option>
+    <option value="picture">Picture</option>
+  </select>
+</div>
+<section class="controls" aria-label="Pooling settings" data-part="controls" data-view-part="pool picture">
   <!-- Shown on narrow screens only (style.css), where the settings start folded. -->
   <button id="controls-toggle" class="controls-toggle" type="button" aria-expanded="false" aria-controls="controls-body">
     <span class="fold-icon" aria-hidden="true"></span> Settings <span class="hint">window, mode, input</span>
@@ -50,7 +57,7 @@ export const WIDGET_MARKUP = `
     <label class="check strong"><input id="gradient" name="gradient" type="checkbox"> Gradient routing</label>
     <label class="check"><input id="unpool" name="unpool" type="checkbox"> Unpooling <span class="hint">max_unpool2d, max modes only</span></label>
   </fieldset>
-  <fieldset>
+  <fieldset data-view-part="pool">
     <legend>Input</legend>
     <label for="preset">Preset</label>
     <span class="row">
@@ -75,8 +82,10 @@ export const WIDGET_MARKUP = `
   </fieldset>
   </div>
 </section>
+<!-- The picture view (view=picture): web/picture/ draws it here when it is first opened. -->
+<section id="picture" class="picture" aria-labelledby="picture-title" data-view-part="picture" hidden></section>
 
-<section id="player" data-part="player" class="player" aria-labelledby="player-title" data-stepping="false">
+<section id="player" data-part="player" data-view-part="pool" class="player" aria-labelledby="player-title" data-stepping="false">
   <h2 id="player-title">Step through the windows</h2>
   <div class="player-bar">
     <button id="player-back" type="button"><span aria-hidden="true">◀</span> Step back</button>
@@ -98,7 +107,7 @@ export const WIDGET_MARKUP = `
   <p id="player-motion" class="hint" hidden>Play is off because your system asks for reduced motion; the step buttons still work.</p>
 </section>
 
-<section id="stage" class="stage" aria-label="Grids">
+<section id="stage" class="stage" data-view-part="pool" aria-label="Grids">
   <div class="column">
     <div class="panel panel-input">
       <h2>Input <span id="shapes" class="shape"></span></h2>
@@ -145,7 +154,7 @@ export const WIDGET_MARKUP = `
   </div>
 </section>
 
-<div class="teach" data-part="lesson">
+<div class="teach" data-part="lesson" data-view-part="pool">
   <section id="lesson" class="panel lesson" aria-labelledby="lesson-title">
     <h2 id="lesson-title">What the grids show</h2>
     <div class="mode-toggle" role="group" aria-label="Compare max and average pooling">
@@ -162,7 +171,7 @@ export const WIDGET_MARKUP = `
   </section>
 </div>
 
-<section id="exercise" data-part="exercise" class="panel exercise" aria-labelledby="exercise-title">
+<section id="exercise" data-part="exercise" data-view-part="pool" class="panel exercise" aria-labelledby="exercise-title">
   <h2 id="exercise-title">Write it yourself</h2>
   <p class="hint">Your code runs in a Python of its own in this page and is checked against poolgrad on the lesson's examples and on cases for every rule. The first case it gets wrong is loaded into the grids above.</p>
   <label for="exercise-pick">Exercise</label>
@@ -180,7 +189,7 @@ export const WIDGET_MARKUP = `
   </div>
   <p id="exercise-result" class="exercise-result" role="status"></p>
 </section>
-<details id="code" data-part="code" class="panel code-view">
+<details id="code" data-part="code" data-view-part="pool" class="panel code-view">
   <summary>Code: take this view away</summary>
   <p class="hint">Python that rebuilds exactly this view: the input, the upstream gradient and the settings, in float64. It defines <code>out</code>, <code>indices</code> (the max modes), <code>unpooled</code> (with Unpooling on) and <code>grad_input</code> (with gradient routing on).</p>
   <div class="code-head">

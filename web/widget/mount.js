@@ -74,6 +74,8 @@ function mountWith(element, model, options) {
   for (const node of element.querySelectorAll("[data-part]")) {
     if (!parts[node.dataset.part]) node.hidden = true;
   }
+  // Each view's parts (data-view-part, the views it shows in): shown while one is (showView).
+  const viewParts = [...element.querySelectorAll("[data-view-part]")];
   // Several widgets on a page: each one's landmarks say whose they are.
   if (options.name) {
     for (const section of element.querySelectorAll("section[aria-label]")) {
@@ -103,6 +105,7 @@ function mountWith(element, model, options) {
     shapes: byId("shapes"),
   };
   const stage = byId("stage");
+  const viewSelect = byId("view");
   const announcer = byId("announcer");
   const statusBox = byId("status");
   const statusText = byId("status-text");
@@ -149,6 +152,32 @@ function mountWith(element, model, options) {
 
   const isCurrent = () => app.trace !== null && app.traceKey === app.stateKey;
   const currentTrace = () => (isCurrent() ? app.trace : null);
+
+  // ---- the picture view (web/picture/): its module and samples load when it is first opened ----
+  let picture = null;
+  let pictureLoading = null;
+  function openPicture() {
+    pictureLoading ??= import("../picture/picture-view.js").then((module) => {
+      if (destroyed) return;
+      picture = module.mountPicture(byId("picture"), {
+        latest: (request) => traces.latest(request, `${lane}-picture`),
+        change: (mutator) => change(mutator),
+        announce: (text) => announce(text),
+      });
+      if (app.state.view === "picture") render();
+    }, (problem) => {
+      app.boot.failure = `The picture view could not load: ${problem.message}`;
+      render();
+    });
+  }
+  function showView(view) {
+    for (const node of viewParts) {
+      const hidden = !node.dataset.viewPart.split(" ").includes(view) || (node.dataset.part !== undefined && !parts[node.dataset.part]);
+      if (node.hidden !== hidden) node.hidden = hidden;
+    }
+    if (viewSelect.value !== view) viewSelect.value = view;
+  }
+  viewSelect.addEventListener("change", () => change((state) => Object.assign(state, { view: viewSelect.value })));
 
   function updateStatus() {
     let state;
@@ -200,6 +229,11 @@ function mountWith(element, model, options) {
   // controls, #status and the teaching layer up to date. It reads app and writes the DOM only.
   function render() {
     const started = performance.now();
+    showView(app.state.view);
+    if (app.state.view === "picture") {
+      openPicture();
+      picture?.render(app.state, app.view.scheme);
+    }
     const trace = currentTrace();
     const awaitingTrace = app.boot.ready && !app.boot.failure && app.traceKey !== app.stateKey;
     // A stale trace (the worker is computing the new state) still shows the output, but
@@ -553,6 +587,7 @@ function mountWith(element, model, options) {
     },
     destroy() {
       destroyed = true;
+      picture?.destroy();
       model.off("change", modelChanged);
       unsubscribeScheme();
       unsubscribe();
