@@ -7,8 +7,10 @@
 export class PictureError extends Error {}
 
 // Past this many pixels a picture is refused before it is decoded: the decoded bitmap alone
-// would take 4 bytes a pixel (a 20000 × 20000 picture, 1.6 GB).
-export const MAX_DECODED_PIXELS = 64e6;
+// would take 4 bytes a pixel (a 20000 × 20000 picture, 1.6 GB). Past SCALED_DECODE_PIXELS
+// it is decoded straight to the size asked, off the page's thread.
+export const MAX_DECODED_PIXELS = 100e6;
+export const SCALED_DECODE_PIXELS = 16e6;
 // Past this many bytes a file is refused unread.
 export const MAX_FILE_BYTES = 64e6;
 
@@ -77,16 +79,20 @@ export function fittedSize(width, height, size) {
   return { width: Math.max(1, Math.round(width * factor)), height: Math.max(1, Math.round(height * factor)), scaled: true };
 }
 
-// The decoded picture of a Blob: {bitmap, width, height, format, notes}. A file larger than
-// MAX_DECODED_PIXELS (as its header says) is decoded straight to `size` when the browser can
-// (createImageBitmap's resize), and refused when even that fails.
+// The decoded picture of a Blob: {bitmap, width, height, format, notes}. A picture larger than
+// SCALED_DECODE_PIXELS (as its header says) is decoded straight to `size` (createImageBitmap's
+// resize), one larger than MAX_DECODED_PIXELS refused unread.
 export async function decodePicture(blob, size) {
   if (blob.size === 0) throw new PictureError("The file is empty: it holds no picture.");
   if (blob.size > MAX_FILE_BYTES) throw new PictureError(`The file is ${(blob.size / 1e6).toFixed(0)} MB: the picture view opens files up to ${MAX_FILE_BYTES / 1e6} MB.`);
   const bytes = new Uint8Array(await blob.slice(0, 1 << 16).arrayBuffer());
   const facts = sniff(bytes, blob.type);
   const options = { colorSpaceConversion: "none", premultiplyAlpha: "none", imageOrientation: "from-image" };
-  const huge = facts.width && facts.height && facts.width * facts.height > MAX_DECODED_PIXELS;
+  const pixels = facts.width && facts.height ? facts.width * facts.height : 0;
+  if (pixels > MAX_DECODED_PIXELS) {
+    throw new PictureError(`The picture is ${facts.width} × ${facts.height} pixels (${Math.round(pixels / 1e6)} megapixels): the picture view opens pictures up to ${MAX_DECODED_PIXELS / 1e6} megapixels; scale it down and open it again.`);
+  }
+  const huge = pixels > SCALED_DECODE_PIXELS;
   if (huge) {
     const fitted = fittedSize(facts.width, facts.height, size);
     Object.assign(options, { resizeWidth: fitted.width, resizeHeight: fitted.height, resizeQuality: "medium" });

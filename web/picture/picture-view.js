@@ -120,11 +120,27 @@ export function mountPicture(section, host) {
     answer: null,
     asked: null,
     destroyed: false,
+    pending: 0, // work under way (a decode, a request): #picture-row is aria-busy meanwhile
   };
 
-  function showError(text) {
+  // Runs `work` with #picture-row marked busy until it and every other piece of work ends
+  // (the browser tests wait for that, as the learner sees the dimmed pictures).
+  async function busy(work) {
+    view.pending += 1;
+    row.setAttribute("aria-busy", "true");
+    try {
+      return await work();
+    } finally {
+      view.pending -= 1;
+      if (view.pending === 0) row.setAttribute("aria-busy", "false");
+    }
+  }
+
+  // A refused file's sentence stays until the next file or sample; a refused pooling's
+  // goes with the next good answer.
+  function showError(text, from = "file") {
     errorBox.textContent = text;
-    errorBox.hidden = !text;
+    view.errorFrom = text ? from : null;
   }
   showError("");
 
@@ -143,14 +159,18 @@ export function mountPicture(section, host) {
 
   // The learner's picture (a file, a drop, a paste, a URL): decoded, then shown; a refusal
   // keeps the last good picture.
-  async function open(blobPromise, name) {
+  function open(blobPromise, name) {
+    return busy(() => openNow(blobPromise, name));
+  }
+
+  async function openNow(blobPromise, name) {
     try {
       const blob = await blobPromise;
       const picture = await decodePicture(blob, Number(view.state?.psize ?? 128));
       view.own = { picture, name };
       showError("");
       fields.sample.value = "own";
-      refresh();
+      await refreshNow();
     } catch (error) {
       showError(error instanceof PictureError ? error.message : `The picture could not be opened: ${error.message ?? error}`);
     }
@@ -168,7 +188,7 @@ export function mountPicture(section, host) {
   });
   const settingFields = [["size", "psize"], ["channel", "pch"], ["repeat", "prep"]];
   for (const [field, key] of settingFields) {
-    fields[field].addEventListener("change", () => host.change((state) => Object.assign(state, { [key]: fields[field].value, ...(key === "pch" ? {} : { psel: null }) })));
+    fields[field].addEventListener("change", () => host.change((state) => Object.assign(state, { [key]: fields[field].value })));
   }
   const onDrop = (event) => {
     event.preventDefault();
@@ -259,7 +279,11 @@ export function mountPicture(section, host) {
     };
   }
 
-  async function refresh() {
+  function refresh() {
+    return busy(refreshNow);
+  }
+
+  async function refreshNow() {
     const state = view.state;
     if (!state || view.destroyed) return;
     let pixels;
@@ -274,16 +298,20 @@ export function mountPicture(section, host) {
     const askKey = `${pixels.key} ${json}`;
     if (view.asked === askKey) return;
     view.asked = askKey;
-    row.setAttribute("aria-busy", "true");
-    const answer = await host.latest({ json, pixels: pixels.pixels });
+    let answer;
+    try {
+      answer = await host.latest({ json, pixels: pixels.pixels });
+    } catch {
+      view.asked = null;
+      return; // the page's #status says why Python is not there
+    }
     if (answer.superseded || view.destroyed || view.asked !== askKey) return;
-    row.removeAttribute("aria-busy");
     if (answer.error) {
-      showError(`Not a valid pooling of this picture: ${answer.error}`);
+      showError(`Not a valid pooling of this picture: ${answer.error}`, "pooling");
       return;
     }
     view.answer = { ...answer, pixels, state, planes: planesOf(answer) };
-    if (!errorBox.textContent.startsWith("The ")) showError("");
+    if (view.errorFrom === "pooling") showError("");
     draw();
   }
 
@@ -359,7 +387,9 @@ export function mountPicture(section, host) {
     table.dataset.grid = name;
     table.setAttribute("role", "grid");
     const head = document.createElement("tr");
-    head.append(document.createElement("th"));
+    const corner = document.createElement("th");
+    corner.setAttribute("aria-hidden", "true");
+    head.append(corner);
     for (const c of cols) {
       const th = document.createElement("th");
       th.scope = "col";
