@@ -17,6 +17,15 @@ and window cell, as a learner would write it) is far too slow for whole batches:
 on one plane and the time is scaled to the batch. The "floor" column is the time just
 to stream the bytes once (read the inputs, write the outputs) at the memory bandwidth
 np.copyto reaches; no implementation can beat it.
+
+J and K are the network around the pooling layer: J is conv2d of 8x32x32x32 with 64
+filters of 3 x 3, padding 1, with bias (forward, then conv2d_backward's three
+gradients) against torch's conv2d and autograd; NumPy's BLAS runs with its own thread
+count, and again limited to one thread like torch (with threadpoolctl, the optional
+``bench`` extra, which also names the BLAS kernel). K is the lesson's capstone chain on
+one 6 x 6 plane (conv 3 x 3 -> max pool 2 x 2 -> MSE, the whole backward pass):
+``chain_trace()``, what one interaction of the chain view costs, against the same steps
+in torch autograd. ``--network`` runs only J and K.
 """
 
 from __future__ import annotations
@@ -37,6 +46,11 @@ try:
 except ImportError:
     torch = None
 
+try:
+    import threadpoolctl
+except ImportError:
+    threadpoolctl = None
+
 CASES = {
     "A": dict(shape=(8, 64, 112, 112), k=3, s=2, p=1),
     "B": dict(shape=(8, 128, 56, 56), k=2, s=2, p=0),
@@ -50,6 +64,9 @@ FAMILY = {
     "I": dict(shape=(8, 128, 56, 56), what="LP p=2, k=2, s=2"),
 }
 FAMILY_GOAL, FAMILY_STRETCH = 1.0, 0.6
+CONV_CASE = dict(shape=(8, 32, 32, 32), filters=64, kernel=3, padding=1)
+CONV_GOAL, CONV_STRETCH = 2.0, 1.2
+CHAIN_GOAL_SECONDS = 1e-3
 REPEATS = 9
 
 
@@ -237,7 +254,113 @@ def widget_row():
                 torch=seconds[2] if torch is not None else None)
 
 
+def blas_description():
+    """Which BLAS NumPy runs (library, kernel, threads), as threadpoolctl reports it."""
+    if threadpoolctl is None:
+        return "BLAS: unknown (pip install threadpoolctl, or poolgrad's [bench] extra, to see it)"
+    pools = [pool for pool in threadpoolctl.threadpool_info() if pool["user_api"] == "blas"]
+    return "; ".join(f"BLAS: {pool['internal_api']} {pool['version']}, kernel "
+                     f"{pool.get('architecture')}, {pool['num_threads']} threads"
+                     for pool in pools) or "BLAS: none found"
+
+
+def conv_row():
+    """J: conv2d forward + backward against torch, NumPy's threads as they are and one."""
+    rng = np.random.default_rng(3)
+    case = CONV_CASE
+    x = rng.standard_normal(case["shape"]).astype(np.float32)
+    channels, k = case["shape"][1], case["kernel"]
+    weight = rng.standard_normal((case["filters"], channels, k, k)).astype(np.float32)
+    bias = rng.standard_normal(case["filters"]).astype(np.float32)
+    grad = rng.standard_normal((case["shape"][0], case["filters"]) + case["shape"][2:]
+                               ).astype(np.float32)
+
+    def ours():
+        poolgrad.conv2d(x, weight, bias, padding=case["padding"])
+        poolgrad.conv2d_backward(grad, x, weight, padding=case["padding"])
+
+    def ours_one_thread():
+        with threadpoolctl.threadpool_limits(1, user_api="blas"):
+            ours()
+
+    contenders = [ours] + ([ours_one_thread] if threadpoolctl is not None else [])
+    if torch is not None:
+        leaves = [torch.from_numpy(a).requires_grad_(True) for a in (x, weight, bias)]
+        tg = torch.from_numpy(grad)
+
+        def theirs():
+            for leaf in leaves:
+                leaf.grad = None
+            torch.nn.functional.conv2d(*leaves, padding=case["padding"]).backward(tg)
+
+        contenders.append(theirs)
+    seconds = median_seconds(contenders, repeats=7)
+    return dict(poolgrad=seconds[0],
+                one_thread=seconds[1] if threadpoolctl is not None else None,
+                torch=seconds[-1] if torch is not None else None)
+
+
+CAPSTONE_X = [[3, 0, 1, 2, 7, 4], [1, 5, 8, 9, 3, 1], [2, 7, 2, 5, 1, 3],
+              [0, 1, 3, 1, 7, 8], [4, 2, 1, 6, 2, 8], [2, 4, 5, 2, 3, 9]]
+EDGE = [[1.0, 0.0, -1.0]] * 3
+
+
+def chain_row():
+    """K: the capstone chain on one 6 x 6 plane, chain_trace() against torch autograd."""
+    target = [[1.0, -1.0], [0.5, 2.0]]
+    contenders = [lambda: poolgrad.chain_trace(CAPSTONE_X, EDGE, target=target, bias=[0.0])]
+    if torch is not None:
+        functional = torch.nn.functional
+        x = torch.tensor([CAPSTONE_X], dtype=torch.float64)
+        tt = torch.tensor([target], dtype=torch.float64)
+
+        def theirs():
+            w = torch.tensor([[EDGE]], dtype=torch.float64, requires_grad=True)
+            b = torch.zeros(1, dtype=torch.float64, requires_grad=True)
+            xi = x.clone().requires_grad_(True)
+            loss = functional.mse_loss(functional.max_pool2d(functional.conv2d(xi, w, b), 2), tt)
+            loss.backward()
+
+        contenders.append(theirs)
+    seconds = median_seconds(contenders, repeats=301)
+    return dict(poolgrad=seconds[0], torch=seconds[1] if torch is not None else None)
+
+
+def print_network():
+    print(blas_description())
+    row = conv_row()
+    print()
+    print("J  conv2d 8x32x32x32, 64 filters 3 x 3, padding 1, bias; forward + backward (ms)")
+    print(f"   poolgrad, NumPy's BLAS threads as set: {row['poolgrad'] * 1e3:8.1f}")
+    if row["one_thread"] is not None:
+        print(f"   poolgrad, BLAS limited to 1 thread:     {row['one_thread'] * 1e3:8.1f}")
+    if row["torch"]:
+        print(f"   torch, 1 thread:                        {row['torch'] * 1e3:8.1f}")
+        for label, key in (("as set", "poolgrad"), ("1 thread", "one_thread")):
+            if row[key] is not None:
+                ratio = row[key] / row["torch"]
+                verdict = ("stretch" if ratio <= CONV_STRETCH else
+                           "ok" if ratio <= CONV_GOAL else "MISS")
+                print(f"   ratio ({label}): {ratio:.2f} (goal <= {CONV_GOAL}, stretch "
+                      f"{CONV_STRETCH}: {verdict})")
+    chain = chain_row()
+    print()
+    print("K  the capstone chain on one 6 x 6 plane: conv 3 x 3 -> max pool 2 -> MSE, backward")
+    verdict = "ok" if chain["poolgrad"] <= CHAIN_GOAL_SECONDS else "MISS"
+    print(f"   poolgrad.chain_trace():        {chain['poolgrad'] * 1e6:8.1f} us"
+          f"   (goal <= {CHAIN_GOAL_SECONDS * 1e6:.0f} us: {verdict})")
+    if chain["torch"]:
+        print(f"   the same steps, torch autograd: {chain['torch'] * 1e6:8.1f} us"
+              f"   ratio {chain['poolgrad'] / chain['torch']:.1f}")
+
+
 def main():
+    if "--network" in sys.argv[1:]:
+        if torch is not None:
+            torch.set_num_threads(1)
+            print(f"torch {torch.__version__}, 1 thread; numpy {np.__version__}")
+        print_network()
+        return
     if torch is None:
         print("torch is not installed: the torch columns are skipped")
     else:
@@ -283,6 +406,8 @@ def main():
     verdict = "ok" if widget["trace"] < 500e-6 else "MISS"
     print(f"   poolgrad.trace() with gradient:   {widget['trace'] * 1e6:8.1f} us"
           f"   (goal < 500 us: {verdict})")
+    print()
+    print_network()
 
 
 if __name__ == "__main__":

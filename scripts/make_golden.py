@@ -16,6 +16,12 @@ The rest of the family (adaptive average and max pooling, LP pooling, max_unpool
 stored beside them under ``family/<n>/<name>``, described by ``family_cases``, drawn from
 its own seed, so the keys above keep their bytes when the family grows.
 
+The network around the pooling layer (conv2d, relu, the MSE and L1 losses, and the
+capstone chain conv -> max-pool -> MSE through autograd) is stored under
+``network/<n>/<name>``, described by ``network_cases``, from a seed of its own; the
+lesson's numbers (its 5 x 5 input, the vertical-edge filter, the upstream ramp 1..9 and
+PyTorch's dL/dW and dL/dX) under ``lesson/<name>``.
+
 The file is the same, byte for byte, on every run with the same torch: the draws come
 from fixed seeds and the archive's entries carry a fixed timestamp.
 """
@@ -24,11 +30,15 @@ from __future__ import annotations
 
 import io
 import json
+import warnings
 import zipfile
 from pathlib import Path
 
 import numpy as np
 import torch
+
+# torch notes that an even 'same' kernel pads a copy of the input: that case is wanted here.
+warnings.filterwarnings("ignore", "Using padding='same' with even kernel")
 
 OUTPUT = Path(__file__).resolve().parent.parent / "tests" / "data" / "golden.npz"
 RANDOM_CASES = 320
@@ -275,6 +285,101 @@ def run_family_torch(params, x):
     return arrays
 
 
+NETWORK_CASES = 120
+LESSON_X = [[3, 0, 1, 2, 7], [1, 5, 8, 9, 3], [2, 7, 2, 5, 1], [0, 1, 3, 1, 7], [4, 2, 1, 6, 2]]
+EDGE = [[1, 0, -1], [1, 0, -1], [1, 0, -1]]
+
+
+def network_case(rng):
+    """One random case of the network: a convolution (groups, stride, padding with
+    'same' and 'valid', dilation, bias, 1-3 channels), relu, a loss with each reduction,
+    or the capstone chain; float32 or float64, integer values or not."""
+    kind = str(rng.choice(["conv", "conv", "conv", "relu", "mse", "l1", "chain"]))
+    dtype = str(rng.choice(["float32", "float64"]))
+    integers = bool(rng.random() < 0.4)
+    params = {"kind": kind, "integers": integers}
+    if kind == "conv":
+        groups = int(rng.choice([1, 1, 2]))
+        per_group = int(rng.integers(1, 4)) if groups == 1 else int(rng.integers(1, 3))
+        kernel = [int(v) for v in rng.integers(1, 5, 2)]
+        stride = [int(v) for v in rng.integers(1, 3, 2)]
+        dilation = [int(v) for v in rng.integers(1, 3, 2)]
+        style = int(rng.integers(0, 3))
+        padding = ("same" if stride == [1, 1] else "valid") if style == 0 else (
+            "valid" if style == 1 else [int(v) for v in rng.integers(0, 3, 2)])
+        spans = [d * (k - 1) + 1 for d, k in zip(dilation, kernel)]
+        sides = [int(rng.integers(span, span + 6)) for span in spans]
+        params.update(groups=groups, stride=stride, padding=padding, dilation=dilation,
+                      bias=bool(rng.random() < 0.6),
+                      shape=[int(rng.integers(1, 3)), groups * per_group, *sides],
+                      weight_shape=[groups * int(rng.integers(1, 3)), per_group, *kernel])
+    elif kind == "chain":
+        params.update(shape=[1, int(rng.integers(1, 4)), 6, 6], weight_shape=[2, 0, 3, 3])
+        params["weight_shape"][1] = params["shape"][1]
+        dtype = "float64"
+    else:
+        params["shape"] = [int(v) for v in rng.integers(1, 5, int(rng.integers(2, 5)))]
+        params["reduction"] = str(rng.choice(["none", "mean", "sum"]))
+    return params, dtype
+
+
+def run_network_torch(params, dtype, rng):
+    """PyTorch's answers for one network case, through autograd."""
+    functional = torch.nn.functional
+    draw = ((lambda shape: rng.integers(-4, 5, shape)) if params["integers"]
+            else rng.standard_normal)
+    x = draw(params["shape"]).astype(dtype)
+    arrays = {"x": x}
+    tensor = torch.tensor(x, requires_grad=True)
+    kind = params["kind"]
+    if kind in ("conv", "chain"):
+        w = draw(params["weight_shape"]).astype(dtype)
+        b = draw(params["weight_shape"][0]).astype(dtype)
+        weights = torch.tensor(w, requires_grad=True)
+        biases = torch.tensor(b, requires_grad=True)
+        arrays.update(weight=w, bias=b)
+    if kind == "conv":
+        out = functional.conv2d(tensor, weights, biases if params["bias"] else None,
+                                params["stride"], params["padding"], params["dilation"],
+                                params["groups"])
+    elif kind == "relu":
+        out = torch.relu(tensor)
+    elif kind == "chain":
+        target = draw((params["shape"][0], 2, 2, 2)).astype(dtype)
+        arrays["target"] = target
+        out = functional.mse_loss(functional.max_pool2d(functional.conv2d(tensor, weights, biases), 2),
+                                  torch.tensor(target))
+    else:
+        target = draw(params["shape"]).astype(dtype)
+        target.flat[0] = x.flat[0]  # a tie: L1's gradient is 0 there
+        arrays["target"] = target
+        out = getattr(functional, f"{kind}_loss")(tensor, torch.tensor(target),
+                                                  reduction=params["reduction"])
+    grad = (rng.integers(-3, 4, tuple(out.shape)) if params["integers"]
+            else rng.standard_normal(tuple(out.shape))).astype(dtype)
+    if kind == "chain":
+        grad = np.ones((), dtype)
+    out.backward(torch.from_numpy(grad))
+    arrays.update(out=out.detach().numpy(), grad=grad, grad_input=tensor.grad.numpy())
+    if kind in ("conv", "chain"):
+        arrays["grad_weight"] = weights.grad.numpy()
+        if params.get("bias", True):
+            arrays["grad_bias"] = biases.grad.numpy()
+    return arrays
+
+
+def lesson_arrays():
+    """The lesson's convolution and its gradients for the upstream ramp 1..9."""
+    x = torch.tensor([[LESSON_X]], dtype=torch.float64, requires_grad=True)
+    w = torch.tensor([[EDGE]], dtype=torch.float64, requires_grad=True)
+    ramp = torch.arange(1.0, 10.0, dtype=torch.float64).reshape(1, 1, 3, 3)
+    y = torch.nn.functional.conv2d(x, w)
+    y.backward(ramp)
+    return {"lesson/x": x.detach().numpy()[0], "lesson/weight": w.detach().numpy(),
+            "lesson/y": y.detach().numpy()[0], "lesson/ramp": ramp.numpy()[0],
+            "lesson/grad_weight": w.grad.numpy(), "lesson/grad_input": x.grad.numpy()[0]}
+
+
 def save(path, arrays):
     """np.savez_compressed's format, with fixed entry timestamps (savez stamps the time)."""
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
@@ -316,11 +421,20 @@ def main(output=OUTPUT):
             stored[f"family/{len(family)}/{name}"] = array
         family.append((params, x))
     stored["family_cases"] = np.array(json.dumps([params for params, _ in family]))
+    network_rng = np.random.default_rng(2828)
+    network = []
+    for number in range(NETWORK_CASES):
+        params, dtype = network_case(network_rng)
+        for name, array in run_network_torch(params, dtype, network_rng).items():
+            stored[f"network/{number}/{name}"] = array
+        network.append(params)
+    stored["network_cases"] = np.array(json.dumps(network))
+    stored.update(lesson_arrays())
     stored["torch_version"] = np.array(torch.__version__)
     output.parent.mkdir(parents=True, exist_ok=True)
     save(output, stored)
-    print(f"{len(cases)} cases and {len(family)} of the family, {output.stat().st_size} bytes "
-          f"in {output.name}")
+    print(f"{len(cases)} cases, {len(family)} of the family and {len(network)} of the network, "
+          f"{output.stat().st_size} bytes in {output.name}")
 
 
 if __name__ == "__main__":

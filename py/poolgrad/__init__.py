@@ -1,9 +1,11 @@
 """poolgrad: PyTorch's 2D pooling family in NumPy (max, average, adaptive, LP, unpooling),
-computed exactly as PyTorch computes it.
+computed exactly as PyTorch computes it, and the network around it (convolution, ReLU,
+the MSE and L1 losses).
 
 Forward passes remember where each maximum came from; backward passes route gradients
 back to the input cells. The widget of the pooling lesson renders :func:`trace`, which
-describes one pooling of one plane.
+describes one pooling of one plane, and :func:`chain_trace`, which describes one
+convolution -> pooling -> loss chain, forward and backward.
 
 >>> import poolgrad
 >>> poolgrad.max_pool2d([[1, 2], [3, 4]], 2)
@@ -22,10 +24,15 @@ widget's entry. The other modules are how the API is built and may change.
 __version__ = "0.1.0"
 
 from . import exercises
+from .activation import relu, relu_backward
 from .adaptive_pool import (adaptive_avg_pool2d, adaptive_avg_pool2d_backward, adaptive_max_pool2d,
                             adaptive_max_pool2d_backward)
 from .avg_pool import avg_pool2d, avg_pool2d_backward
-from .layers import AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool2d, LPPool2d, MaxPool2d, MaxUnpool2d
+from .chain import chain_trace
+from .conv import conv2d, conv2d_backward
+from .layers import (AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool2d, Conv2d, L1Loss, LPPool2d, MaxPool2d,
+                     MaxUnpool2d, MSELoss, ReLU)
+from .losses import l1_loss, l1_loss_backward, mse_loss, mse_loss_backward
 from .lp_pool import lp_pool2d, lp_pool2d_backward
 from .max_pool import max_pool2d, max_pool2d_backward
 from .trace import trace
@@ -37,22 +44,35 @@ __all__ = [
     "AdaptiveAvgPool2d",
     "AdaptiveMaxPool2d",
     "AvgPool2d",
+    "Conv2d",
+    "L1Loss",
     "LPPool2d",
+    "MSELoss",
     "MaxPool2d",
     "MaxUnpool2d",
+    "ReLU",
     "adaptive_avg_pool2d",
     "adaptive_avg_pool2d_backward",
     "adaptive_max_pool2d",
     "adaptive_max_pool2d_backward",
     "avg_pool2d",
     "avg_pool2d_backward",
+    "chain_trace",
+    "conv2d",
+    "conv2d_backward",
     "exercises",
+    "l1_loss",
+    "l1_loss_backward",
     "lp_pool2d",
     "lp_pool2d_backward",
     "max_pool2d",
     "max_pool2d_backward",
     "max_unpool2d",
+    "mse_loss",
+    "mse_loss_backward",
     "output_size",
+    "relu",
+    "relu_backward",
     "trace",
 ]
 

@@ -135,6 +135,8 @@ def _describe(pair):
 
 
 def _is_int(value):
+    if type(value) is int:
+        return True  # the common case, without the cost of an abstract-class check
     return isinstance(value, (numbers.Integral, np.integer)) and not isinstance(
         value, (bool, np.bool_))
 
@@ -212,10 +214,8 @@ def pooling_parameters(kernel_size, stride=None, padding=0, dilation=1, ceil_mod
     dilations = _pair(dilation, "dilation")
     ceil = as_flag(ceil_mode, "ceil_mode")
     for name, pair in (("kernel_size", kernel), ("stride", strides), ("dilation", dilations)):
-        if min(pair) < 1:
-            raise ValueError(f"{name} must be at least 1, got {_describe(pair)}")
-    if min(pads) < 0:
-        raise ValueError(f"padding must be at least 0, got {_describe(pads)}")
+        _at_least(1, pair, name)
+    _at_least(0, pads, "padding")
     if kernel[0] * kernel[1] > MAX_WINDOW_CELLS:
         raise ValueError(
             f"kernel_size={_describe(kernel)} is too large: a window may hold at most "
@@ -227,6 +227,75 @@ def pooling_parameters(kernel_size, stride=None, padding=0, dilation=1, ceil_mod
             f"padding={_describe(pads)} is too large for kernel_size={_describe(kernel)}: "
             f"padding must be at most kernel_size // 2 = {_describe(half)}")
     return PoolingParameters(kernel, strides, pads, dilations, ceil)
+
+
+def _at_least(lowest, pair, name):
+    if min(pair) < lowest:
+        raise ValueError(f"{name} must be at least {lowest}, got {_describe(pair)}")
+
+
+#: The words ``padding`` may be instead of numbers in a convolution, as in PyTorch.
+PADDING_WORDS = ("valid", "same")
+
+
+class ConvParameters(NamedTuple):
+    """A convolution's parameters, checked; ``padding`` is ``(top, bottom, left, right)``."""
+
+    kernel: tuple
+    stride: tuple
+    padding: tuple
+    dilation: tuple
+    groups: int
+
+
+def conv_parameters(kernel_hw, stride=1, padding=0, dilation=1, groups=1):
+    """Check a convolution's parameters for a ``kernel_hw`` = ``(kh, kw)`` filter.
+
+    ``padding`` is an int, an ``(h, w)`` pair, ``"valid"`` (no padding) or ``"same"``
+    (the output keeps the input's size: ``dilation * (k - 1)`` lines in all, the odd one
+    at the bottom or right, as PyTorch pads; refused with a stride above 1, as PyTorch
+    refuses it). Returns :class:`ConvParameters` with the padding of each side. Unlike
+    pooling, a convolution may pad by more than half its kernel.
+
+    >>> conv_parameters((3, 3), padding=1).padding
+    (1, 1, 1, 1)
+    >>> conv_parameters((2, 4), padding="same").padding
+    (0, 1, 1, 2)
+    >>> conv_parameters((3, 3), stride=2, padding="same")
+    Traceback (most recent call last):
+    ...
+    ValueError: padding='same' is not supported for strided convolutions (stride=2): use stride=1, or pad with numbers
+    >>> conv_parameters((3, 3), groups=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: groups must be at least 1, got 0
+    """
+    strides = _pair(stride, "stride")
+    dilations = _pair(dilation, "dilation")
+    _at_least(1, strides, "stride")
+    _at_least(1, dilations, "dilation")
+    if not _is_int(groups):
+        raise TypeError(f"groups must be an int, got {groups!r} of type {type(groups).__name__}")
+    _at_least(1, (int(groups), int(groups)), "groups")
+    if isinstance(padding, str):
+        if padding not in PADDING_WORDS:
+            raise ValueError(f"padding must be an int, an (h, w) pair, 'valid' or 'same', "
+                             f"got {padding[:20]!r}")
+        if padding == "valid":
+            pads = (0, 0, 0, 0)
+        else:
+            if strides != (1, 1):
+                raise ValueError(
+                    f"padding='same' is not supported for strided convolutions "
+                    f"(stride={_describe(strides)}): use stride=1, or pad with numbers")
+            totals = [d * (k - 1) for d, k in zip(dilations, kernel_hw)]
+            pads = (totals[0] // 2, totals[0] - totals[0] // 2,
+                    totals[1] // 2, totals[1] - totals[1] // 2)
+    else:
+        pair = _pair(padding, "padding")
+        _at_least(0, pair, "padding")
+        pads = (pair[0], pair[0], pair[1], pair[1])
+    return ConvParameters(tuple(kernel_hw), strides, pads, dilations, int(groups))
 
 
 def input_shape_of(input_shape, name="input_shape"):

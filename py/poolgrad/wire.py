@@ -7,6 +7,11 @@ they travel as the strings ``"NaN"``, ``"Infinity"``, ``"-Infinity"`` and ``"-0"
 ``grad_output`` may also be one number for every output cell (the page sends 1, the
 default all-ones gradient: only Python knows the output's shape).
 
+A request with ``"kind": "chain"`` carries the keyword arguments of
+:func:`poolgrad.chain_trace` instead (the chain view's); named numbers may sit at any
+depth of its arrays. A request without ``"kind"`` (or with ``"kind": "pool"``) is a
+pooling request as above.
+
 Whatever the request, the answer is JSON: ``{"trace": ...}`` or ``{"error": message}``,
 where the message says what is wrong, for the page to show as it is.
 
@@ -19,6 +24,7 @@ from __future__ import annotations
 
 import json
 
+from .chain import chain_trace
 from .json_numbers import NUMBER_NAMES
 from .picture import run_picture
 from .trace import trace
@@ -26,6 +32,15 @@ from .trace import trace
 #: The keyword arguments a request may carry: those of :func:`poolgrad.trace`.
 REQUEST_KEYS = ("x", "kernel_size", "stride", "padding", "dilation", "ceil_mode", "mode",
                 "grad_output", "count_include_pad", "output_size", "norm_type", "unpool")
+
+#: The keyword arguments of a chain request (``"kind": "chain"``): chain_trace()'s.
+CHAIN_REQUEST_KEYS = ("x", "weight", "target", "bias", "stride", "padding", "dilation",
+                      "activation", "pool", "pool_kernel_size", "pool_stride", "loss",
+                      "grad_output", "learning_rate", "steps")
+#: The arrays of a chain request, whose named numbers are decoded at any depth.
+_CHAIN_ARRAYS = ("x", "weight", "target", "bias", "grad_output")
+#: The deepest array a chain request holds: weight, (F, C, kh, kw).
+_CHAIN_DEPTH = 4
 
 
 class RequestError(ValueError):
@@ -50,6 +65,13 @@ def run_trace(request_json: str, pixels: bytes | None = None) -> str | tuple[str
     >>> json.loads(run_trace('[1, 2]'))["error"]
     'the request must be a JSON object of trace() settings, got list'
 
+    A chain request:
+
+    >>> answer = json.loads(run_trace('{"kind": "chain", "x": [[1, 2], [3, 4]], '
+    ...                               '"weight": [[1]], "pool": null, "grad_output": 1}'))
+    >>> answer["trace"]["grad_weight"]
+    [[[[10.0]]]]
+
     A picture's request names its kind and brings its pixels:
 
     >>> answer, planes = run_trace('{"kind": "picture", "shape": [1, 1, 4], "kernel_size": 1}',
@@ -65,10 +87,13 @@ def run_trace(request_json: str, pixels: bytes | None = None) -> str | tuple[str
     if kind == "picture":
         return run_picture(request, pixels)
     try:
-        if kind != "pool":
-            raise RequestError(f'the request has an unknown kind "{str(kind)[:20]}"; known '
-                               'kinds: pool, picture')
-        result = trace(**_parse(request))
+        if kind == "chain":
+            result = chain_trace(**_chain_request(request))
+        elif kind == "pool":
+            result = trace(**_parse(request))
+        else:
+            raise RequestError(f'the request\'s "kind" must be "pool" or "chain" (or "picture", '
+                               f"with its pixels), got {kind!r:.40}")
     except (ValueError, TypeError) as refused:
         return json.dumps({"error": str(refused)})
     return json.dumps({"trace": result}, allow_nan=False)
@@ -111,6 +136,32 @@ def _parse(request):
     if "grad_output" in request and request["grad_output"] is not None:
         request["grad_output"] = _decode(request["grad_output"], "grad_output")
     return request
+
+
+def _chain_request(request):
+    """A chain request as chain_trace()'s keyword arguments, named numbers turned into
+    floats wherever they sit in its arrays."""
+    for key in request:
+        if key not in CHAIN_REQUEST_KEYS:
+            raise RequestError(f'the chain request has an unknown setting "{key[:40]}"; known '
+                               f"settings: {', '.join(CHAIN_REQUEST_KEYS)}")
+    if "x" not in request or "weight" not in request:
+        raise RequestError("the chain request needs at least x and weight")
+    for key in _CHAIN_ARRAYS:
+        if request.get(key) is not None:
+            request[key] = _decode_nested(request[key], key, _CHAIN_DEPTH)
+    return request
+
+
+def _decode_nested(value, where, depth):
+    """Nested lists with the named numbers turned into floats, at most ``depth`` deep
+    (deeper ones are left for chain_trace()'s own checks to refuse)."""
+    if isinstance(value, str):
+        return _number(value, where)
+    if not isinstance(value, list) or depth == 0:
+        return value
+    return [_decode_nested(item, f"{where}[{index}]", depth - 1)
+            for index, item in enumerate(value)]
 
 
 def _refuse_constant(name):

@@ -135,3 +135,57 @@ def avg_pool2d_backward(grad_output, input_shape, kernel_size, stride=None, padd
                 for r, c in cells:
                     grad_input[p, r, c] += share
     return grad_input.reshape(input_shape)
+
+
+def conv2d(x, weight, bias=None, stride=1, padding=(0, 0, 0, 0), dilation=1, groups=1):
+    """Cross-correlation of (N, C, H, W) with (F, C/groups, kh, kw); padding is (top,
+    bottom, left, right). Every output cell, every channel, every tap, in turn."""
+    stride, dilation = pair(stride), pair(dilation)
+    top, bottom, left, right = padding
+    x, weight = np.asarray(x, np.float64), np.asarray(weight, np.float64)
+    batch, channels, height, width = x.shape
+    filters, per_group, kh, kw = weight.shape
+    out_h = (height + top + bottom - dilation[0] * (kh - 1) - 1) // stride[0] + 1
+    out_w = (width + left + right - dilation[1] * (kw - 1) - 1) // stride[1] + 1
+    out = np.zeros((batch, filters, out_h, out_w))
+    for n in range(batch):
+        for f in range(filters):
+            group = f // (filters // groups)
+            for i in range(out_h):
+                for j in range(out_w):
+                    total = 0.0 if bias is None else float(bias[f])
+                    for c in range(per_group):
+                        for a in range(kh):
+                            for b in range(kw):
+                                r = i * stride[0] - top + a * dilation[0]
+                                s = j * stride[1] - left + b * dilation[1]
+                                if 0 <= r < height and 0 <= s < width:
+                                    total += weight[f, c, a, b] * x[n, group * per_group + c, r, s]
+                    out[n, f, i, j] = total
+    return out
+
+
+def conv2d_backward(grad_output, x, weight, stride=1, padding=(0, 0, 0, 0), dilation=1,
+                    groups=1):
+    """(grad_input, grad_weight, grad_bias) by the chain rule, one product at a time:
+    each output's gradient goes to every tap and input cell that made it."""
+    stride, dilation = pair(stride), pair(dilation)
+    top, _, left, _ = padding
+    x, weight = np.asarray(x, np.float64), np.asarray(weight, np.float64)
+    grad_output = np.asarray(grad_output, np.float64)
+    batch, channels, height, width = x.shape
+    filters, per_group, kh, kw = weight.shape
+    grad_input, grad_weight = np.zeros_like(x), np.zeros_like(weight)
+    for n, f, i, j in np.ndindex(*grad_output.shape):
+        g = grad_output[n, f, i, j]
+        group = f // (filters // groups)
+        for c in range(per_group):
+            for a in range(kh):
+                for b in range(kw):
+                    r = i * stride[0] - top + a * dilation[0]
+                    s = j * stride[1] - left + b * dilation[1]
+                    if 0 <= r < height and 0 <= s < width:
+                        channel = group * per_group + c
+                        grad_input[n, channel, r, s] += g * weight[f, c, a, b]
+                        grad_weight[f, c, a, b] += g * x[n, channel, r, s]
+    return grad_input, grad_weight, grad_output.sum(axis=(0, 2, 3))

@@ -138,6 +138,93 @@ def test_the_family_matches_the_recorded_torch_answer(case):
     _same_bits(grad_input, arrays["grad_input"])
 
 
+def _load_network():
+    with np.load(GOLDEN) as data:
+        cases = json.loads(str(data["network_cases"]))
+        arrays = {key: data[key] for key in data.files if key.startswith(("network/", "lesson/"))}
+    return [(params, {name.split("/", 2)[2]: array for name, array in arrays.items()
+                      if name.startswith(f"network/{number}/")})
+            for number, params in enumerate(cases)], {
+        name.split("/", 1)[1]: array for name, array in arrays.items() if name.startswith("lesson/")}
+
+
+NETWORK, LESSON = _load_network()
+
+
+def test_the_network_golden_cases_are_varied():
+    kinds = [params["kind"] for params, _ in NETWORK]
+    assert set(kinds) == {"conv", "relu", "mse", "l1", "chain"} and kinds.count("conv") >= 30
+    convs = [params for params, _ in NETWORK if params["kind"] == "conv"]
+    assert {"same", "valid"} <= {p["padding"] for p in convs if isinstance(p["padding"], str)}
+    assert {p["groups"] for p in convs} == {1, 2} and {p["bias"] for p in convs} == {True, False}
+    assert any(p["stride"] != [1, 1] for p in convs) and any(p["dilation"] != [1, 1] for p in convs)
+    assert {p["reduction"] for p in (params for params, _ in NETWORK) if "reduction" in p} == {
+        "none", "mean", "sum"}
+    assert {str(arrays["x"].dtype) for _, arrays in NETWORK} == {"float32", "float64"}
+
+
+def _close(actual, expected, params, exact=False):
+    """Integer values to the last bit; float64 to rtol 1e-12; float32 with
+    torch.testing.assert_close's default tolerances."""
+    assert actual.dtype == expected.dtype and actual.shape == expected.shape
+    if exact or params["integers"]:
+        np.testing.assert_array_equal(actual, expected)
+    elif expected.dtype == np.float64:
+        np.testing.assert_allclose(actual, expected, rtol=1e-12, atol=1e-12)
+    else:
+        np.testing.assert_allclose(actual, expected, rtol=1.3e-6, atol=1e-5)
+
+
+@pytest.mark.parametrize("case", NETWORK, ids=[
+    f"{p['kind']}-{a['x'].dtype}-{'x'.join(map(str, a['x'].shape))}-{n}"
+    for n, (p, a) in enumerate(NETWORK)])
+def test_the_network_matches_the_recorded_torch_answer(case):
+    params, arrays = case
+    x, kind = arrays["x"], params["kind"]
+    if kind == "conv":
+        conv = dict(stride=params["stride"], padding=params["padding"],
+                    dilation=params["dilation"], groups=params["groups"])
+        bias = arrays["bias"] if params["bias"] else None
+        _close(poolgrad.conv2d(x, arrays["weight"], bias, **conv), arrays["out"], params)
+        grad_input, grad_weight, grad_bias = poolgrad.conv2d_backward(
+            arrays["grad"], x, arrays["weight"], **conv, bias=params["bias"])
+        _close(grad_input, arrays["grad_input"], params)
+        _close(grad_weight, arrays["grad_weight"], params)
+        assert (grad_bias is None) == ("grad_bias" not in arrays)
+        if grad_bias is not None:
+            _close(grad_bias, arrays["grad_bias"], params)
+    elif kind == "relu":
+        _same_bits(poolgrad.relu(x), arrays["out"])
+        _same_bits(poolgrad.relu_backward(arrays["grad"], x), arrays["grad_input"])
+    elif kind == "chain":
+        t = poolgrad.chain_trace(x[0], arrays["weight"], target=arrays["target"][0],
+                                 bias=arrays["bias"])
+        _close(np.array(t["loss"]), arrays["out"], params)
+        _close(np.array(t["grad_weight"]), arrays["grad_weight"], params)
+        _close(np.array(t["grad_bias"]), arrays["grad_bias"], params)
+        _close(np.array(t["grad_input"]), arrays["grad_input"][0], params)
+    else:
+        forward = getattr(poolgrad, f"{kind}_loss")
+        backward = getattr(poolgrad, f"{kind}_loss_backward")
+        reduction = params["reduction"]
+        _close(forward(x, arrays["target"], reduction), arrays["out"], params,
+               exact=reduction == "none")
+        # One product per cell, in torch's order: the gradient is exact.
+        _same_bits(backward(arrays["grad"], x, arrays["target"], reduction), arrays["grad_input"])
+
+
+def test_the_lesson_s_numbers():
+    assert LESSON["x"].tolist() == [[[3, 0, 1, 2, 7], [1, 5, 8, 9, 3], [2, 7, 2, 5, 1],
+                                     [0, 1, 3, 1, 7], [4, 2, 1, 6, 2]]]
+    y = poolgrad.conv2d(LESSON["x"], LESSON["weight"])
+    assert y.tolist() == [[[-5, -4, 0], [-10, -2, 2], [0, -2, -4]]]
+    _same_bits(y, LESSON["y"])
+    grad_input, grad_weight, _ = poolgrad.conv2d_backward(LESSON["ramp"], LESSON["x"],
+                                                          LESSON["weight"])
+    _same_bits(grad_weight, LESSON["grad_weight"])
+    _same_bits(grad_input, LESSON["grad_input"])
+
+
 @pytest.mark.torch
 def test_the_golden_file_is_what_make_golden_writes(torch, tmp_path):
     # Regenerating with the same torch gives the committed file byte for byte.

@@ -214,4 +214,4 @@ def test_pixels_of_the_wrong_length_or_none_are_refused():
 def test_pool_requests_travel_as_before():
     answer = json.loads(wire.run_trace(json.dumps({"x": [[1, 2], [3, 4]], "kernel_size": 2})))
     assert answer["trace"]["output"] == [[4]]
-    assert "unknown kind" in json.loads(wire.run_trace('{"kind": "movie", "x": [[1]]}'))["error"]
+    assert 'the request\'s "kind" must be' in json.loads(wire.run_trace('{"kind": "movie", "x": [[1]]}'))["error"]

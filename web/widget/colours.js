@@ -18,7 +18,9 @@ function luminance(hue, saturation, lightness) {
 
 const DARK_TEXT = { colour: "#1d1d1f", luminance: 0.0122 };
 // White text reads at WCAG AA (4.5:1) on a background of at most this luminance.
-const WHITE_TEXT_LIMIT = 1.05 / 4.5 - 0.05;
+// The browser paints the shade in 8-bit sRGB, and rounding each channel can lift its
+// luminance by up to about 0.002 here: the limit keeps a margin for it.
+const WHITE_TEXT_LIMIT = 1.05 / 4.5 - 0.05 - 0.004;
 
 // Heat map: blue for negatives, orange for positives, neutral at zero, scaled by the
 // largest finite magnitude so a grid reads at a glance. In the light scheme the shades

@@ -17,9 +17,12 @@ export const WIDGET_MARKUP = `
   <label for="view">View</label>
   <select id="view" name="view">
     <option value="pool">Pooling layer</option>
+    <option value="chain">Chain: conv → pool → loss</option>
     <option value="picture">Picture</option>
   </select>
 </div>
+<!-- The chain view (view=chain): web/chain/ draws it here when it is first opened. -->
+<section id="chain" class="chain" aria-label="The chain: convolution, pooling, loss" data-view-part="chain" hidden></section>
 <section class="controls" aria-label="Pooling settings" data-part="controls" data-view-part="pool picture">
   <!-- Shown on narrow screens only (style.css), where the settings start folded. -->
   <button id="controls-toggle" class="controls-toggle" type="button" aria-expanded="false" aria-controls="controls-body">

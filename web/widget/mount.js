@@ -150,7 +150,39 @@ function mountWith(element, model, options) {
     render();
   });
 
-  const isCurrent = () => app.trace !== null && app.traceKey === app.stateKey;
+  const isCurrent = () => app.trace !== null && app.stateKey !== null && app.traceKey === app.stateKey;
+
+  // ---- the chain view (web/chain/): its module loads the first time it is opened ----
+  let chain = null;
+  let chainLoading = null;
+  const chainHost = {
+    change: (mutator) => change(mutator),
+    currentTrace: () => currentTrace(),
+    trace: () => app.trace,
+    announce: (text) => announce(text),
+    reportError(text) {
+      app.controlError = text;
+      updateStatus();
+    },
+  };
+  function openChain() {
+    chainLoading ??= import("../chain/chain-view.js").then((module) => {
+      if (destroyed) return;
+      chain = module.mountChain(byId("chain"), chainHost);
+      if (app.state.view === "chain") setState(app.state);
+    }, (problem) => {
+      app.boot.failure = `The chain view could not load: ${problem.message}`;
+      render();
+    });
+  }
+  // The request key of a state: the pooling view's (state.js), or the chain's once its
+  // module is here (null until then).
+  function keyFor(state) {
+    if (state.view !== "chain") return requestKey(state);
+    return chain ? chain.requestKey(state) : null;
+  }
+  const titleOf = (trace) => (trace.kind === "chain" ? chain.title(trace) : viewTitle(traceParameters(trace)));
+
   const currentTrace = () => (isCurrent() ? app.trace : null);
 
   // ---- the picture view (web/picture/): its module and samples load when it is first opened ----
@@ -177,8 +209,6 @@ function mountWith(element, model, options) {
     }
     if (viewSelect.value !== view) viewSelect.value = view;
   }
-  viewSelect.addEventListener("change", () => change((state) => Object.assign(state, { view: viewSelect.value })));
-
   function updateStatus() {
     let state;
     let text;
@@ -191,14 +221,17 @@ function mountWith(element, model, options) {
       const booting = app.boot.steps ? `step ${app.boot.step} of ${app.boot.steps}: ${app.boot.message}` : app.boot.message;
       // Before Python is up, a current trace is a shipped one.
       if (isCurrent()) {
-        [state, text] = ["loading", `Ready (precomputed): ${viewTitle(traceParameters(app.trace))}. Loading Python in your browser (${booting}) for any other view.`];
+        [state, text] = ["loading", `Ready (precomputed): ${titleOf(app.trace)}. Loading Python in your browser (${booting}) for any other view.`];
         source = "precomputed";
       } else if (traces.shippedAvailable?.()) [state, text] = ["loading", `This view needs Python, still loading (${booting}); it appears as soon as Python is ready.`];
       else [state, text] = ["loading", `Loading Python in your browser (${booting}). You can already edit the input; your changes apply when it is ready.`];
     }
+    // The picture view draws what it asks for itself (#picture-row is aria-busy meanwhile).
+    else if (app.state.view === "picture") [state, text] = ["ready", `Ready: the picture view, ${viewTitle(app.state)}.`];
     // Python is up but the first answer is still on its way: "ready" waits for a drawn output.
     else if (!app.trace) [state, text] = ["loading", "Python is ready; computing the first output."];
-    else [state, text] = ["ready", `Ready: ${viewTitle(traceParameters(app.trace))}.`];
+    else if (app.state.view === "chain" && !isCurrent()) [state, text] = ["loading", "Python is computing the chain."];
+    else [state, text] = ["ready", `Ready: ${titleOf(app.trace)}.`];
     // Written only when they change: a rewrite would cost the next frame a relayout.
     if (statusBox.dataset.state !== state) statusBox.dataset.state = state;
     if (statusText.textContent !== text) statusText.textContent = text;
@@ -233,6 +266,18 @@ function mountWith(element, model, options) {
     if (app.state.view === "picture") {
       openPicture();
       picture?.render(app.state, app.view.scheme);
+      syncControls(controls, app.state);
+      updateStatus();
+      app.timings.lastRenderMs = performance.now() - started;
+      return;
+    }
+    if (app.state.view === "chain") {
+      const awaiting = app.stateKey === null || app.traceKey !== app.stateKey;
+      chain?.render(app.state, currentTrace(), { scheme: app.view.scheme, awaiting, error: app.traceError, bootReady: app.boot.ready });
+      syncControls(controls, app.state);
+      updateStatus();
+      app.timings.lastRenderMs = performance.now() - started;
+      return;
     }
     const trace = currentTrace();
     const awaitingTrace = app.boot.ready && !app.boot.failure && app.traceKey !== app.stateKey;
@@ -266,6 +311,7 @@ function mountWith(element, model, options) {
   // The player follows the state and its trace (it starts over on a new one); a trace still
   // being computed leaves it where it is.
   function syncPlayer() {
+    if (app.state.view !== "pool") return;
     const awaitingTrace = app.boot.ready && !app.boot.failure && app.traceKey !== app.stateKey;
     if (!awaitingTrace) player.sync(currentTrace(), app.state.grad);
   }
@@ -279,7 +325,8 @@ function mountWith(element, model, options) {
       && JSON.stringify(answer.trace) === JSON.stringify(app.trace);
     app.traceKey = key;
     app.traceSource = source;
-    app.traceError = answer.error ? (answer.timedOut ? answer.error : `Not a valid pooling setup: ${answer.error}`) : null;
+    const setup = app.state.view === "chain" ? "chain" : "pooling setup";
+    app.traceError = answer.error ? (answer.timedOut ? answer.error : `Not a valid ${setup}: ${answer.error}`) : null;
     if (!same) app.trace = answer.error ? null : answer.trace;
     if (key === app.stateKey) {
       syncPlayer();
@@ -307,15 +354,21 @@ function mountWith(element, model, options) {
   // one; Python is asked all the same (the latest state wins) and takes over once it is up.
   function answerFromShipped() {
     const key = app.stateKey;
-    const trace = app.boot.ready ? null : traces.shipped?.(key) ?? null;
+    const trace = app.boot.ready || key === null ? null : traces.shipped?.(key) ?? null;
     if (trace === null || app.traceKey === key) return false;
     showTrace(key, { trace }, "shipped");
     return true;
   }
 
   function setState(next) {
-    const nextKey = requestKey(next);
-    const needsTrace = nextKey !== app.stateKey || app.traceKey === null;
+    const nextKey = keyFor(next);
+    if (nextKey === null) openChain();
+    // Another view: nothing the last one drew or computed is shown in it.
+    if (next.view !== app.state.view) {
+      Object.assign(app, { trace: null, traceKey: null, traceSource: null, traceError: null, drawn: null });
+    }
+    // The picture view asks Python itself (web/picture/), with its pixels.
+    const needsTrace = nextKey !== null && next.view !== "picture" && (nextKey !== app.stateKey || app.traceKey === null);
     app.state = next;
     app.stateKey = nextKey;
     app.modelError = null;
@@ -502,6 +555,10 @@ function mountWith(element, model, options) {
   }) : { timings: {} };
 
   // ---- wiring ----
+
+  viewSelect.addEventListener("change", () => change((state) => {
+    state.view = viewSelect.value;
+  }));
 
   fillPresetOptions(controls.preset);
   bindControls(controls, {

@@ -111,7 +111,7 @@ function updateCell(td, attributes, spec) {
 // in the sentences; each cell's accessible name says where it is and what it is.
 // `previous` is the grid of this name now on the page: when it has the same rows and
 // columns (a kernel change keeps the input's), its cells are updated in place.
-function gridTable({ name, rowIndices, colIndices, focus, describe: describeBase, stepMarks, mismatches }, previous) {
+function gridTable({ name, title, rowIndices, colIndices, focus, describe: describeBase, stepMarks, mismatches }, previous) {
   const describe = (row, col) => withMismatch(
     withStepMark(describeBase(row, col), stepMarks?.get(`${name}:${row},${col}`)),
     mismatches?.get(`${name}:${row},${col}`),
@@ -138,7 +138,7 @@ function gridTable({ name, rowIndices, colIndices, focus, describe: describeBase
     role: "grid",
     class: `grid grid-${name}`,
     "data-grid-name": name,
-    "aria-label": `${GRID_TITLES[name]}, ${rowIndices.length} by ${colIndices.length}`,
+    "aria-label": `${title ?? GRID_TITLES[name]}, ${rowIndices.length} by ${colIndices.length}`,
   });
   const head = element("tr", { role: "row", class: "grid-head" });
   head.append(element("th", { role: "columnheader", "aria-hidden": "true" }));
@@ -244,6 +244,13 @@ function inputGrid(state, trace, view, previous) {
       };
     },
   }, previous);
+}
+
+// A grid of this kind for another view (web/chain/): a new table over a whole plane of
+// `shape`, named `title` for screen readers, each cell from describe(row, col) (a spec as
+// above: text, colours, attributes, label, editor), `focus` the cell that takes Tab.
+export function planeTable({ name, title, shape: [height, width], focus, describe }) {
+  return gridTable({ name, title, rowIndices: range(0, height), colIndices: range(0, width), focus, describe }, null);
 }
 
 // A grid over a whole plane: rows and columns from 0, keyboard focus where the view left it.

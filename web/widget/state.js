@@ -522,7 +522,7 @@ export function gridsKey(state) {
 // view of it asks trace-view's selectedOutput, which ignores it), so nothing the worker
 // answers is written back into the state.
 export function hashFor(state, trace) {
-  const unshown = trace !== null && state.sel !== null && !outputInRange(trace, state.sel);
+  const unshown = trace !== null && trace.kind !== "chain" && state.sel !== null && !outputInRange(trace, state.sel);
   return serialiseState(unshown ? { ...state, sel: null } : state);
 }
 

@@ -1,0 +1,242 @@
+"""The chain view (view=chain): X -conv W-> Y1 -pool-> Y2 -loss vs T-> L and its backward
+pass, drawn from poolgrad.chain_trace under Pyodide: its numbers against chain_trace run
+natively, the lesson's conv example, the taps (region P, a pooling window, a weight), the
+hot cell, learning, links good and bad, and axe."""
+
+import numpy as np
+import pytest
+from playwright.sync_api import expect
+
+import poolgrad
+from widget_driver import BOOT_TIMEOUT_MS, axe_violations, shown
+
+CAPSTONE_X = [[1, 2, 0, 3, 1, 0], [0, 1, 3, 1, 2, 2], [2, 0, 1, 0, 1, 3], [1, 3, 2, 2, 0, 1], [0, 1, 1, 3, 2, 0], [2, 2, 0, 1, 1, 1]]
+CAPSTONE_W = [[0.5, -0.5, 0], [0, 1, 0], [0.5, 0, -0.5]]
+CAPSTONE_T = [[2, 1], [0, 3]]
+LESSON_X = [[3, 0, 1, 2, 7], [1, 5, 8, 9, 3], [2, 7, 2, 5, 1], [0, 1, 3, 1, 7], [4, 2, 1, 6, 2]]
+VERTICAL_EDGE = [[1, 0, -1], [1, 0, -1], [1, 0, -1]]
+
+PLANE_VALUES = """([grid, plane]) => {
+  const table = [...document.querySelectorAll(`#chain table[data-grid-name="${grid}"]`)].find((t) => t.dataset.plane === plane);
+  if (!table) return null;
+  return [...table.querySelectorAll("tr")].map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent)).filter((row) => row.length);
+}"""
+
+
+def settled(page, state="ready"):
+    """The chain's module is loaded, Python has answered the state shown, and #status says `state`."""
+    status = page.locator("#status")
+    expect(status).not_to_have_attribute("data-state", "loading", timeout=BOOT_TIMEOUT_MS)
+    expect(page.locator("#chain")).to_have_attribute("data-busy", "false")
+    expect(status).to_have_attribute("data-state", state)
+
+
+def open_chain(widget, hash_="#view=chain"):
+    widget.open(hash_, wait=False)
+    settled(widget.page)
+    return widget.page
+
+
+def plane(page, grid, key="0"):
+    return page.evaluate(PLANE_VALUES, [grid, key])
+
+
+def marked(page, grid, attribute, key="0"):
+    return page.evaluate(
+        """([grid, attribute, key]) => [...document.querySelectorAll(`#chain [data-grid="${grid}"][${attribute}="true"]`)]
+            .filter((cell) => cell.closest("table").dataset.plane === key)
+            .map((cell) => [Number(cell.dataset.row), Number(cell.dataset.col)])""",
+        [grid, attribute, key],
+    )
+
+
+def cell(page, grid, row, col, key="0"):
+    return page.locator(f'#chain table[data-plane="{key}"] [data-grid="{grid}"][data-row="{row}"][data-col="{col}"]')
+
+
+def shown_planes(values):
+    return [[shown(v) for v in row] for row in np.asarray(values, dtype=float).reshape(-1, *np.shape(values)[-2:])[0]]
+
+
+def test_the_default_chain_view_is_the_capstone_with_chain_traces_numbers(booted):
+    page = open_chain(booted)
+    expect(page.locator("#view")).to_have_value("chain")
+    expect(page.locator("#chain-preset")).to_have_value("capstone")
+    expect(page.locator("#stage")).to_be_hidden()
+    native = poolgrad.chain_trace(CAPSTONE_X, CAPSTONE_W, target=CAPSTONE_T, pool="max", pool_kernel_size=2, loss="mse")
+    for grid, key in [("chain-conv", "conv_output"), ("chain-pool", "pool_output"), ("chain-grad-pool", "grad_pool_output"),
+                      ("chain-grad-conv", "grad_conv_output"), ("chain-grad-input", "grad_input")]:
+        assert plane(page, grid) == shown_planes(native[key]), grid
+    assert plane(page, "chain-grad-weight", "0/0") == shown_planes(native["grad_weight"])
+    expect(page.locator("#chain-loss")).to_have_text(shown(native["loss"]))
+    # The loss's formula is filled in with the live numbers.
+    expect(page.locator("#chain-loss-formula")).to_contain_text(f"= {shown(native['loss'])}")
+    # dL/dY1: the cells no window routed to are marked as having got nothing: 12 of 16.
+    assert len(marked(page, "chain-grad-conv", "data-zero")) == 12
+    expect(page.locator("#chain-lesson")).to_contain_text("4 of the 16 Y1 cells got gradient")
+    # Every grid the contract names is drawn with its coordinates.
+    for grid in ("chain-input", "chain-weight", "chain-conv", "chain-pool", "chain-target",
+                 "chain-grad-pool", "chain-grad-conv", "chain-grad-weight", "chain-grad-input"):
+        expect(page.locator(f'#chain [data-grid="{grid}"][data-row="0"][data-col="0"]').first).to_be_visible()
+
+
+def test_the_lessons_conv_example_gives_the_lessons_y_and_the_ramps_gradients(booted):
+    page = open_chain(booted)
+    page.select_option("#chain-preset", "lesson-conv")
+    settled(page)
+    assert plane(page, "chain-conv") == [["-5", "-4", "0"], ["-10", "-2", "2"], ["0", "-2", "-4"]]
+    assert plane(page, "chain-grad-conv") == [["1", "2", "3"], ["4", "5", "6"], ["7", "8", "9"]]
+    # The lesson's formulas, written as loops: dL/dW = X ⋆ g, dL/dX = g spread back through W.
+    x = np.array(LESSON_X, dtype=float)
+    w = np.array(VERTICAL_EDGE, dtype=float)
+    g = np.arange(1, 10, dtype=float).reshape(3, 3)
+    grad_w = np.zeros((3, 3))
+    grad_x = np.zeros((5, 5))
+    for i in range(3):
+        for j in range(3):
+            grad_w += g[i, j] * x[i:i + 3, j:j + 3]
+            grad_x[i:i + 3, j:j + 3] += g[i, j] * w
+    assert plane(page, "chain-grad-weight", "0/0") == shown_planes(grad_w)
+    assert plane(page, "chain-grad-input") == shown_planes(grad_x)
+    assert "pool" not in [p.get_attribute("data-panel") for p in page.locator("#chain [data-panel]").all()]
+    assert "&cpool=none&cup=ramp&" in booted.hash()
+
+
+def test_an_input_tap_marks_its_region_p_and_explains_its_gradient_as_that_sum(booted):
+    page = open_chain(booted, "#view=chain&cx=3,0,1,2,7;1,5,8,9,3;2,7,2,5,1;0,1,3,1,7;4,2,1,6,2&cw=1,0,-1;1,0,-1;1,0,-1&cpool=none&cup=ramp")
+    cell(page, "chain-input", 0, 1).click()
+    assert marked(page, "chain-conv", "data-fed") == [[0, 0], [0, 1]]
+    expect(cell(page, "chain-input", 0, 1)).to_have_attribute("aria-selected", "true")
+    # X (0,1) meets W (0,1) = 0 in Y1 (0,0) and W (0,0) = 1 in Y1 (0,1): 1 × 0 + 2 × 1 = 2.
+    expect(page.locator("#chain-explanation")).to_contain_text("X (0,1) feeds 2 Y1 cells, (0,0) and (0,1) (its region P)")
+    expect(page.locator("#chain-explanation")).to_contain_text("1 × 0 + 2 × 1 = 2.")
+    assert plane(page, "chain-grad-input")[0][1] == "2"
+    # The centre feeds all nine; the keyboard taps as a click does.
+    cell(page, "chain-input", 2, 2).focus()
+    page.keyboard.press("Enter")
+    assert len(marked(page, "chain-conv", "data-fed")) == 9
+    page.keyboard.press("ArrowRight")
+    expect(cell(page, "chain-input", 2, 3)).to_be_focused()
+    page.keyboard.press(" ")
+    assert marked(page, "chain-conv", "data-fed") == [[0, 1], [0, 2], [1, 1], [1, 2], [2, 1], [2, 2]]
+
+
+def test_a_pool_tap_marks_its_window_and_argmax_and_a_weight_tap_the_cells_it_multiplied(booted):
+    page = open_chain(booted)
+    cell(page, "chain-pool", 0, 1).click()
+    assert sorted(marked(page, "chain-conv", "data-in-window")) == [[0, 2], [0, 3], [1, 2], [1, 3]]
+    # Y1's window (rows 0-1, cols 2-3) holds -0.5, 1.5, 2, 1: the 2 at (1,2) wins.
+    assert marked(page, "chain-conv", "data-argmax") == [[1, 2]]
+    expect(page.locator("#chain-explanation")).to_contain_text("goes to Y1 (1,2) alone")
+    cell(page, "chain-conv", 1, 2).click()
+    cell(page, "chain-weight", 0, 0, "0/0").click()
+    # W (0,0) multiplied X (1,2) for Y1 (1,2), and one X cell for each of the 16 Y1 cells.
+    assert marked(page, "chain-input", "data-in-window") == [[1, 2]]
+    assert len(marked(page, "chain-input", "data-touched")) == 16
+    expect(page.locator("#chain-explanation")).to_contain_text("W (0,0) multiplied X (1,2)")
+    expect(page.locator("#chain-explanation")).to_contain_text("collects gradient from all 16")
+
+
+def test_the_hot_cell_sends_one_gradient_back_and_moves_on_a_tap(booted):
+    page = open_chain(booted)
+    page.select_option("#chain-upstream", "hot")
+    settled(page)
+    assert plane(page, "chain-grad-pool") == [["1", "0"], ["0", "0"]]
+    cell(page, "chain-grad-pool", 1, 1).click()
+    settled(page)
+    assert plane(page, "chain-grad-pool") == [["0", "0"], ["0", "1"]]
+    assert "&cup=hot&hot=1,1&" in booted.hash()
+    # Y2 (1,1) is the maximum 3 of Y1 (3,3): the only Y1 cell with gradient.
+    grad_conv = plane(page, "chain-grad-conv")
+    assert [[r, c] for r, row in enumerate(grad_conv) for c, v in enumerate(row) if v != "0"] == [[3, 3]]
+    expect(page.locator("#chain-loss")).to_have_text("none")
+
+
+def test_twenty_steps_lower_the_capstones_mse_and_the_link_holds_them(booted):
+    page = open_chain(booted)
+    start = float(page.locator("#chain-loss").inner_text())
+    for _ in range(20):
+        page.click("#chain-step")
+        settled(page)
+    after = float(page.locator("#chain-loss").inner_text())
+    assert after < start
+    assert booted.hash().endswith("&lr=0.01&steps=20")
+    native = poolgrad.chain_trace(CAPSTONE_X, CAPSTONE_W, target=CAPSTONE_T, learning_rate=0.01, steps=20)
+    expect(page.locator("#chain-loss")).to_have_text(shown(native["loss"]))
+    expect(page.locator("#chain-loss-plot polyline")).to_have_count(1)
+    page.click("#chain-reset")
+    settled(page)
+    expect(page.locator("#chain-loss")).to_have_text(shown(start))
+
+
+def test_a_link_reopens_the_same_view_and_a_bad_one_says_what_to_fix(booted):
+    link = ("#view=chain&cx=1,2,3,0;4,5,6,1;7,8,9,2;1,1,1,1|0,1,0,1;1,0,1,0;0,1,0,1;1,0,1,0"
+            "&cw=1,0;0,-1|0.5,0.5;0.5,0.5/0,1;1,0|1,0;0,1&cb=0.5,-1&relu=1&cpool=avg&cup=loss-l1&ct=1|2&lr=0.1&steps=3")
+    page = open_chain(booted, link)
+    booted.expect_hash(link)
+    assert plane(page, "chain-input", "1") == [["0", "1", "0", "1"], ["1", "0", "1", "0"], ["0", "1", "0", "1"], ["1", "0", "1", "0"]]
+    expect(page.locator('#chain [data-grid="chain-weight"][data-filter="1"][data-channel="1"]')).to_have_count(4)
+    expect(page.locator('#chain [data-grid="chain-conv"][data-channel="1"]')).to_have_count(9)
+    expect(page.locator("#chain-pool-mode")).to_have_value("avg")
+    expect(page.locator("#chain-upstream")).to_have_value("loss-l1")
+    page.reload()
+    settled(page)
+    booted.expect_hash(link)
+    # A weight whose slices do not match the input's channels.
+    booted.set_hash("#view=chain&cw=1,0;0,1|1,1;1,1")
+    expect(page.locator("#status")).to_have_attribute("data-state", "error")
+    expect(page.locator("#status")).to_contain_text(
+        "the chain's weight cw has 2 channel slices per filter but the input cx has 1 channel; give each filter one slice per input channel")
+    # A filter larger than the input is Python's to refuse, as clearly.
+    booted.set_hash("#view=chain&cx=1,2;3,4")
+    expect(page.locator("#status")).to_have_attribute("data-state", "error")
+    booted.set_hash("#view=chain")
+    settled(page)
+
+
+def test_editing_a_cell_restarts_learning_from_the_numbers_shown(booted):
+    page = open_chain(booted)
+    cell(page, "chain-target", 0, 0).click()
+    editor = page.locator("#chain [data-editor]")
+    editor.fill("4")
+    editor.press("Enter")
+    settled(page)
+    assert "&ct=4,1;0,3&" in booted.hash()
+    cell(page, "chain-input", 0, 0).focus()
+    page.keyboard.press("7")
+    page.keyboard.press("Enter")
+    settled(page)
+    assert booted.hash().split("&cx=")[1].startswith("7,2,0,3,1,0;")
+    cell(page, "chain-target", 0, 1).click()
+    page.locator("#chain [data-editor]").fill("two")
+    page.locator("#chain [data-editor]").press("Enter")
+    expect(page.locator("#status")).to_contain_text('T cell (0,1): "two" is not a number')
+
+
+def test_the_pool_view_loads_no_chain_code_until_the_chain_opens(widget, site):
+    since = len(site.requests)
+    widget.open()
+    assert [r for r in site.requests[since:] if "/chain/" in r] == []
+    widget.page.select_option("#view", "chain")
+    settled(widget.page)
+    assert any(r.endswith("/chain/chain-view.js") for r in site.requests[since:])
+    assert "#view=chain&" in widget.hash()
+    widget.page.select_option("#view", "pool")
+    widget.wait_settled()
+    assert not widget.hash().startswith("#view") and "view=" not in widget.hash()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_finds_nothing_in_the_chain_view(widget, scheme):
+    page = widget.page
+    page.emulate_media(color_scheme=scheme)
+    open_chain(widget)
+    assert axe_violations(page) == [], "capstone"
+    cell(page, "chain-pool", 0, 0).click()
+    assert axe_violations(page) == [], "a window tapped"
+    page.select_option("#chain-preset", "rgb-two-filters")
+    settled(page)
+    cell(page, "chain-input", 1, 1, "2").click()
+    assert axe_violations(page) == [], "three channels, two filters"
+    page.set_viewport_size({"width": 360, "height": 640})
+    assert axe_violations(page) == [], "360 px"

@@ -1,0 +1,755 @@
+// The chain view: X -conv W-> Y1 (-ReLU) -pool-> Y2 -loss vs T-> L and its backward pass, drawn from chain_trace's answer; mount.js loads it the first time view=chain opens.
+//
+// It draws and listens inside its own section; the state stays mount's (host.change), and
+// the view's own marks (the tapped cell, the Y1 cell a weight's tap refers to, the cell
+// being edited, Play) are view state, never in the hash. It does no arithmetic on the
+// chain: Step, Play and Reset change `steps`, and Python redoes the descent.
+
+import { GRADIENT_HUES, VALUE_HUES, heatColours, magnitudeScale } from "../widget/colours.js";
+import { cellName, decodeNumber, encodeNumber, formatNumber } from "../widget/format.js";
+import { planeTable } from "../widget/render.js";
+import { renderLesson } from "../lesson/lesson.js";
+import { CHAIN_LIMITS, InputError, parseCellValue } from "../widget/state.js";
+import { PRESET_LABELS, fitTarget, presetChange, presetShowing } from "./presets.js";
+import { chainRequestKey } from "./request.js";
+import {
+  TRY_IT, captions, chainLessonBlocks, chainTitle, flatCell, lossFormula, tapSentence,
+} from "./sentences.js";
+
+const STYLE = new URL("./chain.css", import.meta.url).href;
+
+const MARKUP = `
+<div class="chain-bar panel">
+  <span class="chain-field">
+    <label for="chain-preset">Preset</label>
+    <select id="chain-preset" name="chain-preset"></select>
+  </span>
+  <span class="chain-field">
+    <label for="chain-pool-mode">Pooling</label>
+    <select id="chain-pool-mode" name="chain-pool-mode">
+      <option value="max">max</option>
+      <option value="avg">average</option>
+      <option value="none">none</option>
+    </select>
+  </span>
+  <span class="chain-field">
+    <label for="chain-upstream">Gradient starts from</label>
+    <select id="chain-upstream" name="chain-upstream">
+      <option value="loss-mse">the loss: MSE against T</option>
+      <option value="loss-l1">the loss: L1 against T</option>
+      <option value="ones">made up: all ones</option>
+      <option value="ramp">made up: a ramp 1..n</option>
+      <option value="hot">made up: one hot cell</option>
+    </select>
+  </span>
+  <label class="check"><input id="chain-relu" name="chain-relu" type="checkbox"> ReLU after the convolution</label>
+  <label class="check"><input id="chain-bias" name="chain-bias" type="checkbox"> Bias</label>
+</div>
+<div class="chain-learn panel">
+  <h2>Learning</h2>
+  <div class="chain-learn-controls">
+    <span class="chain-field">
+      <label for="chain-lr">Learning rate</label>
+      <input id="chain-lr" name="chain-lr" type="text" inputmode="decimal" autocomplete="off" spellcheck="false" size="6">
+    </span>
+    <button id="chain-step" type="button">Step</button>
+    <button id="chain-play" type="button" aria-pressed="false">Play</button>
+    <button id="chain-reset" type="button">Reset</button>
+    <span id="chain-steps" class="hint"></span>
+  </div>
+  <svg id="chain-loss-plot" class="chain-plot" viewBox="0 0 240 90" role="img" aria-label="The loss over the steps"></svg>
+</div>
+<div class="chain-row" role="group" aria-labelledby="chain-forward-title">
+  <h2 id="chain-forward-title" class="chain-row-title">Forward</h2>
+  <div class="chain-panels" data-row="forward"></div>
+  <div class="panel chain-loss-panel">
+    <h3>Loss</h3>
+    <p>L = <output id="chain-loss">…</output></p>
+    <p id="chain-loss-formula" class="caption"></p>
+  </div>
+</div>
+<div class="chain-row" role="group" aria-labelledby="chain-backward-title">
+  <h2 id="chain-backward-title" class="chain-row-title">Backward</h2>
+  <div class="chain-panels" data-row="backward"></div>
+</div>
+<div class="panel chain-explain">
+  <p id="chain-explanation" class="explanation"></p>
+  <p id="chain-announcer" class="visually-hidden" aria-live="polite"></p>
+</div>
+<div class="teach">
+  <section class="panel lesson" aria-labelledby="chain-lesson-title">
+    <h2 id="chain-lesson-title">What the chain shows</h2>
+    <div id="chain-lesson"></div>
+  </section>
+  <section class="panel guide" aria-labelledby="chain-try-title">
+    <h2 id="chain-try-title">Try it</h2>
+    <ul id="chain-try" class="chain-try"></ul>
+  </section>
+</div>
+`;
+
+// The grids that take edits, and what an edit changes (the state's key).
+const EDIT_NAMES = { "chain-input": "X", "chain-weight": "W", "chain-target": "T", "chain-bias": "b" };
+const TAPPABLE = new Set(["chain-input", "chain-weight", "chain-conv", "chain-pool", "chain-grad-pool"]);
+const ARROWS = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+const PLAY_DELAY_MS = 120;
+const PLAY_WITHOUT_LOSS = 20;
+
+const node = (tag, attributes = {}, text) => {
+  const made = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) if (value !== undefined && value !== null) made.setAttribute(name, value);
+  if (text !== undefined) made.textContent = text;
+  return made;
+};
+
+// A cell's place: its grid and its plane ("f/c" for the weights, the channel or filter else).
+const placeKey = (grid, plane, row, col) => `${grid}|${plane}|${row},${col}`;
+
+export function mountChain(section, host) {
+  const link = node("link", { rel: "stylesheet", href: STYLE });
+  section.innerHTML = MARKUP;
+  section.prepend(link);
+  const byId = (id) => section.querySelector(`#${id}`);
+  const controls = {
+    preset: byId("chain-preset"),
+    pool: byId("chain-pool-mode"),
+    upstream: byId("chain-upstream"),
+    relu: byId("chain-relu"),
+    bias: byId("chain-bias"),
+    lr: byId("chain-lr"),
+    step: byId("chain-step"),
+    play: byId("chain-play"),
+    reset: byId("chain-reset"),
+    steps: byId("chain-steps"),
+    plot: byId("chain-loss-plot"),
+  };
+  const rows = { forward: section.querySelector('[data-row="forward"]'), backward: section.querySelector('[data-row="backward"]') };
+  const lossOutput = byId("chain-loss");
+  const lossFormulaBox = byId("chain-loss-formula");
+  const explanation = byId("chain-explanation");
+  const announcer = byId("chain-announcer");
+  for (const [value, label] of [...Object.entries(PRESET_LABELS), ["custom", "Your own numbers"]]) {
+    controls.preset.append(node("option", { value, ...(value === "custom" ? { disabled: "" } : {}) }, label));
+  }
+  byId("chain-try").replaceChildren(...TRY_IT.map((text) => node("li", {}, text)));
+
+  const view = {
+    state: null,
+    trace: null,
+    // The tapped cell {grid, plane, filter, channel, row, col}, and the Y1 cell [f, r, c]
+    // a weight's tap refers to.
+    tap: null,
+    conv: [0, 0, 0],
+    focus: new Map(),
+    editing: null,
+    playing: false,
+    playTimer: null,
+    lastRandom: null,
+    cells: new Map(),
+  };
+
+  const change = (mutator) => host.change(mutator);
+  // A change of the start (the numbers, the settings) starts learning over.
+  const restart = (mutator) => change((state) => {
+    mutator(state);
+    state.steps = 0;
+  });
+
+  // ---- controls ----
+
+  controls.preset.addEventListener("change", () => {
+    const name = controls.preset.value;
+    stopPlay();
+    view.tap = null;
+    change((state) => {
+      presetChange(name)(state);
+      if (name === "random") view.lastRandom = state.cw[0][0];
+    });
+  });
+  controls.pool.addEventListener("change", () => {
+    view.tap = null;
+    restart((state) => {
+      state.cpool = controls.pool.value;
+      fitTarget(state);
+    });
+  });
+  controls.upstream.addEventListener("change", () => restart((state) => {
+    state.cup = controls.upstream.value;
+  }));
+  controls.relu.addEventListener("change", () => restart((state) => {
+    state.relu = controls.relu.checked;
+  }));
+  controls.bias.addEventListener("change", () => restart((state) => {
+    state.cb = controls.bias.checked ? state.cw.map(() => 0) : null;
+  }));
+  controls.lr.addEventListener("change", () => {
+    let value;
+    try {
+      value = Number(controls.lr.value.trim());
+      if (!(value > 0 && value <= 100)) throw new InputError(`The learning rate must be a number above 0 and at most 100, like 0.01; got "${controls.lr.value.slice(0, 24)}"`, "field");
+    } catch (problem) {
+      controls.lr.setAttribute("aria-invalid", "true");
+      host.reportError(problem.message);
+      return;
+    }
+    controls.lr.removeAttribute("aria-invalid");
+    host.reportError(null);
+    change((state) => {
+      state.lr = value;
+    });
+  });
+  const stepOnce = () => change((state) => {
+    state.steps = Math.min(CHAIN_LIMITS.steps, state.steps + 1);
+  });
+  controls.step.addEventListener("click", () => {
+    stopPlay();
+    stepOnce();
+  });
+  controls.reset.addEventListener("click", () => {
+    stopPlay();
+    change((state) => {
+      state.steps = 0;
+    });
+  });
+  controls.play.addEventListener("click", () => {
+    if (view.playing) {
+      stopPlay();
+      return;
+    }
+    view.playing = true;
+    view.playStart = view.state.steps;
+    controls.play.setAttribute("aria-pressed", "true");
+    controls.play.textContent = "Pause";
+    continuePlay(view.trace);
+  });
+
+  function stopPlay() {
+    view.playing = false;
+    clearTimeout(view.playTimer);
+    view.playTimer = null;
+    controls.play.setAttribute("aria-pressed", "false");
+    controls.play.textContent = "Play";
+  }
+
+  // Play takes the next step once the current one is drawn, while the loss falls (with a
+  // made-up gradient: for a fixed count of steps).
+  function continuePlay(trace) {
+    if (!view.playing || view.playTimer !== null || !trace) return;
+    const { state } = view;
+    const history = trace.loss_history;
+    const falling = history ? history.length < 2 || decodeNumber(history.at(-1)) < decodeNumber(history.at(-2)) : state.steps - view.playStart < PLAY_WITHOUT_LOSS;
+    if (!falling || state.steps >= CHAIN_LIMITS.steps) {
+      stopPlay();
+      announce(history ? `Stopped after step ${state.steps}: the loss no longer falls (${formatNumber(trace.loss)}).` : `Stopped after ${state.steps} steps.`);
+      return;
+    }
+    view.playTimer = setTimeout(() => {
+      view.playTimer = null;
+      if (view.playing) stepOnce();
+    }, PLAY_DELAY_MS);
+  }
+
+  function announce(text) {
+    announcer.textContent = text;
+  }
+
+  function syncControls(state) {
+    controls.preset.value = presetShowing(state, view.lastRandom);
+    controls.pool.value = state.cpool;
+    controls.upstream.value = state.cup;
+    controls.relu.checked = state.relu;
+    controls.bias.checked = state.cb !== null;
+    if (root().activeElement !== controls.lr) controls.lr.value = String(state.lr);
+    controls.steps.textContent = `step ${state.steps}`;
+    controls.reset.disabled = state.steps === 0;
+    controls.step.disabled = state.steps >= CHAIN_LIMITS.steps;
+  }
+
+  const root = () => section.getRootNode();
+
+  // ---- grids ----
+
+  function valueGrid({ grid, title, planes, scaleOf, hues, plane, attributes, label, editable, zero }) {
+    return planes.map((values, index) => {
+      const place = plane(index);
+      const focus = view.focus.get(`${grid}|${place.key}`) ?? [0, 0];
+      const clamped = [Math.min(focus[0], values.length - 1), Math.min(focus[1], values[0].length - 1)];
+      const table = planeTable({
+        name: grid,
+        title: `${title}${place.words}`,
+        shape: [values.length, values[0].length],
+        focus: clamped,
+        describe(r, c) {
+          const value = values[r][c];
+          const editing = view.editing && view.editing.grid === grid && view.editing.plane === place.key && view.editing.row === r && view.editing.col === c;
+          const nothing = zero?.(index, r, c);
+          return {
+            text: formatNumber(value),
+            colours: heatColours(value, scaleOf, hues, view.scheme),
+            attributes: { ...place.attributes, "data-zero": nothing ? "true" : undefined, ...attributes?.(index, r, c) },
+            label: `${label ?? title}${place.words} row ${r}, col ${c}: ${formatNumber(value)}${nothing ? "; got no gradient" : ""}`,
+            editor: editing ? editorFor(grid, place, r, c) : null,
+          };
+        },
+      });
+      table.dataset.plane = place.key;
+      if (editable) table.dataset.editable = "true";
+      return planes.length > 1 ? figure(table, place.caption) : table;
+    });
+  }
+
+  function figure(table, caption) {
+    const box = node("figure", { class: "chain-plane" });
+    box.append(node("figcaption", { class: "hint" }, caption), table);
+    return box;
+  }
+
+  function editorFor(grid, place, r, c) {
+    return node("input", {
+      class: "cell-editor",
+      type: "text",
+      inputmode: "decimal",
+      value: view.editing.draft,
+      "aria-label": `New value for ${EDIT_NAMES[grid]}${place.words} row ${r}, col ${c}`,
+      "data-editor": grid,
+    });
+  }
+
+  // A plane of the input channels, of the filters, or of the weights' (filter, channel).
+  const channelPlane = (several) => (c) => ({
+    key: String(c), words: several ? `, channel ${c}` : "", caption: `channel ${c}`, attributes: { "data-channel": String(c) },
+  });
+  const filterPlane = (several) => (f) => ({
+    key: String(f), words: several ? `, filter ${f}` : "", caption: `filter ${f}`, attributes: { "data-channel": String(f) },
+  });
+
+  function panel(key, title, caption, content, extra = {}) {
+    const box = node("div", { class: "panel chain-panel", "data-panel": key });
+    const heading = node("h3", {}, title);
+    if (extra.shape) heading.append(" ", node("span", { class: "shape" }, extra.shape));
+    box.append(heading, node("p", { class: "caption" }, caption), ...content);
+    return box;
+  }
+
+  const shapeText = (planes, names) => `${planes.length > 1 ? `${planes.length} ${names} of ` : ""}${planes[0].length} × ${planes[0][0].length}`;
+
+  function drawGrids(state, trace) {
+    const words = captions(trace, state.cup);
+    const channels = trace.input.length > 1;
+    const filters = trace.weight.length > 1;
+    const valueScale = magnitudeScale([...trace.input, ...trace.conv_output, ...(trace.pool_output ?? [])]);
+    const weightScale = magnitudeScale(trace.weight.flat(1));
+    const weightPlanes = trace.weight.flatMap((slices, f) => slices.map((slice, c) => ({ slice, f, c })));
+    const weightPlace = (index) => {
+      const { f, c } = weightPlanes[index];
+      const named = [filters ? `filter ${f}` : null, channels ? `channel ${c}` : null].filter(Boolean).join(", ");
+      return { key: `${f}/${c}`, words: named ? `, ${named}` : "", caption: named || "W", attributes: { "data-filter": String(f), "data-channel": String(c) } };
+    };
+    const forward = [
+      panel("input", "X", words.input, valueGrid({
+        grid: "chain-input", title: "Input X", planes: trace.input, scaleOf: valueScale, hues: VALUE_HUES, plane: channelPlane(channels), editable: true,
+      }), { shape: shapeText(trace.input, "channels") }),
+      panel("weight", "W", words.weight, valueGrid({
+        grid: "chain-weight", title: "Weight W", planes: weightPlanes.map(({ slice }) => slice), scaleOf: weightScale, hues: VALUE_HUES, plane: weightPlace, editable: true,
+      }), { shape: `${trace.weight.length} × ${trace.weight[0].length} × ${trace.weight[0][0].length} × ${trace.weight[0][0][0].length}` }),
+    ];
+    if (trace.bias) {
+      forward.push(panel("bias", "b", words.bias, valueGrid({
+        grid: "chain-bias", title: "Bias b", planes: [[trace.bias]], scaleOf: magnitudeScale([[trace.bias]]), hues: VALUE_HUES,
+        plane: () => ({ key: "0", words: "", caption: "b", attributes: {} }), editable: true,
+      })));
+    }
+    forward.push(panel("conv", "Y1", words.conv, valueGrid({
+      grid: "chain-conv", title: "Convolution output Y1", planes: trace.conv_output, scaleOf: valueScale, hues: VALUE_HUES, plane: filterPlane(filters),
+    }), { shape: shapeText(trace.conv_output, "filters") }));
+    if (trace.activation_output) {
+      forward.push(panel("relu", "ReLU(Y1)", words.relu, valueGrid({
+        grid: "chain-relu", title: "ReLU of Y1", planes: trace.activation_output, scaleOf: valueScale, hues: VALUE_HUES, plane: filterPlane(filters),
+      })));
+    }
+    if (trace.pool_output) {
+      forward.push(panel("pool", "Y2", words.pool, valueGrid({
+        grid: "chain-pool", title: "Pooled output Y2", planes: trace.pool_output, scaleOf: valueScale, hues: VALUE_HUES, plane: filterPlane(filters),
+      }), { shape: shapeText(trace.pool_output, "filters") }));
+    }
+    const targetPlanes = trace.target ?? state.ct;
+    forward.push(panel("target", "T", trace.upstream === "loss" ? words.target : `${words.target} (unused: the gradient is made up)`, valueGrid({
+      grid: "chain-target", title: "Target T", planes: targetPlanes, scaleOf: valueScale, hues: VALUE_HUES, plane: filterPlane(filters), editable: true,
+    })));
+    rows.forward.replaceChildren(...forward);
+
+    const gradScale = magnitudeScale([...trace.grad_conv_output, ...(trace.grad_pool_output ?? []), ...trace.grad_input]);
+    const backward = [];
+    if (trace.grad_pool_output) {
+      backward.push(panel("grad-pool", "dL/dY2", words.gradPool, valueGrid({
+        grid: "chain-grad-pool", title: "Gradient dL/dY2", planes: trace.grad_pool_output, scaleOf: gradScale, hues: GRADIENT_HUES, plane: filterPlane(filters),
+        attributes: (f, r, c) => ({ "data-hot": state.cup === "hot" && f === 0 && r === state.hot[0] && c === state.hot[1] ? "true" : undefined }),
+      })));
+    }
+    if (trace.grad_activation_output) {
+      backward.push(panel("grad-relu", "dL/dReLU(Y1)", trace.pool ? words.gradRelu : words.gradPool, valueGrid({
+        grid: "chain-grad-relu", title: "Gradient at ReLU's output", planes: trace.grad_activation_output, scaleOf: gradScale, hues: GRADIENT_HUES, plane: filterPlane(filters),
+      })));
+    }
+    backward.push(panel("grad-conv", "dL/dY1", trace.pool || trace.activation ? words.gradConv : words.gradPool, valueGrid({
+      grid: "chain-grad-conv", title: "Gradient dL/dY1", planes: trace.grad_conv_output, scaleOf: gradScale, hues: GRADIENT_HUES, plane: filterPlane(filters),
+      zero: trace.pool_receivers ? (f, r, c) => trace.pool_receivers[f][r][c] === 0 : null,
+      attributes: !trace.pool && state.cup === "hot" ? (f, r, c) => ({ "data-hot": f === 0 && r === state.hot[0] && c === state.hot[1] ? "true" : undefined }) : null,
+    })));
+    backward.push(panel("grad-weight", "dL/dW", words.gradWeight, valueGrid({
+      grid: "chain-grad-weight", title: "Gradient dL/dW", planes: trace.grad_weight.flat(1), scaleOf: magnitudeScale(trace.grad_weight.flat(1)), hues: GRADIENT_HUES, plane: weightPlace,
+    })));
+    if (trace.grad_bias) {
+      backward.push(panel("grad-bias", "dL/db", words.gradBias, valueGrid({
+        grid: "chain-grad-bias", title: "Gradient dL/db", planes: [[trace.grad_bias]], scaleOf: magnitudeScale([[trace.grad_bias]]), hues: GRADIENT_HUES,
+        plane: () => ({ key: "0", words: "", caption: "dL/db", attributes: {} }),
+      })));
+    }
+    backward.push(panel("grad-input", "dL/dX", words.gradInput, valueGrid({
+      grid: "chain-grad-input", title: "Gradient dL/dX", planes: trace.grad_input, scaleOf: gradScale, hues: GRADIENT_HUES, plane: channelPlane(channels),
+    })));
+    rows.backward.replaceChildren(...backward);
+
+    view.cells = new Map();
+    for (const cell of section.querySelectorAll("td[data-grid]")) {
+      view.cells.set(placeKey(cell.dataset.grid, cell.closest("table").dataset.plane, cell.dataset.row, cell.dataset.col), cell);
+    }
+  }
+
+  // ---- the tapped cell's marks and sentence ----
+
+  function mark(grid, plane, row, col, attribute, note) {
+    const cell = view.cells.get(placeKey(grid, plane, row, col));
+    if (!cell) return;
+    cell.setAttribute(attribute, "true");
+    if (note) cell.setAttribute("aria-label", `${cell.getAttribute("aria-label")}; ${note}`);
+  }
+
+  function drawTap(trace) {
+    const { tap } = view;
+    if (!tap) return;
+    mark(tap.grid, tap.plane, tap.row, tap.col, "aria-selected", "selected");
+    const filters = trace.weight.length;
+    const here = cellName([tap.row, tap.col]);
+    if (tap.grid === "chain-input") {
+      for (const [oh, ow] of trace.connections.feeds[tap.row][tap.col]) {
+        for (let f = 0; f < filters; f += 1) {
+          mark("chain-conv", String(f), oh, ow, "data-fed", `fed by X ${here}`);
+          mark("chain-grad-conv", String(f), oh, ow, "data-fed", `sends gradient to X ${here}`);
+        }
+      }
+      mark("chain-grad-input", tap.plane, tap.row, tap.col, "data-for-selected", `the sum for X ${here}`);
+    } else if (tap.grid === "chain-pool") {
+      const f = tap.channel;
+      const width = trace.conv_output[0][0].length;
+      const argmax = trace.pool_indices ? flatCell(trace.pool_indices[f][tap.row][tap.col], width) : null;
+      for (const [r, c] of trace.pool_windows[tap.row][tap.col]) {
+        const isArgmax = argmax && argmax[0] === r && argmax[1] === c;
+        for (const grid of ["chain-conv", "chain-grad-conv"]) {
+          mark(grid, String(f), r, c, "data-in-window", `in the window of Y2 ${here}`);
+          if (isArgmax) mark(grid, String(f), r, c, "data-argmax", `maximum of Y2 ${here}`);
+        }
+      }
+      mark("chain-grad-pool", String(f), tap.row, tap.col, "data-for-selected", `gradient of Y2 ${here}`);
+    } else if (tap.grid === "chain-conv") {
+      const channels = trace.input.length;
+      for (const [r, c] of trace.connections.reads[tap.row][tap.col]) {
+        for (let ch = 0; ch < channels; ch += 1) mark("chain-input", String(ch), r, c, "data-in-window", `read by Y1 ${here}`);
+      }
+      mark("chain-grad-conv", tap.plane, tap.row, tap.col, "data-for-selected", `gradient of Y1 ${here}`);
+    } else if (tap.grid === "chain-weight") {
+      const kw = trace.weight[0][0][0].length;
+      const t = tap.row * kw + tap.col;
+      const [f, oh, ow] = view.conv[0] === tap.filter ? view.conv : [tap.filter, 0, 0];
+      const reads = trace.connections.reads;
+      reads.forEach((line) => line.forEach((cells) => {
+        const [r, c] = cells[t];
+        mark("chain-input", String(tap.channel), r, c, "data-touched", `multiplied by W ${here}`);
+      }));
+      const [r, c] = reads[oh][ow][t];
+      mark("chain-input", String(tap.channel), r, c, "data-in-window", `multiplied by W ${here} for Y1 ${cellName([oh, ow])}`);
+      mark("chain-conv", String(f), oh, ow, "data-for-selected", "the selected Y1 cell");
+      mark("chain-grad-weight", tap.plane, tap.row, tap.col, "data-for-selected", `the sum for W ${here}`);
+    }
+  }
+
+  // ---- the loss, the plot, the lesson ----
+
+  function drawLoss(state, trace) {
+    lossOutput.textContent = trace.upstream === "loss" ? formatNumber(trace.loss) : "none";
+    lossFormulaBox.textContent = lossFormula(trace, state.cup);
+    drawPlot(trace);
+  }
+
+  function drawPlot(trace) {
+    const svg = controls.plot;
+    const history = (trace.loss_history ?? []).map(decodeNumber).filter(Number.isFinite);
+    const ns = "http://www.w3.org/2000/svg";
+    const make = (tag, attributes) => {
+      const made = document.createElementNS(ns, tag);
+      for (const [name, value] of Object.entries(attributes)) made.setAttribute(name, String(value));
+      return made;
+    };
+    const [left, top, width, height] = [34, 8, 198, 66];
+    const parts = [make("rect", { x: left, y: top, width, height, class: "plot-frame" })];
+    if (history.length === 0) {
+      const note = make("text", { x: left + 6, y: top + 36, class: "plot-text" });
+      note.textContent = "no loss: the gradient is made up";
+      parts.push(note);
+      svg.setAttribute("aria-label", "No loss to plot: the gradient is made up.");
+    } else {
+      const high = Math.max(...history);
+      const low = Math.min(0, ...history);
+      const span = high - low || 1;
+      const x = (i) => left + (history.length === 1 ? 0 : (i / (history.length - 1)) * width);
+      const y = (v) => top + height - ((v - low) / span) * height;
+      parts.push(make("polyline", { points: history.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(" "), class: "plot-line" }));
+      parts.push(make("circle", { cx: x(history.length - 1).toFixed(1), cy: y(history.at(-1)).toFixed(1), r: 3, class: "plot-dot" }));
+      for (const [value, where] of [[high, top + 4], [low, top + height]]) {
+        const label = make("text", { x: left - 4, y: where, class: "plot-text", "text-anchor": "end" });
+        label.textContent = formatNumber(Number(value.toPrecision(3)));
+        parts.push(label);
+      }
+      const axis = make("text", { x: left + width, y: top + height + 13, class: "plot-text", "text-anchor": "end" });
+      axis.textContent = `step ${history.length - 1}`;
+      parts.push(axis);
+      svg.setAttribute("aria-label", `The loss over ${history.length - 1} steps: from ${formatNumber(history[0])} to ${formatNumber(history.at(-1))}.`);
+    }
+    svg.replaceChildren(...parts);
+  }
+
+  // ---- taps, keys, edits ----
+
+  function cellOf(target) {
+    const cell = target.closest?.("td[data-grid]");
+    if (!cell || !section.contains(cell)) return null;
+    const plane = cell.closest("table").dataset.plane;
+    return {
+      node: cell,
+      grid: cell.dataset.grid,
+      plane,
+      filter: cell.dataset.filter !== undefined ? Number(cell.dataset.filter) : null,
+      channel: cell.dataset.channel !== undefined ? Number(cell.dataset.channel) : 0,
+      row: Number(cell.dataset.row),
+      col: Number(cell.dataset.col),
+      editable: cell.closest("table").dataset.editable === "true",
+    };
+  }
+
+  const sameCell = (a, b) => a && b && a.grid === b.grid && a.plane === b.plane && a.row === b.row && a.col === b.col;
+
+  function tap(cell) {
+    view.focus.set(`${cell.grid}|${cell.plane}`, [cell.row, cell.col]);
+    if (cell.grid === "chain-grad-pool" || (cell.grid === "chain-grad-conv" && !view.trace?.pool)) {
+      if (view.state.cup === "hot" && cell.channel === 0) {
+        change((state) => {
+          state.hot = [cell.row, cell.col];
+        });
+        return;
+      }
+    }
+    if (!TAPPABLE.has(cell.grid)) {
+      if (cell.editable) startEditing(cell);
+      return;
+    }
+    if (cell.editable && sameCell(view.tap, cell)) {
+      startEditing(cell);
+      return;
+    }
+    if (cell.grid === "chain-conv") view.conv = [cell.channel, cell.row, cell.col];
+    view.tap = { ...cell, node: null };
+    redraw();
+    const sentence = explanation.textContent;
+    announce(sentence);
+  }
+
+  // The exact spelling of the value an editor starts from: the state's for X and T, the
+  // trace's (after the steps) for W and b, which become the new start.
+  function valueAt(cell) {
+    const { state, trace } = view;
+    if (cell.grid === "chain-input") return state.cx[cell.channel]?.[cell.row]?.[cell.col];
+    if (cell.grid === "chain-target") return state.ct[cell.channel]?.[cell.row]?.[cell.col];
+    if (cell.grid === "chain-weight") return trace?.weight[cell.filter]?.[cell.channel]?.[cell.row]?.[cell.col];
+    if (cell.grid === "chain-bias") return trace?.bias?.[cell.col];
+    return undefined;
+  }
+
+  function startEditing(cell, draft) {
+    const value = valueAt(cell);
+    if (value === undefined) return;
+    const initial = encodeNumber(decodeNumber(value));
+    view.editing = { grid: cell.grid, plane: cell.plane, filter: cell.filter, channel: cell.channel, row: cell.row, col: cell.col, draft: draft ?? initial, initial };
+    redraw();
+    const editor = section.querySelector("[data-editor]");
+    editor?.focus();
+    if (editor && draft === undefined) editor.select();
+  }
+
+  function commitEdit(editor) {
+    const editing = view.editing;
+    if (!editing) return;
+    if (editor.value.trim() === editing.initial) {
+      cancelEdit();
+      return;
+    }
+    let value;
+    try {
+      value = parseCellValue(editor.value, `${EDIT_NAMES[editing.grid]} cell ${cellName([editing.row, editing.col])}`);
+    } catch (problem) {
+      if (!(problem instanceof InputError)) throw problem;
+      host.reportError(problem.message);
+      editor.setAttribute("aria-invalid", "true");
+      return;
+    }
+    host.reportError(null);
+    view.editing = null;
+    const { trace } = view;
+    stopPlay();
+    restart((state) => {
+      // W and b start over from what the steps made of them (the trace's), with the edit.
+      if (editing.grid === "chain-weight" || editing.grid === "chain-bias") {
+        state.cw = trace.weight.map((slices) => slices.map((slice) => slice.map((row) => row.map(decodeNumber))));
+        state.cb = trace.bias ? trace.bias.map(decodeNumber) : null;
+      }
+      if (editing.grid === "chain-input") state.cx[editing.channel][editing.row][editing.col] = value;
+      else if (editing.grid === "chain-target") state.ct[editing.channel][editing.row][editing.col] = value;
+      else if (editing.grid === "chain-weight") state.cw[editing.filter][editing.channel][editing.row][editing.col] = value;
+      else state.cb[editing.col] = value;
+    });
+    focusCell(editing);
+  }
+
+  function cancelEdit() {
+    const editing = view.editing;
+    view.editing = null;
+    host.reportError(null);
+    redraw();
+    if (editing) focusCell(editing);
+  }
+
+  function focusCell({ grid, plane, row, col }) {
+    view.cells.get(placeKey(grid, plane, row, col))?.focus();
+  }
+
+  function moveFocus(cell, key) {
+    const table = cell.node.closest("table");
+    const last = [...table.querySelectorAll("td[data-grid]")].at(-1);
+    const [lastRow, lastCol] = [Number(last.dataset.row), Number(last.dataset.col)];
+    let [row, col] = [cell.row, cell.col];
+    if (key in ARROWS) {
+      row = Math.min(lastRow, Math.max(0, row + ARROWS[key][0]));
+      col = Math.min(lastCol, Math.max(0, col + ARROWS[key][1]));
+    } else if (key === "Home") col = 0;
+    else if (key === "End") col = lastCol;
+    const target = table.querySelector(`td[data-row="${row}"][data-col="${col}"]`);
+    cell.node.tabIndex = -1;
+    target.tabIndex = 0;
+    target.focus();
+    view.focus.set(`${cell.grid}|${cell.plane}`, [row, col]);
+  }
+
+  section.addEventListener("click", (event) => {
+    if (event.target.closest("[data-editor]")) return;
+    const cell = cellOf(event.target);
+    if (cell) tap(cell);
+  });
+
+  section.addEventListener("keydown", (event) => {
+    const editor = event.target.closest?.("[data-editor]");
+    if (editor) {
+      if (event.key === "Enter") {
+        event.preventDefault();
+        commitEdit(editor);
+      } else if (event.key === "Escape") {
+        event.preventDefault();
+        cancelEdit();
+      }
+      return;
+    }
+    const cell = cellOf(event.target);
+    if (!cell) return;
+    if (event.key in ARROWS || event.key === "Home" || event.key === "End") {
+      event.preventDefault();
+      moveFocus(cell, event.key);
+    } else if (event.key === "Enter" || event.key === " ") {
+      event.preventDefault();
+      tap(cell);
+      focusCell(cell);
+    } else if (event.key === "Escape" && view.tap) {
+      view.tap = null;
+      redraw();
+      focusCell(cell);
+    } else if (cell.editable && /^[-+.\d]$/.test(event.key)) {
+      event.preventDefault();
+      startEditing(cell, event.key);
+    }
+  });
+
+  section.addEventListener("focusout", (event) => {
+    const editor = event.target.closest?.("[data-editor]");
+    if (editor && view.editing && editor.isConnected) commitEdit(editor);
+  });
+
+  // ---- the one render ----
+
+  let drawnTrace = null;
+  let drawnState = null;
+  let drawnScheme = null;
+
+  function redraw() {
+    const { state, trace } = view;
+    if (!trace) return;
+    const focused = cellOf(root().activeElement ?? document.body);
+    drawGrids(state, trace);
+    drawTap(trace);
+    explanation.textContent = tapSentence(trace, view.tap, view.conv);
+    if (focused && !view.editing) focusCell(focused);
+  }
+
+  function render(state, trace, info) {
+    view.state = state;
+    view.scheme = info.scheme;
+    syncControls(state);
+    section.dataset.busy = String(info.awaiting);
+    if (!trace) {
+      if (info.error) stopPlay();
+      if (!drawnTrace) {
+        const waiting = node("p", { class: "placeholder" }, info.error ? "No chain: this combination is not valid (see the message above)." : "The chain appears when Python is ready.");
+        rows.forward.replaceChildren(waiting);
+        rows.backward.replaceChildren();
+        lossOutput.textContent = "…";
+      }
+      return;
+    }
+    // A tap on a cell the new trace no longer has is dropped.
+    if (view.tap && !(trace.connections && tapFits(view.tap, trace))) view.tap = null;
+    const sameDrawing = drawnTrace === trace && drawnScheme === view.scheme && JSON.stringify(drawnState) === JSON.stringify(state) && !view.editing;
+    view.trace = trace;
+    if (!sameDrawing) {
+      redraw();
+      drawLoss(state, trace);
+      renderLesson(byId("chain-lesson"), chainLessonBlocks(trace));
+      drawnTrace = trace;
+      drawnState = state;
+      drawnScheme = view.scheme;
+    }
+    continuePlay(trace);
+  }
+
+  function tapFits(place, trace) {
+    const planes = {
+      "chain-input": trace.input,
+      "chain-conv": trace.conv_output,
+      "chain-pool": trace.pool_output,
+      "chain-weight": trace.weight[place.filter ?? 0],
+    }[place.grid];
+    const plane = planes?.[place.channel];
+    return Boolean(plane && place.row < plane.length && place.col < plane[0].length);
+  }
+
+  return {
+    requestKey: chainRequestKey,
+    title: (trace) => chainTitle(trace, view.state?.cup),
+    render,
+  };
+}
