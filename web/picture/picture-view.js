@@ -327,7 +327,7 @@ export function mountPicture(section, host) {
       if (name === "grad-input") return [name, "grad-input", canvasFor(name, `Gradient at the input, ${inputSide}`)];
       const stage = stages[index - 1];
       const side = sizeText(stage.shape.slice(1));
-      const title = stages.length === 1 ? "Output" : `${name === "output" ? "Output, " : ""}stage ${index}`;
+      const title = stages.length === 1 ? "Output" : `${name === "output" ? "Output, stage" : "Stage"} ${index}`;
       return [name, `stage-${index}`, canvasFor(name, `${title}, ${side}`), stage];
     });
     for (const [name, entry] of canvases) {
