@@ -311,6 +311,8 @@ export function mountPicture(section, host) {
       return;
     }
     view.answer = { ...answer, pixels, state, planes: planesOf(answer) };
+    // How long Python took in the worker (bench_browser.py reads it beside its own clock).
+    row.dataset.pythonMs = String(Math.round(answer.ms ?? 0));
     if (view.errorFrom === "pooling") showError("");
     draw();
   }
