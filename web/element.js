@@ -34,8 +34,21 @@ const STATE_ATTRIBUTES = {
   input: "x",
   "grad-output": "grad_output",
   selected: "selection",
+  // The chain view (view="chain"), its settings spelled as its link spells them.
+  view: "view",
+  "chain-input": "chain_x",
+  "chain-weight": "chain_weight",
+  "chain-bias": "chain_bias",
+  "chain-relu": "chain_relu",
+  "chain-pool": "chain_pool",
+  "chain-pool-kernel-size": "chain_pool_kernel_size",
+  "chain-upstream": "chain_upstream",
+  "chain-hot": "chain_hot",
+  "chain-target": "chain_target",
+  "learning-rate": "learning_rate",
+  steps: "steps",
 };
-const FLAGS = new Set(["ceil-mode", "count-include-pad", "gradient", "unpool"]);
+const FLAGS = new Set(["ceil-mode", "count-include-pad", "gradient", "unpool", "chain-relu"]);
 const PART_ATTRIBUTES = ["controls", "lesson", "exercise", "code", "player"];
 const OFF = new Set(["false", "0", "off"]);
 const STYLE = new URL("./style.css", import.meta.url).href;

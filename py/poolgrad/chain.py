@@ -312,7 +312,8 @@ def _pool_cells(request, arrays):
     if request.pool == "max":
         chosen = arrays["pool_indices"].reshape(count, -1)
         chosen = chosen + (np.arange(count) * out_h * out_w)[:, None]
-        receivers = np.bincount(chosen.ravel(), minlength=count * out_h * out_w)
+        # bincount counts in intp, int32 under Pyodide: the int64 indices would not cast.
+        receivers = np.bincount(chosen.ravel().astype(np.intp), minlength=count * out_h * out_w)
     else:
         receivers = np.broadcast_to(covered, (count, out_h * out_w))
     return json.loads(windows), receivers.reshape(count, out_h, out_w).tolist()

@@ -175,7 +175,20 @@ const PRESETS = {
       Array.from({ length: cols }, () => Math.floor(Math.random() * 19) - 9)),
   },
 };
-return Object.freeze({ FIXTURE, PRESETS });
+
+// The chain view's default (the capstone: a 6 × 6 input, a 3 × 3 filter, a 2 × 2 max
+// pool and a 2 × 2 target under MSE), as the hash's chain keys start. Its other presets
+// load with the chain view (web/chain/presets.js).
+const CHAIN_CAPSTONE = {
+  x: [[[1, 2, 0, 3, 1, 0], [0, 1, 3, 1, 2, 2], [2, 0, 1, 0, 1, 3], [1, 3, 2, 2, 0, 1], [0, 1, 1, 3, 2, 0], [2, 2, 0, 1, 1, 1]]],
+  weight: [[[[0.5, -0.5, 0], [0, 1, 0], [0.5, 0, -0.5]]]],
+  target: [[[2, 1], [0, 3]]],
+};
+
+// The picture view's shipped samples (web/picture/samples/NAME.png, pinned in
+// sitebuild/pins.py, their sources in SOURCES.md beside them), the first one its start.
+const PICTURE_SAMPLES = ["camera", "text", "chelsea", "coffee"];
+return Object.freeze({ FIXTURE, PRESETS, CHAIN_CAPSTONE, PICTURE_SAMPLES });
 })();
 
 // web/widget/trace-view.js
@@ -260,8 +273,8 @@ return Object.freeze({ selectedOutput, outputInRange, windowSamples, windowText,
 
 // web/widget/state.js
 const $widget_state = (() => {
-const { NON_FINITE, encodeNumber, pairText, wireNumber } = $widget_format;
-const { FIXTURE, PRESETS } = $widget_presets;
+const { NON_FINITE, encodeNumber, pairText, sizeText, wireNumber } = $widget_format;
+const { CHAIN_CAPSTONE, FIXTURE, PICTURE_SAMPLES, PRESETS } = $widget_presets;
 const { outputInRange } = $widget_trace_view;
 // The widget's whole state, its one serialisation (the URL hash), and every parse of the
 // learner's text into it. One table, HASH_PROPERTIES, drives both directions: parseHash
@@ -277,6 +290,9 @@ const MAX_HASH_LENGTH = 20000;
 const MAX_MAGNITUDE = 1e15;
 const NUMBER_PATTERN = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 const MAX_NORM = 1000;
+// The chain view's limits (poolgrad.chain_trace's): input channels, filters, steps.
+const CHAIN_LIMITS = { channels: 3, filters: 4, steps: 500 };
+const MAX_LEARNING_RATE = 100;
 
 // The pooling modes (poolgrad.trace()'s `mode`), as sentences name them.
 const MODE_NAMES = {
@@ -478,7 +494,7 @@ const KINDS = {
   },
   selection: {
     parse(text, property, source) {
-      const match = /^(\d{1,2}),(\d{1,2})$/.exec(text);
+      const match = (property.digits === 3 ? /^(\d{1,3}),(\d{1,3})$/ : /^(\d{1,2}),(\d{1,2})$/).exec(text);
       if (!match) throw new InputError(`${property.key} must be row,col of an output cell, like 0,1; got ${quote(text)}`, source);
       return [Number(match[1]), Number(match[2])];
     },
@@ -500,6 +516,71 @@ const KINDS = {
   matrix: {
     parse: (text, property) => parseMatrix(text, MATRIX_SPELLINGS.hash(property.name)),
     write: (matrix) => matrix.map((row) => row.map(encodeNumber).join(",")).join(";"),
+  },
+  // The chain's stacks of planes: `levels` lists, outermost first, each level's separator
+  // ("/" between filters, "|" between channels), its name and its limit; every plane is
+  // a matrix in the hash's spelling, and all planes share one shape.
+  stack: {
+    parse(text, property, source) {
+      const planes = [];
+      const read = (part, depth, where) => {
+        if (depth === property.levels.length) {
+          const plane = parseMatrix(part, MATRIX_SPELLINGS.hash(`${property.name}${where}`));
+          planes.push([where, plane]);
+          return plane;
+        }
+        const { separator, noun, limit } = property.levels[depth];
+        const pieces = part.split(separator);
+        if (pieces.length > limit) {
+          throw new InputError(`${property.name} has ${pieces.length} ${noun}s; the limit is ${limit} (separate ${noun}s by "${separator}")`, source);
+        }
+        return pieces.map((piece, i) => read(piece, depth + 1, `${where} ${noun} ${i}`));
+      };
+      const value = read(text, 0, "");
+      const [firstWhere, first] = planes[0];
+      for (const [where, plane] of planes) {
+        if (plane.length !== first.length || plane[0].length !== first[0].length) {
+          throw new InputError(`${property.name}${where} is ${sizeText([plane.length, plane[0].length])} but${firstWhere} is ${sizeText([first.length, first[0].length])}; every ${property.levels.at(-1).noun} needs the same shape`, source);
+        }
+      }
+      return value;
+    },
+    write(value, property) {
+      const join = (part, depth) => (depth === property.levels.length
+        ? KINDS.matrix.write(part)
+        : part.map((piece) => join(piece, depth + 1)).join(property.levels[depth].separator));
+      return join(value, 0);
+    },
+  },
+  // A list of numbers (the chain's bias, one per filter).
+  numbers: {
+    parse(text, property, source) {
+      const tokens = text.split(",");
+      if (tokens.length > property.limit) throw new InputError(`${property.name} has ${tokens.length} values; the limit is ${property.limit}`, source);
+      return tokens.map((token, i) => parseNumberToken(token, `${property.name} value ${i}`, source));
+    },
+    write: (values) => values.map(encodeNumber).join(","),
+  },
+  // A positive number (the learning rate).
+  rate: {
+    parse(text, property, source) {
+      const value = NUMBER_PATTERN.test(text.trim()) ? Number(text) : NaN;
+      if (!(value > 0 && value <= MAX_LEARNING_RATE)) {
+        throw new InputError(`${property.name} must be a number above 0 and at most ${MAX_LEARNING_RATE}, like 0.01; got ${quote(text)}`, source);
+      }
+      return value;
+    },
+    write: String,
+  },
+  // A count (the chain's steps).
+  count: {
+    parse(text, property, source) {
+      if (!/^\d{1,6}$/.test(text.trim()) || Number(text) > property.max) {
+        throw new InputError(`${property.name} must be a whole number from 0 to ${property.max}; got ${quote(text)}`, source);
+      }
+      return Number(text);
+    },
+    write: String,
   },
 };
 
@@ -565,7 +646,54 @@ const HASH_PROPERTIES = [
   { key: "sel", kind: "selection", initial: () => [0, 0], written: "unless-implicit" },
   { key: "x", kind: "matrix", name: "the input x", initial: () => FIXTURE.map((row) => row.slice()), written: "always" },
   { key: "g", kind: "matrix", name: "the upstream gradient g", initial: () => null, written: "unless-initial" },
+  // Which view shows: the pooling layer, or the chain X -conv W-> Y1 -pool-> Y2 -loss-> L.
+  // The chain's keys below belong to view=chain (CHAIN_KEYS): written there only, and a
+  // link that gives one elsewhere is refused. Left out, they are the capstone's.
+  { key: "view", kind: "enum", values: ["pool", "chain", "picture"], initial: () => "pool", written: "unless-initial" },
+  {
+    key: "cx", kind: "stack", name: "the chain's input cx", levels: [{ separator: "|", noun: "channel", limit: CHAIN_LIMITS.channels }],
+    initial: () => structuredClone(CHAIN_CAPSTONE.x), written: "always", only: true,
+  },
+  {
+    key: "cw", kind: "stack", name: "the chain's weight cw",
+    levels: [{ separator: "/", noun: "filter", limit: CHAIN_LIMITS.filters }, { separator: "|", noun: "channel", limit: CHAIN_LIMITS.channels }],
+    initial: () => structuredClone(CHAIN_CAPSTONE.weight), written: "always", only: true,
+    check: (state) => (state.view === "chain" && state.cw[0].length !== state.cx.length
+      ? `the chain's weight cw has ${state.cw[0].length} channel slice${state.cw[0].length > 1 ? "s" : ""} per filter but the input cx has ${state.cx.length} channel${state.cx.length > 1 ? "s" : ""}; give each filter one slice per input channel (slices separated by "|", filters by "/")` : null),
+  },
+  {
+    key: "cb", kind: "numbers", name: "the chain's bias cb", limit: CHAIN_LIMITS.filters, initial: () => null, written: "unless-initial", only: true,
+    check: (state) => (state.view === "chain" && state.cb && state.cb.length !== state.cw.length
+      ? `the chain's bias cb has ${state.cb.length} values but the weight cw has ${state.cw.length} filter${state.cw.length > 1 ? "s" : ""}; give one bias per filter` : null),
+  },
+  { key: "relu", kind: "flag", meaning: "1 puts a ReLU after the convolution", initial: () => false, written: "unless-initial", only: true },
+  { key: "cpool", kind: "enum", values: ["max", "avg", "none"], initial: () => "max", written: "always", only: true },
+  { key: "cpk", kind: "pair", name: "the chain's pooling window (cpk)", min: 1, max: MAX_SIDE, initial: () => [2, 2], written: "unless-initial", only: true },
+  { key: "cup", kind: "enum", values: ["loss-mse", "loss-l1", "ones", "ramp", "hot"], initial: () => "loss-mse", written: "always", only: true },
+  // The hot cell of cup=hot: row,col of the last output (its first filter).
+  { key: "hot", kind: "selection", initial: () => [0, 0], written: "always", only: true },
+  {
+    key: "ct", kind: "stack", name: "the chain's target ct", levels: [{ separator: "|", noun: "filter", limit: CHAIN_LIMITS.filters }],
+    initial: () => structuredClone(CHAIN_CAPSTONE.target), written: "always", only: true,
+  },
+  { key: "lr", kind: "rate", name: "the learning rate (lr)", initial: () => 0.01, written: "always", only: true },
+  { key: "steps", kind: "count", name: "the step count (steps)", max: CHAIN_LIMITS.steps, initial: () => 0, written: "always", only: true },
 ];
+// The keys of the chain view's own (view=chain).
+const CHAIN_KEYS = new Set(["cx", "cw", "cb", "relu", "cpool", "cpk", "cup", "hot", "ct", "lr", "steps"]);
+// The picture view's own keys (view=picture): the pooling settings (k, s, p, d, ceil, mode,
+// grad, ...) are the pool view's keys, which apply to the picture too.
+HASH_PROPERTIES.push(
+  // A shipped sample (web/picture/samples/); a learner's own picture stays in the browser
+  // and out of the link, which names the sample shown before it.
+  { key: "pic", kind: "enum", values: PICTURE_SAMPLES, initial: () => PICTURE_SAMPLES[0], written: "always", only: true },
+  { key: "psize", kind: "enum", values: ["32", "64", "128", "256"], initial: () => "128", written: "unless-initial", only: true },
+  { key: "pch", kind: "enum", values: ["rgb", "grey", "r", "g", "b"], initial: () => "rgb", written: "unless-initial", only: true },
+  { key: "prep", kind: "enum", values: ["1", "2", "3", "4"], initial: () => "1", written: "unless-initial", only: true },
+  // The selected pixel of the picture's (last) output: row,col.
+  { key: "psel", kind: "selection", digits: 3, initial: () => null, written: "unless-initial", only: true },
+);
+const PICTURE_KEYS = new Set(["pic", "psize", "pch", "prep", "psel"]);
 const PROPERTY = new Map(HASH_PROPERTIES.map((property) => [property.key, property]));
 
 // Give every property `state` lacks its initial value, in table order. A selection the
@@ -618,7 +746,10 @@ function parseHash(hash) {
   fillInitial(state);
   for (const key of given.keys()) {
     if (PROPERTY.get(key).only && !applies(key, state)) {
-      throw fail(`${key} does not apply to mode=${state.mode}; ${APPLIES_TEXT[key]}`);
+      if (PICTURE_KEYS.has(key)) throw fail(`${key} does not apply here; it is the picture view's (view=picture)`);
+      throw fail(CHAIN_KEYS.has(key)
+        ? `${key} does not apply here; ${key === "hot" && state.view === "chain" ? "the hot cell is the upstream's when cup=hot" : "it is the chain view's (view=chain)"}`
+        : `${key} does not apply to mode=${state.mode}; ${APPLIES_TEXT[key]}`);
     }
   }
   for (const property of HASH_PROPERTIES) {
@@ -630,18 +761,25 @@ function parseHash(hash) {
 
 function leftOut(property, value, state) {
   if (property.only && !applies(property.key, state)) return true;
+  // A chain or picture link carries the pooling view's settings only where they differ from
+  // the start.
+  const poolKey = !CHAIN_KEYS.has(property.key) && !PICTURE_KEYS.has(property.key) && property.key !== "view";
+  if (state.view !== "pool" && poolKey && property.written === "always") {
+    const { write } = KINDS[property.kind];
+    return write(value, property) === write(property.initial(state), property);
+  }
   if (property.written === "always") return false;
   if (property.written === "unless-implicit") return state.selImplicit || value === null;
   const initial = property.initial(state);
   if (value === null || initial === null) return value === initial;
   const { write } = KINDS[property.kind];
-  return write(value) === write(initial);
+  return write(value, property) === write(initial, property);
 }
 
 function serialiseState(state) {
   const parts = HASH_PROPERTIES
     .filter((property) => !leftOut(property, state[property.key], state))
-    .map((property) => `${property.key}=${KINDS[property.kind].write(state[property.key])}`);
+    .map((property) => `${property.key}=${KINDS[property.kind].write(state[property.key], property)}`);
   return `#${parts.join("&")}`;
 }
 
@@ -658,7 +796,7 @@ function gridsKey(state) {
 // view of it asks trace-view's selectedOutput, which ignores it), so nothing the worker
 // answers is written back into the state.
 function hashFor(state, trace) {
-  const unshown = trace !== null && state.sel !== null && !outputInRange(trace, state.sel);
+  const unshown = trace !== null && trace.kind !== "chain" && state.sel !== null && !outputInRange(trace, state.sel);
   return serialiseState(unshown ? { ...state, sel: null } : state);
 }
 
@@ -711,6 +849,8 @@ const APPLIES_TEXT = {
   unpool: "unpooling puts back the maxima of the max modes (mode=max or adaptive_max)",
 };
 function applies(key, state) {
+  if (CHAIN_KEYS.has(key)) return state.view === "chain" && (key !== "hot" || state.cup === "hot");
+  if (PICTURE_KEYS.has(key)) return state.view === "picture";
   return !(key in APPLIES) || APPLIES[key].includes(state.mode);
 }
 
@@ -776,7 +916,57 @@ const MODEL_KEYS = {
   output_size: "o",
   norm_type: "n",
   unpool: "unpool",
+  view: "view",
+  chain_x: "cx",
+  chain_weight: "cw",
+  chain_bias: "cb",
+  chain_relu: "relu",
+  chain_pool: "cpool",
+  chain_pool_kernel_size: "cpk",
+  chain_upstream: "cup",
+  chain_hot: "hot",
+  chain_target: "ct",
+  learning_rate: "lr",
+  steps: "steps",
+  picture: "pic",
+  picture_size: "psize",
+  picture_channel: "pch",
+  picture_repeat: "prep",
+  picture_selection: "psel",
 };
+
+// The picture view's model values: null outside it (the keys are then left out).
+function pictureValues(state) {
+  const picture = state.view === "picture";
+  return {
+    ...(picture ? { view: "picture" } : {}),
+    picture: picture ? state.pic : null,
+    picture_size: picture ? Number(state.psize) : null,
+    picture_channel: picture ? state.pch : null,
+    picture_repeat: picture ? Number(state.prep) : null,
+    picture_selection: picture && state.psel ? state.psel.slice() : null,
+  };
+}
+
+// The chain's model values: null outside the chain view (the keys are then left out).
+function chainValues(state) {
+  const chain = state.view === "chain";
+  const planes = (value) => (Array.isArray(value) && Array.isArray(value[0]) ? value.map(planes) : value.map(wireNumber));
+  return {
+    view: chain ? "chain" : null,
+    chain_x: chain ? planes(state.cx) : null,
+    chain_weight: chain ? planes(state.cw) : null,
+    chain_bias: chain && state.cb ? state.cb.map(wireNumber) : null,
+    chain_relu: chain ? state.relu : null,
+    chain_pool: chain ? state.cpool : null,
+    chain_pool_kernel_size: chain ? state.cpk.slice() : null,
+    chain_upstream: chain ? state.cup : null,
+    chain_hot: chain && state.cup === "hot" ? state.hot.slice() : null,
+    chain_target: chain ? planes(state.ct) : null,
+    learning_rate: chain ? state.lr : null,
+    steps: chain ? state.steps : null,
+  };
+}
 
 // The model's values for `state`.
 function modelValues(state) {
@@ -796,6 +986,8 @@ function modelValues(state) {
     output_size: state.o.slice(),
     norm_type: wireNumber(state.n),
     unpool: state.unpool,
+    ...chainValues(state),
+    ...pictureValues(state),
   };
 }
 
@@ -805,9 +997,16 @@ function valueText(key, value) {
   if (typeof value === "string") return value;
   const kind = PROPERTY.get(MODEL_KEYS[key]).kind;
   if (kind === "flag") return value ? "1" : "0";
+  const cell = (v) => (typeof v === "number" ? encodeNumber(v) : String(v));
   if (kind === "matrix") {
-    const cell = (v) => (typeof v === "number" ? encodeNumber(v) : String(v));
     return Array.isArray(value) ? value.map((row) => (Array.isArray(row) ? row : [row]).map(cell).join(",")).join(";") : String(value);
+  }
+  if (kind === "stack") {
+    const property = PROPERTY.get(MODEL_KEYS[key]);
+    const join = (part, depth) => (depth === property.levels.length
+      ? part.map((row) => row.map(cell).join(",")).join(";")
+      : part.map((piece) => join(piece, depth + 1)).join(property.levels[depth].separator));
+    return Array.isArray(value) ? join(value, 0) : String(value);
   }
   return Array.isArray(value) ? value.join(",") : String(value);
 }
@@ -819,14 +1018,16 @@ function valueText(key, value) {
 function stateFromModel(get) {
   const parts = [];
   const mode = valueText("mode", get("mode")) ?? "max";
+  const view = valueText("view", get("view")) ?? "pool";
+  const cup = valueText("chain_upstream", get("chain_upstream")) ?? "loss-mse";
   for (const [key, property] of Object.entries(MODEL_KEYS)) {
     const text = valueText(key, get(key));
-    if (PROPERTY.get(property).only && !applies(property, { mode })) continue;
+    if (PROPERTY.get(property).only && !applies(property, { mode, view, cup })) continue;
     if (text !== null) parts.push(`${property}=${encodeURIComponent(text)}`);
   }
   return parseHash(parts.join("&"));
 }
-return Object.freeze({ MAX_SIDE, MODE_NAMES, ADAPTIVE_MODES, MAX_MODES, InputError, quote, MATRIX_SPELLINGS, parseMatrix, parseCellValue, HASH_PROPERTIES, defaultState, parsePair, parseHash, serialiseState, gridsKey, hashFor, traceRequest, requestKey, applies, changedState, switchMode, presetChange, showsPreset, MODEL_KEYS, modelValues, stateFromModel, FIXTURE });
+return Object.freeze({ MAX_SIDE, CHAIN_LIMITS, MODE_NAMES, ADAPTIVE_MODES, MAX_MODES, InputError, quote, MATRIX_SPELLINGS, parseMatrix, parseCellValue, HASH_PROPERTIES, CHAIN_KEYS, PICTURE_KEYS, defaultState, parsePair, parseHash, serialiseState, gridsKey, hashFor, traceRequest, requestKey, applies, changedState, switchMode, presetChange, showsPreset, MODEL_KEYS, modelValues, stateFromModel, FIXTURE });
 })();
 
 // web/lesson/sentences.js
@@ -1836,7 +2037,9 @@ function luminance(hue, saturation, lightness) {
 
 const DARK_TEXT = { colour: "#1d1d1f", luminance: 0.0122 };
 // White text reads at WCAG AA (4.5:1) on a background of at most this luminance.
-const WHITE_TEXT_LIMIT = 1.05 / 4.5 - 0.05;
+// The browser paints the shade in 8-bit sRGB, and rounding each channel can lift its
+// luminance by up to about 0.002 here: the limit keeps a margin for it.
+const WHITE_TEXT_LIMIT = 1.05 / 4.5 - 0.05 - 0.004;
 
 // Heat map: blue for negatives, orange for positives, neutral at zero, scaled by the
 // largest finite magnitude so a grid reads at a glance. In the light scheme the shades
@@ -2005,7 +2208,7 @@ function updateCell(td, attributes, spec) {
 // in the sentences; each cell's accessible name says where it is and what it is.
 // `previous` is the grid of this name now on the page: when it has the same rows and
 // columns (a kernel change keeps the input's), its cells are updated in place.
-function gridTable({ name, rowIndices, colIndices, focus, describe: describeBase, stepMarks, mismatches }, previous) {
+function gridTable({ name, title, rowIndices, colIndices, focus, describe: describeBase, stepMarks, mismatches }, previous) {
   const describe = (row, col) => withMismatch(
     withStepMark(describeBase(row, col), stepMarks?.get(`${name}:${row},${col}`)),
     mismatches?.get(`${name}:${row},${col}`),
@@ -2032,7 +2235,7 @@ function gridTable({ name, rowIndices, colIndices, focus, describe: describeBase
     role: "grid",
     class: `grid grid-${name}`,
     "data-grid-name": name,
-    "aria-label": `${GRID_TITLES[name]}, ${rowIndices.length} by ${colIndices.length}`,
+    "aria-label": `${title ?? GRID_TITLES[name]}, ${rowIndices.length} by ${colIndices.length}`,
   });
   const head = element("tr", { role: "row", class: "grid-head" });
   head.append(element("th", { role: "columnheader", "aria-hidden": "true" }));
@@ -2138,6 +2341,13 @@ function inputGrid(state, trace, view, previous) {
       };
     },
   }, previous);
+}
+
+// A grid of this kind for another view (web/chain/): a new table over a whole plane of
+// `shape`, named `title` for screen readers, each cell from describe(row, col) (a spec as
+// above: text, colours, attributes, label, editor), `focus` the cell that takes Tab.
+function planeTable({ name, title, shape: [height, width], focus, describe }) {
+  return gridTable({ name, title, rowIndices: range(0, height), colIndices: range(0, width), focus, describe }, null);
 }
 
 // A grid over a whole plane: rows and columns from 0, keyboard focus where the view left it.
@@ -2431,7 +2641,7 @@ function redrawPlan(drawn, next) {
     && drawn.gridsKey === next.gridsKey;
   return sameGrids ? "selection" : "all";
 }
-return Object.freeze({ withStepMark, withMismatch, renderView, renderSelection, applyPreview, redrawPlan });
+return Object.freeze({ withStepMark, withMismatch, planeTable, renderView, renderSelection, applyPreview, redrawPlan });
 })();
 
 // web/widget/grid-input.js
@@ -3108,7 +3318,17 @@ const STATUS_MARKUP = `
 `;
 
 const WIDGET_MARKUP = `
-<section class="controls" aria-label="Pooling settings" data-part="controls">
+<div class="view-switch">
+  <label for="view">View</label>
+  <select id="view" name="view">
+    <option value="pool">Pooling layer</option>
+    <option value="chain">Chain: conv → pool → loss</option>
+    <option value="picture">Picture</option>
+  </select>
+</div>
+<!-- The chain view (view=chain): web/chain/ draws it here when it is first opened. -->
+<section id="chain" class="chain" aria-label="The chain: convolution, pooling, loss" data-view-part="chain" hidden></section>
+<section class="controls" aria-label="Pooling settings" data-part="controls" data-view-part="pool picture">
   <!-- Shown on narrow screens only (style.css), where the settings start folded. -->
   <button id="controls-toggle" class="controls-toggle" type="button" aria-expanded="false" aria-controls="controls-body">
     <span class="fold-icon" aria-hidden="true"></span> Settings <span class="hint">window, mode, input</span>
@@ -3145,7 +3365,7 @@ const WIDGET_MARKUP = `
     <label class="check strong"><input id="gradient" name="gradient" type="checkbox"> Gradient routing</label>
     <label class="check"><input id="unpool" name="unpool" type="checkbox"> Unpooling <span class="hint">max_unpool2d, max modes only</span></label>
   </fieldset>
-  <fieldset>
+  <fieldset data-view-part="pool">
     <legend>Input</legend>
     <label for="preset">Preset</label>
     <span class="row">
@@ -3170,8 +3390,10 @@ const WIDGET_MARKUP = `
   </fieldset>
   </div>
 </section>
+<!-- The picture view (view=picture): web/picture/ draws it here when it is first opened. -->
+<section id="picture" class="picture" aria-labelledby="picture-title" data-view-part="picture" hidden></section>
 
-<section id="player" data-part="player" class="player" aria-labelledby="player-title" data-stepping="false">
+<section id="player" data-part="player" data-view-part="pool" class="player" aria-labelledby="player-title" data-stepping="false">
   <h2 id="player-title">Step through the windows</h2>
   <div class="player-bar">
     <button id="player-back" type="button"><span aria-hidden="true">◀</span> Step back</button>
@@ -3193,7 +3415,7 @@ const WIDGET_MARKUP = `
   <p id="player-motion" class="hint" hidden>Play is off because your system asks for reduced motion; the step buttons still work.</p>
 </section>
 
-<section id="stage" class="stage" aria-label="Grids">
+<section id="stage" class="stage" data-view-part="pool" aria-label="Grids">
   <div class="column">
     <div class="panel panel-input">
       <h2>Input <span id="shapes" class="shape"></span></h2>
@@ -3240,7 +3462,7 @@ const WIDGET_MARKUP = `
   </div>
 </section>
 
-<div class="teach" data-part="lesson">
+<div class="teach" data-part="lesson" data-view-part="pool">
   <section id="lesson" class="panel lesson" aria-labelledby="lesson-title">
     <h2 id="lesson-title">What the grids show</h2>
     <div class="mode-toggle" role="group" aria-label="Compare max and average pooling">
@@ -3257,7 +3479,7 @@ const WIDGET_MARKUP = `
   </section>
 </div>
 
-<section id="exercise" data-part="exercise" class="panel exercise" aria-labelledby="exercise-title">
+<section id="exercise" data-part="exercise" data-view-part="pool" class="panel exercise" aria-labelledby="exercise-title">
   <h2 id="exercise-title">Write it yourself</h2>
   <p class="hint">Your code runs in a Python of its own in this page and is checked against poolgrad on the lesson's examples and on cases for every rule. The first case it gets wrong is loaded into the grids above.</p>
   <label for="exercise-pick">Exercise</label>
@@ -3275,7 +3497,7 @@ const WIDGET_MARKUP = `
   </div>
   <p id="exercise-result" class="exercise-result" role="status"></p>
 </section>
-<details id="code" data-part="code" class="panel code-view">
+<details id="code" data-part="code" data-view-part="pool" class="panel code-view">
   <summary>Code: take this view away</summary>
   <p class="hint">Python that rebuilds exactly this view: the input, the upstream gradient and the settings, in float64. It defines <code>out</code>, <code>indices</code> (the max modes), <code>unpooled</code> (with Unpooling on) and <code>grad_input</code> (with gradient routing on).</p>
   <div class="code-head">
@@ -3579,6 +3801,12 @@ return Object.freeze({ shownPair, mismatchMarks });
 // web/runtime/page-traces.js: left out
 const $runtime_page_traces = Object.freeze({ pageTraces() { throw new Error("web/runtime/page-traces.js is not in the notebook bundle (the page's Python in a worker: in a notebook the kernel computes every trace)"); } });
 
+// web/chain/chain-view.js: left out
+const $chain_chain_view = Object.freeze({ mountChain() { throw new Error('web/chain/chain-view.js is not in the notebook bundle (the chain view loads its stylesheet beside its module, which a blob URL has not: not in notebooks yet)'); } });
+
+// web/picture/picture-view.js: left out
+const $picture_picture_view = Object.freeze({ mountPicture() { throw new Error('web/picture/picture-view.js is not in the notebook bundle (the picture view loads its stylesheet and samples beside its module, which a blob URL has not: not in notebooks yet)'); } });
+
 // web/widget/mount.js
 const $widget_mount = (() => {
 const { CodeView } = $takeaway_code_view;
@@ -3655,6 +3883,8 @@ function mountWith(element, model, options) {
   for (const node of element.querySelectorAll("[data-part]")) {
     if (!parts[node.dataset.part]) node.hidden = true;
   }
+  // Each view's parts (data-view-part, the views it shows in): shown while one is (showView).
+  const viewParts = [...element.querySelectorAll("[data-view-part]")];
   // Several widgets on a page: each one's landmarks say whose they are.
   if (options.name) {
     for (const section of element.querySelectorAll("section[aria-label]")) {
@@ -3684,6 +3914,7 @@ function mountWith(element, model, options) {
     shapes: byId("shapes"),
   };
   const stage = byId("stage");
+  const viewSelect = byId("view");
   const announcer = byId("announcer");
   const statusBox = byId("status");
   const statusText = byId("status-text");
@@ -3728,9 +3959,65 @@ function mountWith(element, model, options) {
     render();
   });
 
-  const isCurrent = () => app.trace !== null && app.traceKey === app.stateKey;
+  const isCurrent = () => app.trace !== null && app.stateKey !== null && app.traceKey === app.stateKey;
+
+  // ---- the chain view (web/chain/): its module loads the first time it is opened ----
+  let chain = null;
+  let chainLoading = null;
+  const chainHost = {
+    change: (mutator) => change(mutator),
+    currentTrace: () => currentTrace(),
+    trace: () => app.trace,
+    announce: (text) => announce(text),
+    reportError(text) {
+      app.controlError = text;
+      updateStatus();
+    },
+  };
+  function openChain() {
+    chainLoading ??= Promise.resolve($chain_chain_view).then((module) => {
+      if (destroyed) return;
+      chain = module.mountChain(byId("chain"), chainHost);
+      if (app.state.view === "chain") setState(app.state);
+    }, (problem) => {
+      app.boot.failure = `The chain view could not load: ${problem.message}`;
+      render();
+    });
+  }
+  // The request key of a state: the pooling view's (state.js), or the chain's once its
+  // module is here (null until then).
+  function keyFor(state) {
+    if (state.view !== "chain") return requestKey(state);
+    return chain ? chain.requestKey(state) : null;
+  }
+  const titleOf = (trace) => (trace.kind === "chain" ? chain.title(trace) : viewTitle(traceParameters(trace)));
+
   const currentTrace = () => (isCurrent() ? app.trace : null);
 
+  // ---- the picture view (web/picture/): its module and samples load when it is first opened ----
+  let picture = null;
+  let pictureLoading = null;
+  function openPicture() {
+    pictureLoading ??= Promise.resolve($picture_picture_view).then((module) => {
+      if (destroyed) return;
+      picture = module.mountPicture(byId("picture"), {
+        latest: (request) => traces.latest(request, `${lane}-picture`),
+        change: (mutator) => change(mutator),
+        announce: (text) => announce(text),
+      });
+      if (app.state.view === "picture") render();
+    }, (problem) => {
+      app.boot.failure = `The picture view could not load: ${problem.message}`;
+      render();
+    });
+  }
+  function showView(view) {
+    for (const node of viewParts) {
+      const hidden = !node.dataset.viewPart.split(" ").includes(view) || (node.dataset.part !== undefined && !parts[node.dataset.part]);
+      if (node.hidden !== hidden) node.hidden = hidden;
+    }
+    if (viewSelect.value !== view) viewSelect.value = view;
+  }
   function updateStatus() {
     let state;
     let text;
@@ -3743,14 +4030,17 @@ function mountWith(element, model, options) {
       const booting = app.boot.steps ? `step ${app.boot.step} of ${app.boot.steps}: ${app.boot.message}` : app.boot.message;
       // Before Python is up, a current trace is a shipped one.
       if (isCurrent()) {
-        [state, text] = ["loading", `Ready (precomputed): ${viewTitle(traceParameters(app.trace))}. Loading Python in your browser (${booting}) for any other view.`];
+        [state, text] = ["loading", `Ready (precomputed): ${titleOf(app.trace)}. Loading Python in your browser (${booting}) for any other view.`];
         source = "precomputed";
       } else if (traces.shippedAvailable?.()) [state, text] = ["loading", `This view needs Python, still loading (${booting}); it appears as soon as Python is ready.`];
       else [state, text] = ["loading", `Loading Python in your browser (${booting}). You can already edit the input; your changes apply when it is ready.`];
     }
+    // The picture view draws what it asks for itself (#picture-row is aria-busy meanwhile).
+    else if (app.state.view === "picture") [state, text] = ["ready", `Ready: the picture view, ${viewTitle(app.state)}.`];
     // Python is up but the first answer is still on its way: "ready" waits for a drawn output.
     else if (!app.trace) [state, text] = ["loading", "Python is ready; computing the first output."];
-    else [state, text] = ["ready", `Ready: ${viewTitle(traceParameters(app.trace))}.`];
+    else if (app.state.view === "chain" && !isCurrent()) [state, text] = ["loading", "Python is computing the chain."];
+    else [state, text] = ["ready", `Ready: ${titleOf(app.trace)}.`];
     // Written only when they change: a rewrite would cost the next frame a relayout.
     if (statusBox.dataset.state !== state) statusBox.dataset.state = state;
     if (statusText.textContent !== text) statusText.textContent = text;
@@ -3781,6 +4071,23 @@ function mountWith(element, model, options) {
   // controls, #status and the teaching layer up to date. It reads app and writes the DOM only.
   function render() {
     const started = performance.now();
+    showView(app.state.view);
+    if (app.state.view === "picture") {
+      openPicture();
+      picture?.render(app.state, app.view.scheme);
+      syncControls(controls, app.state);
+      updateStatus();
+      app.timings.lastRenderMs = performance.now() - started;
+      return;
+    }
+    if (app.state.view === "chain") {
+      const awaiting = app.stateKey === null || app.traceKey !== app.stateKey;
+      chain?.render(app.state, currentTrace(), { scheme: app.view.scheme, awaiting, error: app.traceError, bootReady: app.boot.ready });
+      syncControls(controls, app.state);
+      updateStatus();
+      app.timings.lastRenderMs = performance.now() - started;
+      return;
+    }
     const trace = currentTrace();
     const awaitingTrace = app.boot.ready && !app.boot.failure && app.traceKey !== app.stateKey;
     // A stale trace (the worker is computing the new state) still shows the output, but
@@ -3813,6 +4120,7 @@ function mountWith(element, model, options) {
   // The player follows the state and its trace (it starts over on a new one); a trace still
   // being computed leaves it where it is.
   function syncPlayer() {
+    if (app.state.view !== "pool") return;
     const awaitingTrace = app.boot.ready && !app.boot.failure && app.traceKey !== app.stateKey;
     if (!awaitingTrace) player.sync(currentTrace(), app.state.grad);
   }
@@ -3826,7 +4134,8 @@ function mountWith(element, model, options) {
       && JSON.stringify(answer.trace) === JSON.stringify(app.trace);
     app.traceKey = key;
     app.traceSource = source;
-    app.traceError = answer.error ? (answer.timedOut ? answer.error : `Not a valid pooling setup: ${answer.error}`) : null;
+    const setup = app.state.view === "chain" ? "chain" : "pooling setup";
+    app.traceError = answer.error ? (answer.timedOut ? answer.error : `Not a valid ${setup}: ${answer.error}`) : null;
     if (!same) app.trace = answer.error ? null : answer.trace;
     if (key === app.stateKey) {
       syncPlayer();
@@ -3854,15 +4163,21 @@ function mountWith(element, model, options) {
   // one; Python is asked all the same (the latest state wins) and takes over once it is up.
   function answerFromShipped() {
     const key = app.stateKey;
-    const trace = app.boot.ready ? null : traces.shipped?.(key) ?? null;
+    const trace = app.boot.ready || key === null ? null : traces.shipped?.(key) ?? null;
     if (trace === null || app.traceKey === key) return false;
     showTrace(key, { trace }, "shipped");
     return true;
   }
 
   function setState(next) {
-    const nextKey = requestKey(next);
-    const needsTrace = nextKey !== app.stateKey || app.traceKey === null;
+    const nextKey = keyFor(next);
+    if (nextKey === null) openChain();
+    // Another view: nothing the last one drew or computed is shown in it.
+    if (next.view !== app.state.view) {
+      Object.assign(app, { trace: null, traceKey: null, traceSource: null, traceError: null, drawn: null });
+    }
+    // The picture view asks Python itself (web/picture/), with its pixels.
+    const needsTrace = nextKey !== null && next.view !== "picture" && (nextKey !== app.stateKey || app.traceKey === null);
     app.state = next;
     app.stateKey = nextKey;
     app.modelError = null;
@@ -4050,6 +4365,10 @@ function mountWith(element, model, options) {
 
   // ---- wiring ----
 
+  viewSelect.addEventListener("change", () => change((state) => {
+    state.view = viewSelect.value;
+  }));
+
   fillPresetOptions(controls.preset);
   bindControls(controls, {
     getState: () => app.state,
@@ -4134,6 +4453,7 @@ function mountWith(element, model, options) {
     },
     destroy() {
       destroyed = true;
+      picture?.destroy();
       model.off("change", modelChanged);
       unsubscribeScheme();
       unsubscribe();

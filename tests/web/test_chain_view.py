@@ -240,3 +240,41 @@ def test_axe_finds_nothing_in_the_chain_view(widget, scheme):
     assert axe_violations(page) == [], "three channels, two filters"
     page.set_viewport_size({"width": 360, "height": 640})
     assert axe_violations(page) == [], "360 px"
+
+
+ELEMENT_HOST = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>the chain element</title>
+<script type="module" src="pool-grad.js"></script></head>
+<body><main><h1>The chain</h1>
+<pool-grad id="chain-element" view="chain" chain-pool="avg" chain-upstream="ramp" steps="2" learning-rate="0.1"></pool-grad>
+</main></body></html>"""
+
+
+def test_the_element_opens_the_chain_view_from_its_attributes(page, site):
+    page.route(site.url + "chain-element.html", lambda route: route.fulfill(status=200, content_type="text/html", body=ELEMENT_HOST))
+    page.goto(site.url + "chain-element.html")
+    element = page.locator("pool-grad#chain-element")
+    expect(element.locator("#chain")).to_have_attribute("data-busy", "false", timeout=BOOT_TIMEOUT_MS)
+    native = poolgrad.chain_trace(CAPSTONE_X, CAPSTONE_W, pool="avg", loss=None, grad_output=[[[1, 2], [3, 4]]],
+                                  learning_rate=0.1, steps=2)
+    expected = [shown(v) for row in native["grad_weight"][0][0] for v in row]
+    expect(element.locator('[data-grid="chain-grad-weight"]')).to_have_text(expected)
+    expect(element.locator("#chain-pool-mode")).to_have_value("avg")
+    element.evaluate("(element) => element.setAttribute('chain-pool', 'none')")
+    expect(element.locator('[data-grid="chain-pool"]')).to_have_count(0)
+    assert element.evaluate("(element) => element.state.view") == "chain"
+
+
+@pytest.mark.parametrize("hash_", [
+    "#view=chain&steps=3",
+    "#view=chain&cx=3,0,1,2,7;1,5,8,9,3;2,7,2,5,1;0,1,3,1,7;4,2,1,6,2&cw=1,0,-1;1,0,-1;1,0,-1&cb=0.5&relu=1&cpool=avg&cup=ramp&lr=0.1&steps=2",
+])
+def test_the_code_panels_pytorch_rebuilds_the_chain_and_passes_its_own_checks(booted, hash_):
+    torch = pytest.importorskip("torch")
+    page = open_chain(booted, hash_)
+    page.click("#chain-code summary")
+    code = page.locator("#chain-code-torch").inner_text()
+    printed = []
+    exec(compile(code, "chain_snippet", "exec"), {"print": printed.append, "torch": torch})
+    assert printed == ["autograd agrees with the view"]
+    assert "poolgrad.chain_trace(" in page.locator("#chain-code-poolgrad").inner_text()

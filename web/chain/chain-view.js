@@ -12,6 +12,7 @@ import { renderLesson } from "../lesson/lesson.js";
 import { CHAIN_LIMITS, InputError, parseCellValue } from "../widget/state.js";
 import { PRESET_LABELS, fitTarget, presetChange, presetShowing } from "./presets.js";
 import { chainRequestKey } from "./request.js";
+import { chainPoolgradSnippet, chainTorchSnippet } from "./snippet.js";
 import {
   TRY_IT, captions, chainLessonBlocks, chainTitle, flatCell, lossFormula, tapSentence,
 } from "./sentences.js";
@@ -76,6 +77,14 @@ const MARKUP = `
   <p id="chain-explanation" class="explanation"></p>
   <p id="chain-announcer" class="visually-hidden" aria-live="polite"></p>
 </div>
+<details id="chain-code" class="panel code-view">
+  <summary>Code: this chain in PyTorch and poolgrad</summary>
+  <p class="hint">PyTorch that builds the same chain in float64, takes the same steps and checks the numbers shown here with autograd; then the poolgrad call that computed them.</p>
+  <h3>PyTorch</h3>
+  <pre id="chain-code-torch" class="code-text" tabindex="0"></pre>
+  <h3>poolgrad</h3>
+  <pre id="chain-code-poolgrad" class="code-text" tabindex="0"></pre>
+</details>
 <div class="teach">
   <section class="panel lesson" aria-labelledby="chain-lesson-title">
     <h2 id="chain-lesson-title">What the chain shows</h2>
@@ -327,7 +336,9 @@ export function mountChain(section, host) {
     const box = node("div", { class: "panel chain-panel", "data-panel": key });
     const heading = node("h3", {}, title);
     if (extra.shape) heading.append(" ", node("span", { class: "shape" }, extra.shape));
-    box.append(heading, node("p", { class: "caption" }, caption), ...content);
+    const planes = node("div", { class: "chain-planes" });
+    planes.append(...content);
+    box.append(heading, node("p", { class: "caption" }, caption), planes);
     return box;
   }
 
@@ -477,7 +488,7 @@ export function mountChain(section, host) {
 
   function drawLoss(state, trace) {
     lossOutput.textContent = trace.upstream === "loss" ? formatNumber(trace.loss) : "none";
-    lossFormulaBox.textContent = lossFormula(trace, state.cup);
+    lossFormulaBox.textContent = lossFormula(trace);
     drawPlot(trace);
   }
 
@@ -707,6 +718,8 @@ export function mountChain(section, host) {
   }
 
   function render(state, trace, info) {
+    // Any other state ends an edit: the cell edited belonged to the state left.
+    if (view.editing && drawnState && JSON.stringify(state) !== JSON.stringify(drawnState)) view.editing = null;
     view.state = state;
     view.scheme = info.scheme;
     syncControls(state);
@@ -729,6 +742,8 @@ export function mountChain(section, host) {
       redraw();
       drawLoss(state, trace);
       renderLesson(byId("chain-lesson"), chainLessonBlocks(trace));
+      byId("chain-code-torch").textContent = chainTorchSnippet(state, trace);
+      byId("chain-code-poolgrad").textContent = chainPoolgradSnippet(state);
       drawnTrace = trace;
       drawnState = state;
       drawnScheme = view.scheme;
@@ -749,7 +764,7 @@ export function mountChain(section, host) {
 
   return {
     requestKey: chainRequestKey,
-    title: (trace) => chainTitle(trace, view.state?.cup),
+    title: chainTitle,
     render,
   };
 }

@@ -15,12 +15,12 @@ const shapeOf = (planes) => [planes.length, planes[0].length, planes[0][0].lengt
 // The last output of the forward pass: Y2, or Y1 (after the ReLU) without pooling.
 export const lastOutput = (trace) => trace.pool_output ?? trace.activation_output ?? trace.conv_output;
 
-export function chainTitle(trace, upstream) {
+export function chainTitle(trace) {
   const [, , kh, kw] = [trace.weight.length, trace.weight[0].length, trace.weight[0][0].length, trace.weight[0][0][0].length];
   const parts = [`conv ${kh} × ${kw}`];
   if (trace.activation) parts.push("ReLU");
   if (trace.pool) parts.push(`${POOL_NAMES[trace.pool]} ${trace.pool_kernel_size[0]} × ${trace.pool_kernel_size[1]}`);
-  parts.push(trace.upstream === "loss" ? LOSS_NAMES[upstream === "loss-l1" ? "l1" : "mse"] : "made-up gradient");
+  parts.push(trace.upstream === "loss" ? LOSS_NAMES[trace.loss_function] : "made-up gradient");
   return `the chain ${parts.join(" → ")}`;
 }
 
@@ -33,11 +33,12 @@ export function gradientCount(trace) {
 
 // Each grid's one-line caption: how it was computed.
 export function captions(trace, upstream) {
+  const l1 = trace.loss_function === "l1";
   const k = `${trace.pool_kernel_size[0]} × ${trace.pool_kernel_size[1]}`;
   const lastName = trace.pool ? "Y2" : "Y1";
   let gradLast;
   if (trace.upstream === "loss") {
-    gradLast = upstream === "loss-l1" ? `dL/d${lastName} = sign(${lastName} − T) / n` : `dL/d${lastName} = 2/n · (${lastName} − T), from the loss`;
+    gradLast = l1 ? `dL/d${lastName} = sign(${lastName} − T) / n` : `dL/d${lastName} = 2/n · (${lastName} − T), from the loss`;
   } else {
     gradLast = `dL/d${lastName} is made up: ${UPSTREAM_NAMES[upstream] ?? "given"}${upstream === "hot" ? " (tap a cell to move it)" : ""}`;
   }
@@ -63,8 +64,8 @@ export function captions(trace, upstream) {
 }
 
 // The loss's formula with the live numbers: "L = 1/4 · [(y − t)² + …] = value".
-export function lossFormula(trace, upstream) {
-  const l1 = upstream === "loss-l1";
+export function lossFormula(trace) {
+  const l1 = trace.loss_function === "l1";
   if (trace.upstream !== "loss") return "No loss: the gradient starts from a made-up dL/d(last output).";
   const outputs = lastOutput(trace).flat(2);
   const targets = trace.target.flat(2);
