@@ -294,3 +294,49 @@ def test_axe_finds_nothing_in_the_picture_view(picture, scheme):
     page.set_input_files("#picture-file", files=[{"name": "x.txt", "mimeType": "text/plain", "buffer": b"words"}])
     settle(page)
     assert axe_violations(page) == [], "a refused file"
+
+
+# -- the element -------------------------------------------------------------------------
+
+def element_host(page, site, attributes, routes=()):
+    html = f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>a picture</title>
+<script type="module" src="pool-grad.js"></script></head>
+<body><main><h1>A picture</h1><pool-grad id="pic" aria-label="the picture" {attributes}></pool-grad></main></body></html>"""
+    page.route(site.url + "picture-host.html", lambda route: route.fulfill(status=200, content_type="text/html", body=html))
+    for pattern, handler in routes:
+        page.route(pattern, handler)
+    page.goto(site.url + "picture-host.html")
+    inside = page.locator("pool-grad#pic")
+    settle(inside)
+    return inside
+
+
+def test_the_element_shows_a_sample_in_the_picture_view(page, site):
+    inside = element_host(page, site, 'view="picture" picture="text" picture-size="64" picture-channel="grey" kernel="2"')
+    assert inside.evaluate("""(el) => [...el.shadowRoot.querySelectorAll('canvas[data-picture]')]
+        .map((c) => [c.dataset.picture, c.height, c.width])""") == [["input", 25, 64], ["output", 12, 32]]
+    expect(inside.locator("#picture-sample")).to_have_value("text")
+
+
+def test_the_element_opens_its_src_and_says_why_a_src_was_refused(page, site, dist):
+    picture = png(KNOWN)
+    routes = [
+        (site.url + "mine.png", lambda route: route.fulfill(status=200, content_type="image/png", body=picture)),
+        (site.url + "gone.png", lambda route: route.fulfill(status=404, body="")),
+    ]
+    # Another origin (localhost, not 127.0.0.1) serving a real PNG without a CORS header.
+    sample = next(dist.glob("app/*/picture/samples/text.png")).relative_to(dist).as_posix()
+    elsewhere = site.url.replace("127.0.0.1", "localhost") + sample
+    # This one other host is asked on purpose: let it through the context's guard (a page's
+    # route goes first), to the real server, which sends no CORS header.
+    routes.append((elsewhere, lambda route: route.continue_()))
+    inside = element_host(page, site, 'view="picture" kernel="2" src="mine.png"', routes)
+    expect(inside.locator('canvas[data-picture="input"]')).to_have_attribute("width", "7")
+    inside.evaluate("(el) => el.setAttribute('src', 'gone.png')")
+    settle(inside)
+    expect(inside.locator("#picture-error")).to_contain_text("gone.png could not be fetched: the server answered HTTP 404.")
+    inside.evaluate("(el, url) => el.setAttribute('src', url)", elsewhere)
+    settle(inside)
+    expect(inside.locator("#picture-error")).to_contain_text("does not let other sites read it (no CORS header)")
+    # The last good picture stays.
+    expect(inside.locator('canvas[data-picture="input"]')).to_have_attribute("width", "7")

@@ -256,10 +256,12 @@ export function mountPicture(section, host) {
   }
 
   // The pixels to send for the state: the learner's picture or the sample, at the size.
+  const pixelsKey = (state) => `${view.own ? `own:${view.own.name}` : `sample:${state.pic}`} ${state.psize}`;
+
   async function pixelsFor(state) {
     const size = Number(state.psize);
     const from = view.own ? `own:${view.own.name}` : `sample:${state.pic}`;
-    const key = `${from} ${size}`;
+    const key = pixelsKey(state);
     if (view.pixels?.key === key) return view.pixels;
     const picture = view.own ? view.own.picture : await sample(state.pic);
     view.pixels = { key, from, source: picture, ...pixelsOf(picture, size) };
@@ -293,6 +295,9 @@ export function mountPicture(section, host) {
       showError(error instanceof PictureError ? error.message : `The picture could not be read: ${error.message ?? error}`);
       return;
     }
+    // A picture opened (or a state changed) while these pixels were decoded: the newer
+    // refresh asks for it.
+    if (pixels.key !== pixelsKey(view.state) || state !== view.state) return;
     const request = requestFor(state, pixels);
     const json = JSON.stringify(request);
     const askKey = `${pixels.key} ${json}`;

@@ -86,7 +86,7 @@ export const WIDGET_MARKUP = `
   </div>
 </section>
 <!-- The picture view (view=picture): web/picture/ draws it here when it is first opened. -->
-<section id="picture" class="picture" aria-labelledby="picture-title" data-view-part="picture" hidden></section>
+<section id="picture" class="picture" aria-label="Pooling a picture" data-view-part="picture" hidden></section>
 
 <section id="player" data-part="player" data-view-part="pool" class="player" aria-labelledby="player-title" data-stepping="false">
   <h2 id="player-title">Step through the windows</h2>

@@ -633,6 +633,11 @@ function mountWith(element, model, options) {
       listeners.get(type)?.delete(listener);
     },
     request: (request) => traces.request(request),
+    // Opens the picture at `url` in the picture view (the element's src).
+    loadPicture(url) {
+      openPicture();
+      pictureLoading.then(() => picture?.loadURL(url));
+    },
     python: () => traces.describe?.() ?? null,
     timings: app.timings,
     exerciseTimings: exercise.timings,
