@@ -340,3 +340,16 @@ def test_the_element_opens_its_src_and_says_why_a_src_was_refused(page, site, di
     expect(inside.locator("#picture-error")).to_contain_text("does not let other sites read it (no CORS header)")
     # The last good picture stays.
     expect(inside.locator('canvas[data-picture="input"]')).to_have_attribute("width", "7")
+
+
+def test_the_code_panel_and_save_picture(picture):
+    page = picture.page
+    picture.set_hash("#view=picture&k=2&grad=1&prep=2&pch=r")
+    settle(page)
+    upload(page, png(KNOWN), name="known.png")
+    page.click("#picture-code summary")
+    expect(page.locator("#picture-code-torch")).to_contain_text('Image.open("known.png")')
+    expect(page.locator("#picture-code-poolgrad")).to_contain_text("for stage in range(2)]")
+    with page.expect_download() as download:
+        page.click("#picture-save")
+    assert download.value.suggested_filename == "pooled-picture.png"

@@ -16,6 +16,7 @@ import { explanationText, viewTitle } from "../lesson/sentences.js";
 import { PICTURE_SAMPLES } from "../widget/presets.js";
 import { traceRequest } from "../widget/state.js";
 import { PictureError, decodePicture, fetchPicture, pixelsOf } from "./decode.js";
+import { pictureSnippets } from "./snippet.js";
 
 const SAMPLE_TEXT = { camera: "Camera (fine detail)", text: "Text (high contrast)", chelsea: "Chelsea the cat", coffee: "Coffee cup (colour)" };
 const CHANNEL_TEXT = { rgb: "RGB, each channel pooled on its own", grey: "Grey: round(0.299 R + 0.587 G + 0.114 B)", r: "Red", g: "Green", b: "Blue" };
@@ -49,6 +50,13 @@ const MARKUP = `
   </div>
   <p id="picture-explanation" class="explanation"></p>
 </section>
+<details id="picture-code" class="panel code-view">
+  <summary>Code: this picture in PyTorch and poolgrad</summary>
+  <p class="hint">Python that loads the same picture file into an array of the same shape and pools it as this view does (it needs Pillow to read the file). Save picture writes the input, the output and the gradient side by side as one PNG.</p>
+  <p><button id="picture-save" type="button">Save picture</button></p>
+  <h4>PyTorch</h4><pre><code id="picture-code-torch"></code></pre>
+  <h4>poolgrad</h4><pre><code id="picture-code-poolgrad"></code></pre>
+</details>
 `;
 
 // Each plane of the answer as a typed array over the transferred bytes.
@@ -110,6 +118,31 @@ export function mountPicture(section, host) {
   const zoomOutput = $("picture-zoom-output");
   const zoomWhere = $("picture-zoom-where");
   const explanation = $("picture-explanation");
+  const code = { torch: $("picture-code-torch"), poolgrad: $("picture-code-poolgrad") };
+
+  // Save picture: the input, every stage and the gradient, side by side at one height,
+  // each scaled by whole pixels (no smoothing), as one PNG.
+  $("picture-save").addEventListener("click", () => {
+    const shown = [...canvases.values()].map((entry) => entry.canvas);
+    if (!shown.length) return;
+    const height = Math.max(...shown.map((canvas) => canvas.height));
+    const gap = 8;
+    const widths = shown.map((canvas) => Math.round(canvas.width * (height / canvas.height)));
+    const sheet = document.createElement("canvas");
+    sheet.width = widths.reduce((sum, width) => sum + width, 0) + gap * (shown.length - 1);
+    sheet.height = height;
+    const context = sheet.getContext("2d");
+    context.imageSmoothingEnabled = false;
+    let x = 0;
+    shown.forEach((canvas, index) => {
+      context.drawImage(canvas, x, 0, widths[index], height);
+      x += widths[index] + gap;
+    });
+    const link = document.createElement("a");
+    link.download = "pooled-picture.png";
+    link.href = sheet.toDataURL("image/png");
+    link.click();
+  });
 
   const view = {
     state: null,
@@ -385,6 +418,9 @@ export function mountPicture(section, host) {
     } else {
       share.hidden = true;
     }
+    const snippets = pictureSnippets(state, view.own ? view.own.name.split("/").pop() : `${state.pic}.png`);
+    code.torch.textContent = snippets.torch;
+    code.poolgrad.textContent = snippets.poolgrad;
     drawZoom();
   }
 
