@@ -1391,7 +1391,7 @@ function embedCode({ pageUrl, hash, lesson = true, code = true, id, state }) {
     `<script>(${sizePoolgradFrames})();</script>`,
   ].join("\n");
 }
-return Object.freeze({ pythonNumber, pythonMatrix, pythonPair, torchSnippet, poolgradSnippet, embedCode });
+return Object.freeze({ pythonNumber, pythonMatrix, pythonPair, poolingArguments, FUNCTIONS, wrapArguments, torchSnippet, poolgradSnippet, embedCode });
 })();
 
 // web/takeaway/svg-export.js
@@ -3391,7 +3391,7 @@ const WIDGET_MARKUP = `
   </div>
 </section>
 <!-- The picture view (view=picture): web/picture/ draws it here when it is first opened. -->
-<section id="picture" class="picture" aria-labelledby="picture-title" data-view-part="picture" hidden></section>
+<section id="picture" class="picture" aria-label="Pooling a picture" data-view-part="picture" hidden></section>
 
 <section id="player" data-part="player" data-view-part="pool" class="player" aria-labelledby="player-title" data-stepping="false">
   <h2 id="player-title">Step through the windows</h2>
@@ -4442,6 +4442,11 @@ function mountWith(element, model, options) {
       listeners.get(type)?.delete(listener);
     },
     request: (request) => traces.request(request),
+    // Opens the picture at `url` in the picture view (the element's src).
+    loadPicture(url) {
+      openPicture();
+      pictureLoading.then(() => picture?.loadURL(url));
+    },
     python: () => traces.describe?.() ?? null,
     timings: app.timings,
     exerciseTimings: exercise.timings,
