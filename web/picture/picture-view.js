@@ -8,7 +8,7 @@
 // planes, the output sizes, the zoom's numbers and the gradient's share are Python's.
 //
 // mountPicture(section, host) draws into `section`; host: {latest(request) -> answer
-// promise, change(mutator), announce(text)}. Returns {render(state, scheme), loadURL(url),
+// promise, change(mutator), announce(text)}. Returns {render(state), loadURL(url),
 // destroy()}.
 
 import { formatNumber, sizeText } from "../widget/format.js";
@@ -146,7 +146,7 @@ export function mountPicture(section, host) {
 
   const view = {
     state: null,
-    scheme: "light",
+    announced: null, // the selection whose sentence the screen reader last heard
     own: null, // the learner's own picture: {picture (decoded), name}
     decoded: new Map(), // sample name -> decoded picture (promise)
     pixels: null, // {key, pixels, width, height, scaled, transparent, from}
@@ -524,12 +524,17 @@ export function mountPicture(section, host) {
     const channel = CHANNEL_NAMES[state.pch][zoom.channel];
     zoomWhere.textContent = `(${channel} channel of ${last === 1 ? "the input" : `stage ${last - 1}`})`;
     explanation.textContent = explanationText({ sel: [i, j], grad: state.grad }, zoom);
+    // A new selection is said, as the pool view says a tapped cell's sentence.
+    const said = `${i},${j}`;
+    if (view.announced !== said) {
+      view.announced = said;
+      host.announce(explanation.textContent);
+    }
   }
 
   return {
-    render(state, scheme = "light") {
+    render(state) {
       view.state = state;
-      view.scheme = scheme;
       fields.size.value = state.psize;
       fields.channel.value = state.pch;
       fields.repeat.value = state.prep;
