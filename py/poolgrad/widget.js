@@ -4074,7 +4074,7 @@ function mountWith(element, model, options) {
     showView(app.state.view);
     if (app.state.view === "picture") {
       openPicture();
-      picture?.render(app.state, app.view.scheme);
+      picture?.render(app.state);
       syncControls(controls, app.state);
       updateStatus();
       app.timings.lastRenderMs = performance.now() - started;

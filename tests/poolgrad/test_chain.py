@@ -291,3 +291,19 @@ def test_an_answer_s_lists_are_its_own():
     second = chain_trace(CAPSTONE_X, EDGE, target=[[0, 0], [0, 0]])
     assert second["connections"]["feeds"][0][0] == [[0, 0, 0, 0]]
     assert len(second["pool_windows"][0][0]) == 4
+
+
+@pytest.mark.parametrize("change", [
+    {"x": [[[[[1]]]]]}, {"x": "NaN"}, {"x": []}, {"x": [[1, 2], [3]]}, {"weight": [[True]]},
+    {"stride": 2**63}, {"dilation": 2**62}, {"padding": [1, 2, 3]}, {"padding": "full"},
+    {"bias": {"a": 1}}, {"bias": [[1]]}, {"learning_rate": "NaN"}, {"learning_rate": 1e309},
+    {"steps": True}, {"target": [[["x"]]]}, {"grad_output": "-Infinity"}, {"pool_stride": 0},
+    {"activation": ["relu"]}, {"x": [[1e308, 1e308], [1e308, 1e308]], "grad_output": 1},
+])
+def test_hostile_chain_requests_get_an_answer_never_a_traceback(change):
+    request = dict({"kind": "chain", "x": [[1, 2, 3], [4, 5, 6], [7, 8, 9]], "weight": [[1, 0], [0, 1]],
+                    "target": [[0]]}, **change)
+    answer = json.loads(wire.run_trace(json.dumps(request)))
+    assert set(answer) in ({"trace"}, {"error"})
+    if "error" in answer:
+        assert answer["error"] and "Traceback" not in answer["error"]

@@ -272,9 +272,24 @@ def test_the_element_opens_the_chain_view_from_its_attributes(page, site):
 def test_the_code_panels_pytorch_rebuilds_the_chain_and_passes_its_own_checks(booted, hash_):
     torch = pytest.importorskip("torch")
     page = open_chain(booted, hash_)
-    page.click("#chain-code summary")
+    page.locator("#chain-code").evaluate("(details) => { details.open = true; }")
     code = page.locator("#chain-code-torch").inner_text()
+    assert code.startswith("import torch")
     printed = []
     exec(compile(code, "chain_snippet", "exec"), {"print": printed.append, "torch": torch})
     assert printed == ["autograd agrees with the view"]
     assert "poolgrad.chain_trace(" in page.locator("#chain-code-poolgrad").inner_text()
+
+
+def test_play_steps_until_the_loss_stops_falling(booted):
+    page = open_chain(booted, "#view=chain&lr=0.058")
+    page.click("#chain-play")
+    expect(page.locator("#chain-play")).to_have_attribute("aria-pressed", "false", timeout=60_000)
+    settled(page)
+    steps = int(booted.hash().rsplit("&steps=", 1)[1])
+    native = poolgrad.chain_trace(CAPSTONE_X, CAPSTONE_W, target=CAPSTONE_T, learning_rate=0.058, steps=steps)
+    history = native["loss_history"]
+    # Every step before the last lowered the loss; the last one did not.
+    assert steps >= 2 and all(later < earlier for earlier, later in zip(history[:-2], history[1:-1]))
+    assert history[-1] >= history[-2]
+    expect(page.locator("#chain-announcer")).to_have_text(f"Stopped after step {steps}: the loss no longer falls ({shown(history[-1])}).")

@@ -99,7 +99,7 @@ const MARKUP = `
 
 // The grids that take edits, and what an edit changes (the state's key).
 const EDIT_NAMES = { "chain-input": "X", "chain-weight": "W", "chain-target": "T", "chain-bias": "b" };
-const TAPPABLE = new Set(["chain-input", "chain-weight", "chain-conv", "chain-pool", "chain-grad-pool"]);
+const TAPPABLE = new Set(["chain-input", "chain-weight", "chain-conv", "chain-pool"]);
 const ARROWS = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
 const PLAY_DELAY_MS = 120;
 const PLAY_WITHOUT_LOSS = 20;
