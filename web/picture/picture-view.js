@@ -79,7 +79,9 @@ function imageOf({ shape: [channels, height, width], values }, channel, [low, hi
   const plane = height * width;
   const span = high > low ? high - low : 1;
   const level = (v) => (!stretch && high <= 255 && low >= 0 ? v : ((v - low) / span) * 255);
-  const tint = { r: [1, 0, 0], g: [0, 1, 0], b: [0, 0, 1] }[channel] ?? [1, 1, 1];
+  // One channel's gradient in the pool view's gradient green (GRADIENT_HUES, hue 160), so
+  // it never reads as the picture's own values.
+  const tint = stretch ? [0.2, 1, 0.75] : { r: [1, 0, 0], g: [0, 1, 0], b: [0, 0, 1] }[channel] ?? [1, 1, 1];
   for (let i = 0; i < plane; i += 1) {
     if (channels === 3) {
       data[4 * i] = level(values[i]);
