@@ -500,6 +500,83 @@ def first_tap_run(browser, site_url, shipped):
         context.close()
 
 
+# The picture view at its largest: a 256 x 256 RGB picture (noise, so every window has its
+# own maximum), max pooling k=2 s=2 with the gradient on. Each sample taps another output
+# pixel: Python pools the whole picture again, routes the gradient, describes the zoom,
+# and the page draws the four canvases and the zoom panel.
+PICTURE_HASH = "#view=picture&k=2&s=2&p=0&d=1&mode=max&grad=1&psize=256"
+
+PICTURE_TAP = """async ([row, col]) => {
+  const canvas = document.querySelector('canvas[data-picture="output"]');
+  const box = canvas.getBoundingClientRect();
+  const row_ = document.querySelector("#picture-row");
+  const started = performance.now();
+  canvas.dispatchEvent(new MouseEvent("click", { bubbles: true,
+    clientX: box.left + (col + 0.5) * box.width / canvas.width, clientY: box.top + (row + 0.5) * box.height / canvas.height }));
+  const drawn = () => {
+    const cell = document.querySelector('td[data-grid="zoom-output"]');
+    return row_.getAttribute("aria-busy") === "false" && cell && cell.dataset.row === String(row) && cell.dataset.col === String(col);
+  };
+  await new Promise((resolve) => {
+    if (drawn()) return resolve();
+    const observer = new MutationObserver(() => { if (drawn()) { observer.disconnect(); resolve(); } });
+    observer.observe(document.querySelector("#picture"), { subtree: true, childList: true, attributes: true });
+  });
+  const inDom = performance.now() - started;
+  await new Promise((resolve) => requestAnimationFrame(() => { const c = new MessageChannel(); c.port1.onmessage = resolve; c.port2.postMessage(0); }));
+  return { inDom, nextFrame: performance.now() - started, python: Number(row_.dataset.pythonMs) };
+}"""
+
+
+def picture_png(side=256, seed=30):
+    """A side x side RGB PNG of noise, made with the standard library."""
+    import random
+    import struct
+    import zlib
+
+    rng = random.Random(seed)
+    raw = b"".join(b"\x00" + bytes(rng.randrange(256) for _ in range(side * 3)) for _ in range(side))
+
+    def chunk(kind, body):
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", side, side, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+def picture_run(browser, site_url, samples):
+    """One page of the picture view with the 256 x 256 RGB picture: ``samples`` taps on
+    output pixels, each timed from the click to the zoom drawn (and to the next frame)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
+    page = context.new_page()
+    try:
+        page.goto(site_url + "index.html" + PICTURE_HASH)
+        page.wait_for_selector('canvas[data-picture="output"]', timeout=BOOT_TIMEOUT_MS)
+        page.set_input_files("#picture-file", files=[{"name": "noise.png", "mimeType": "image/png", "buffer": picture_png()}])
+        page.wait_for_function("""() => document.querySelector('canvas[data-picture="input"]')?.width === 256
+            && document.querySelector("#picture-row").getAttribute("aria-busy") === "false" """, timeout=60_000)
+        taps = [page.evaluate(PICTURE_TAP, [(7 * i) % 128, (13 * i + 5) % 128]) for i in range(samples + 2)]
+        return taps[2:]  # the first two warm the path up
+    finally:
+        context.close()
+
+
+def picture_report(rounds):
+    """Median and 95th percentile of the picture view's tap-to-drawn, against the 100 ms goal."""
+    taps = [tap for run in rounds for tap in run]
+    if not taps:
+        return "picture view: not measured"
+    in_dom = [tap["inDom"] for tap in taps]
+    frame = [tap["nextFrame"] for tap in taps]
+    lines = ["picture view, 256 x 256 RGB, max k=2 s=2, gradient on: a tap on the output to the zoom drawn "
+             f"({len(taps)} taps in {len(rounds)} pages)",
+             f"  drawn in the DOM  median {fmt_ms(statistics.median(in_dom))}  p95 {fmt_ms(percentile(in_dom, 0.95))}",
+             f"  next frame        median {fmt_ms(statistics.median(frame))}  p95 {fmt_ms(percentile(frame, 0.95))}",
+             f"  of which Python (in the worker) median {fmt_ms(statistics.median(tap['python'] for tap in taps))}",
+             f"  goal 100 ms: median / goal = {statistics.median(frame) / 100:.2f}"]
+    return "\n".join(lines)
+
+
 def first_tap_rounds(browser, site_url, runs):
     """``runs`` rounds of first_tap_run with and without the shipped traces, alternating
     which goes first; returns {True: [...], False: [...]}."""
@@ -943,6 +1020,8 @@ def main(argv=None):
                         help="the built site to measure (default: this checkout's dist/)")
     parser.add_argument("--widgets-only", action="store_true",
                         help="only the widgets-on-one-page rounds (one, three shared, three dedicated)")
+    parser.add_argument("--picture-only", action="store_true",
+                        help="only the picture view's case (256 x 256 RGB, max k=2 s=2, gradient on)")
     args, _ = parser.parse_known_args(argv)
     if args.runs < 1 or args.samples < 1:
         parser.error("--runs and --samples must be at least 1")
@@ -968,7 +1047,8 @@ def main(argv=None):
             return 1
 
     server_log = []
-    runs, baselines, embeds, widget_rounds = [], [], [], []
+    runs, baselines, embeds, widget_rounds, picture_rounds = [], [], [], [], []
+    only = args.widgets_only or args.picture_only
     with sitebuild.serving(dist, request_log=server_log) as site_url:
         try:
             with sync_playwright() as playwright:
@@ -979,7 +1059,7 @@ def main(argv=None):
                     print(f"bench_browser: Chromium did not start: {first_line}", file=sys.stderr)
                     return 2
                 try:
-                    for index in range(0 if args.widgets_only else args.runs):
+                    for index in range(0 if only else args.runs):
                         started = time.perf_counter()
                         # Alternate which goes first, so neither always meets a warmer machine.
                         if index % 2:
@@ -993,11 +1073,15 @@ def main(argv=None):
                               f"{fmt_ms(run['boot']['bench']['readyAt'])}, baseline {fmt_ms(baselines[-1]['ready'])}, "
                               f"embed demo {fmt_ms(embeds[-1][0])} / {fmt_ms(embeds[-1][1])} "
                               f"({time.perf_counter() - started:.1f} s in all)", flush=True)
-                    first_taps = [] if args.widgets_only else first_tap_rounds(browser, site_url, args.runs)
+                    first_taps = [] if only else first_tap_rounds(browser, site_url, args.runs)
+                    for index in range(0 if args.widgets_only else args.runs):
+                        picture_rounds.append(picture_run(browser, site_url, args.samples))
+                        print(f"bench_browser: picture round {index + 1}/{args.runs}: median "
+                              f"{fmt_ms(statistics.median(t['nextFrame'] for t in picture_rounds[-1]))}", flush=True)
                     version = browser.version
                 finally:
                     browser.close()
-                for index in range(args.runs):
+                for index in range(0 if args.picture_only else args.runs):
                     widget_rounds.append(widget_pages_round(playwright, executable, sitebuild.CHROMIUM_ARGS, site_url, index))
                     print(f"bench_browser: widgets round {index + 1}/{args.runs}: "
                           + ", ".join(f"{name} ready at {fmt_ms(run['ready'])}, {fmt_bytes(run['pss'])}"
@@ -1015,7 +1099,10 @@ def main(argv=None):
         print()
     else:
         print(f"site: {dist}")
-    print(report_widget_pages(widget_rounds))
+    print(picture_report(picture_rounds))
+    print()
+    if widget_rounds:
+        print(report_widget_pages(widget_rounds))
     return 0
 
 

@@ -15,6 +15,9 @@ serves it on a free port of 127.0.0.1 and writes each picture named on the comma
   grids with the case it loaded and the wrong input-gradient cells marked.
 * phone-dark.png: the default view's first screen on a 390 x 844 touch phone in the
   dark scheme.
+* picture-1280.png, picture-736.png, picture-360.png: the picture view on Chelsea the cat,
+  max pooling 2 x 2 repeated twice with the gradient on and a pixel selected (its window
+  and zoom), at three widths; the 360 px one in the dark scheme, on a touch phone.
 
 Every picture is deterministic: fixed viewports, device scale 1, light scheme unless
 dark is the point, CSS animations finished, no random preset, service workers off, each view
@@ -183,6 +186,25 @@ def phone_dark_png(browser, site, path):
     page.context.close()
 
 
+PICTURE_VIEW = "#k=2&s=2&p=0&d=1&mode=max&grad=1&view=picture&pic=chelsea&prep=2&psel=9,20"
+
+
+def picture_pngs(browser, site, paths):
+    from playwright.sync_api import expect
+
+    for width, path in paths.items():
+        phone = width < 520
+        page = new_page(browser, viewport={"width": width, "height": 900}, is_mobile=phone, has_touch=phone,
+                        color_scheme="dark" if phone else "light")
+        page.goto(site + "index.html" + PICTURE_VIEW)
+        expect(page.locator("#status")).to_have_attribute("data-state", "ready", timeout=BOOT_TIMEOUT_MS)
+        expect(page.locator('td[data-grid="zoom-output"]')).to_have_count(1, timeout=BOOT_TIMEOUT_MS)
+        expect(page.locator("#picture-row")).to_have_attribute("aria-busy", "false")
+        calm(page, has_mouse=not phone)
+        page.locator("#picture").screenshot(path=path, animations="disabled")
+        page.context.close()
+
+
 SHOTS = {
     "widget": lambda browser, site: widget_png(browser, site, DOCS / "widget.png"),
     "lesson": lambda browser, site: lesson_png(browser, site, DOCS / "lesson.png"),
@@ -190,6 +212,8 @@ SHOTS = {
     "exercise": lambda browser, site: exercise_pngs(browser, site, DOCS / "exercise-panel.png",
                                                     DOCS / "exercise-marks.png"),
     "phone-dark": lambda browser, site: phone_dark_png(browser, site, DOCS / "phone-dark.png"),
+    "picture": lambda browser, site: picture_pngs(browser, site, {
+        1280: DOCS / "picture-1280.png", 736: DOCS / "picture-736.png", 360: DOCS / "picture-360.png"}),
 }
 
 

@@ -19,7 +19,7 @@ from .common import (BuildError, atomic_write_bytes, cache_dir, copy_file, copy_
 from .fetch import pyodide_core, pyodide_wheels
 from .paths import DIST_MARKER
 from .pins import (NODE_MIN_MAJOR, NUMPY_SNAPSHOT_FILE, NUMPY_SUBSET_FILE, NUMPY_WHEEL, ON_DEMAND_FILES,
-                   ON_DEMAND_WITH_STDLIB_SUBSET, PYODIDE_CORE_SHA256, PYODIDE_LOCK, PYODIDE_SHIPPED, PYODIDE_STDLIB,
+                   ON_DEMAND_WITH_STDLIB_SUBSET, PICTURE_SAMPLES_DIR, PICTURE_SAMPLES_SHA256, PYODIDE_CORE_SHA256, PYODIDE_LOCK, PYODIDE_SHIPPED, PYODIDE_STDLIB,
                    PYODIDE_VERSION, PYODIDE_WHEELS, STDLIB_SUBSET_FILE)
 from .shipped import FIRST_MINUTE_TRACES_FILE, SHIPPED_TRACES_FILE, TracesUnavailable, shipped_traces, traces_file
 from .snapshot import SnapshotUnavailable, pyodide_snapshot, snapshot_size
@@ -108,6 +108,7 @@ def assemble(dist: Path, quiet: bool = False) -> Path:
         return n
 
     step("front end (web/)", copy_web)
+    step("picture samples (pinned)", lambda: verify_picture_samples(paths.WEB / PICTURE_SAMPLES_DIR))
 
     # 2. Pyodide core and wheels, verified in the cache and in dist/
     core = step(f"pyodide {PYODIDE_VERSION} core (cache)", lambda: pyodide_core(cache, quiet))
@@ -330,6 +331,21 @@ def web_app_manifest(root_from_here: str) -> bytes:
     return (json.dumps(manifest, indent=2) + "\n").encode()
 
 
+def verify_picture_samples(folder: Path) -> int:
+    """Check every picture sample against its pin, and that no image is unpinned (a front
+    end without the picture view, web/picture/, has none to check)."""
+    if not folder.parent.is_dir():
+        return 0
+    images = sorted(p.name for p in folder.glob("*") if p.suffix.lower() in (".png", ".jpg", ".jpeg", ".gif", ".webp"))
+    unpinned = [name for name in images if name not in PICTURE_SAMPLES_SHA256]
+    if unpinned:
+        raise BuildError(f"{folder}: {', '.join(unpinned)} not pinned in sitebuild/pins.py "
+                         "PICTURE_SAMPLES_SHA256 (and recorded in SOURCES.md with its licence)")
+    for name, sha in PICTURE_SAMPLES_SHA256.items():
+        verify_file(folder / name, sha, f"picture sample {name}")
+    return len(images)
+
+
 def _is_entry(rel: str) -> bool:
     """Files that keep their name: the root's pages, build-info.json, the service worker and
     the element's loader (pages elsewhere name it)."""
@@ -532,6 +548,8 @@ def publish(stage: Path, dist: Path) -> dict:
     # build, and an unchanged site must not look like a new version to its learners.
     on_demand_files = ON_DEMAND_WITH_STDLIB_SUBSET if info.get("stdlib_subset") else ON_DEMAND_FILES
     on_demand = {names[f"pyodide/{name}"] for name in on_demand_files if f"pyodide/{name}" in names}
+    # The picture view's samples are saved once this browser opened one, not at install.
+    on_demand |= {names[rel] for rel in sources if rel.startswith(f"{PICTURE_SAMPLES_DIR}/")}
     kept = [[rel, None if rel == BUILD_INFO else digest(contents[rel]), "/" in rel, rel in on_demand]
             for rel in sorted(contents)]
     contents[SERVICE_WORKER] = service_worker(template.read_text(encoding="utf-8"), build_id, kept)

@@ -71,3 +71,14 @@ SNAPSHOT_TIMEOUT_S = 300
 
 # Inputs of poolgrad's wheel (besides everything under py/, its description py/README.md too).
 WHEEL_INPUTS = ["pyproject.toml", "setup.py", "setup.cfg", "MANIFEST.in", "LICENSE"]
+
+# The picture view's samples (web/picture/samples/, made by scripts/make_picture_samples.py;
+# SOURCES.md beside them says where each comes from and its licence). Loaded only when the
+# picture view opens: the service worker saves one once this browser used it.
+PICTURE_SAMPLES_DIR = "picture/samples"
+PICTURE_SAMPLES_SHA256 = {
+    "camera.png": "2d9beaaedd87f9134aacf5ef9bd3eb7ec5972c18344054dce4e9546eb1fca6ba",
+    "text.png": "82b3717a1b1b12a173a5b332657c14e8c775775ee2a3969f5315c66ae8c0f2e9",
+    "chelsea.png": "36251326d6fd0fc66ac0ffc673b1ca2786401eb702047170fbbae5e339be43dd",
+    "coffee.png": "022b857c13aef51cfebecb3f31a4de962bbee5fbd1a9771ee78f3e1480c96c85",
+}

@@ -37,6 +37,7 @@ CSS_OUTPUT = OUTPUT.with_name("widget.css")
 LEFT_OUT = {
     "runtime/page-traces.js": "the page's Python in a worker: in a notebook the kernel computes every trace",
     "exercise/exercise.js": "the exercise panel runs learner code in the site's workers: a notebook has poolgrad.check",
+    "picture/picture-view.js": "the picture view loads its stylesheet and samples beside its module, which a blob URL has not: not in notebooks yet",
     "chain/chain-view.js": "the chain view loads its stylesheet beside its module, which a blob URL has not: not in notebooks yet",
 }
 

@@ -10,6 +10,9 @@
 //     "Infinity"; "1,2;3,4"; "r,c"); a boolean is on when present, off when absent or
 //     "false" / "0" / "off" (count-include-pad is on unless it says so); output-size,
 //     norm-type and unpool apply in their modes only (the adaptive modes, lp, the max modes);
+//   view picture picture-size picture-channel picture-repeat picture-selected: the picture
+//     view (view="picture") and its settings; src: a picture for it to open (same origin,
+//     or a server that allows CORS);
 //   controls lesson exercise code player: the parts shown, each off unless present (and not
 //     "off"): the grids and the status line are always there.
 // Events (bubbling, composed): pool-grad:ready; pool-grad:change (detail: the state, in the
@@ -47,9 +50,18 @@ const STATE_ATTRIBUTES = {
   "chain-target": "chain_target",
   "learning-rate": "learning_rate",
   steps: "steps",
+  // The picture view (view="picture"): a shipped sample and its settings, as its link spells them.
+  picture: "picture",
+  "picture-size": "picture_size",
+  "picture-channel": "picture_channel",
+  "picture-repeat": "picture_repeat",
+  "picture-selected": "picture_selection",
 };
 const FLAGS = new Set(["ceil-mode", "count-include-pad", "gradient", "unpool", "chain-relu"]);
 const PART_ATTRIBUTES = ["controls", "lesson", "exercise", "code", "player"];
+// The picture view's own picture: a same-origin URL, or one whose server allows this site
+// to read it (CORS); a refusal is said in the view's #picture-error.
+const SOURCE_ATTRIBUTE = "src";
 const OFF = new Set(["false", "0", "off"]);
 const STYLE = new URL("./style.css", import.meta.url).href;
 
@@ -86,7 +98,7 @@ function attributeText(name, value) {
 }
 
 export class PoolGradElement extends HTMLElement {
-  static observedAttributes = [...Object.keys(STATE_ATTRIBUTES), ...PART_ATTRIBUTES];
+  static observedAttributes = [...Object.keys(STATE_ATTRIBUTES), ...PART_ATTRIBUTES, SOURCE_ATTRIBUTE];
 
   constructor() {
     super();
@@ -119,7 +131,9 @@ export class PoolGradElement extends HTMLElement {
     if (before === after) return;
     // A new value ends a property's refusal (the refused value never reached its attribute).
     if (name in STATE_ATTRIBUTES) this.model.update({ [STATE_ATTRIBUTES[name]]: attributeValue(name, after), error: null });
-    else if (this.mounting) {
+    else if (name === SOURCE_ATTRIBUTE) {
+      if (after) this.mounting?.then((widget) => widget.loadPicture(new URL(after, document.baseURI).href));
+    } else if (this.mounting) {
       // A part switched on or off: the widget is drawn again, with the model's state.
       const mounting = this.mounting;
       this.mounting = mounting.then((widget) => {
@@ -144,6 +158,8 @@ export class PoolGradElement extends HTMLElement {
     widget.on("change", (state) => send("change", modelValues(state)));
     widget.on("select", (detail) => send("select", detail));
     this.widget = widget;
+    const source = this.getAttribute(SOURCE_ATTRIBUTE);
+    if (source) widget.loadPicture(new URL(source, document.baseURI).href);
     return widget;
   }
 
@@ -158,7 +174,7 @@ export class PoolGradElement extends HTMLElement {
   }
 }
 
-for (const name of [...Object.keys(STATE_ATTRIBUTES), ...PART_ATTRIBUTES]) {
+for (const name of [...Object.keys(STATE_ATTRIBUTES), ...PART_ATTRIBUTES, SOURCE_ATTRIBUTE]) {
   Object.defineProperty(PoolGradElement.prototype, camel(name), {
     get() {
       return this.getAttribute(name);

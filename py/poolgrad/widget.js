@@ -184,7 +184,11 @@ const CHAIN_CAPSTONE = {
   weight: [[[[0.5, -0.5, 0], [0, 1, 0], [0.5, 0, -0.5]]]],
   target: [[[2, 1], [0, 3]]],
 };
-return Object.freeze({ FIXTURE, PRESETS, CHAIN_CAPSTONE });
+
+// The picture view's shipped samples (web/picture/samples/NAME.png, pinned in
+// sitebuild/pins.py, their sources in SOURCES.md beside them), the first one its start.
+const PICTURE_SAMPLES = ["camera", "text", "chelsea", "coffee"];
+return Object.freeze({ FIXTURE, PRESETS, CHAIN_CAPSTONE, PICTURE_SAMPLES });
 })();
 
 // web/widget/trace-view.js
@@ -270,7 +274,7 @@ return Object.freeze({ selectedOutput, outputInRange, windowSamples, windowText,
 // web/widget/state.js
 const $widget_state = (() => {
 const { NON_FINITE, encodeNumber, pairText, sizeText, wireNumber } = $widget_format;
-const { CHAIN_CAPSTONE, FIXTURE, PRESETS } = $widget_presets;
+const { CHAIN_CAPSTONE, FIXTURE, PICTURE_SAMPLES, PRESETS } = $widget_presets;
 const { outputInRange } = $widget_trace_view;
 // The widget's whole state, its one serialisation (the URL hash), and every parse of the
 // learner's text into it. One table, HASH_PROPERTIES, drives both directions: parseHash
@@ -493,7 +497,7 @@ const KINDS = {
   },
   selection: {
     parse(text, property, source) {
-      const match = /^(\d{1,2}),(\d{1,2})$/.exec(text);
+      const match = (property.digits === 3 ? /^(\d{1,3}),(\d{1,3})$/ : /^(\d{1,2}),(\d{1,2})$/).exec(text);
       if (!match) throw new InputError(`${property.key} must be row,col of an output cell, like 0,1; got ${quote(text)}`, source);
       return [Number(match[1]), Number(match[2])];
     },
@@ -649,7 +653,7 @@ const HASH_PROPERTIES = [
   // Which view shows: the pooling layer, or the chain X -conv W-> Y1 -pool-> Y2 -loss-> L.
   // The chain's keys below belong to view=chain (CHAIN_KEYS): written there only, and a
   // link that gives one elsewhere is refused. Left out, they are the capstone's.
-  { key: "view", kind: "enum", values: ["pool", "chain"], initial: () => "pool", written: "unless-initial" },
+  { key: "view", kind: "enum", values: ["pool", "chain", "picture"], initial: () => "pool", written: "unless-initial" },
   {
     key: "cx", kind: "stack", name: "the chain's input cx", levels: [{ separator: "|", noun: "channel", limit: CHAIN_LIMITS.channels }],
     initial: () => structuredClone(CHAIN_CAPSTONE.x), written: "always", only: true,
@@ -681,6 +685,19 @@ const HASH_PROPERTIES = [
 ];
 // The keys of the chain view's own (view=chain).
 const CHAIN_KEYS = new Set(["cx", "cw", "cb", "relu", "cpool", "cpk", "cup", "hot", "ct", "lr", "steps"]);
+// The picture view's own keys (view=picture): the pooling settings (k, s, p, d, ceil, mode,
+// grad, ...) are the pool view's keys, which apply to the picture too.
+HASH_PROPERTIES.push(
+  // A shipped sample (web/picture/samples/); a learner's own picture stays in the browser
+  // and out of the link, which names the sample shown before it.
+  { key: "pic", kind: "enum", values: PICTURE_SAMPLES, initial: () => PICTURE_SAMPLES[0], written: "always", only: true },
+  { key: "psize", kind: "enum", values: ["32", "64", "128", "256"], initial: () => "128", written: "unless-initial", only: true },
+  { key: "pch", kind: "enum", values: ["rgb", "grey", "r", "g", "b"], initial: () => "rgb", written: "unless-initial", only: true },
+  { key: "prep", kind: "enum", values: ["1", "2", "3", "4"], initial: () => "1", written: "unless-initial", only: true },
+  // The selected pixel of the picture's (last) output: row,col.
+  { key: "psel", kind: "selection", digits: 3, initial: () => null, written: "unless-initial", only: true },
+);
+const PICTURE_KEYS = new Set(["pic", "psize", "pch", "prep", "psel"]);
 const PROPERTY = new Map(HASH_PROPERTIES.map((property) => [property.key, property]));
 
 // Give every property `state` lacks its initial value, in table order. A selection the
@@ -733,6 +750,7 @@ function parseHash(hash) {
   fillInitial(state);
   for (const key of given.keys()) {
     if (PROPERTY.get(key).only && !applies(key, state)) {
+      if (PICTURE_KEYS.has(key)) throw fail(`${key} does not apply here; it is the picture view's (view=picture)`);
       throw fail(CHAIN_KEYS.has(key)
         ? `${key} does not apply here; ${key === "hot" && state.view === "chain" ? "the hot cell is the upstream's when cup=hot" : "it is the chain view's (view=chain)"}`
         : `${key} does not apply to mode=${state.mode}; ${APPLIES_TEXT[key]}`);
@@ -747,9 +765,10 @@ function parseHash(hash) {
 
 function leftOut(property, value, state) {
   if (property.only && !applies(property.key, state)) return true;
-  // A chain link carries the pooling view's settings only where they differ from the start.
-  const poolKey = !CHAIN_KEYS.has(property.key) && property.key !== "view";
-  if (state.view === "chain" && poolKey && property.written === "always") {
+  // A chain or picture link carries the pooling view's settings only where they differ from
+  // the start.
+  const poolKey = !CHAIN_KEYS.has(property.key) && !PICTURE_KEYS.has(property.key) && property.key !== "view";
+  if (state.view !== "pool" && poolKey && property.written === "always") {
     const { write } = KINDS[property.kind];
     return write(value, property) === write(property.initial(state), property);
   }
@@ -835,6 +854,7 @@ const APPLIES_TEXT = {
 };
 function applies(key, state) {
   if (CHAIN_KEYS.has(key)) return state.view === "chain" && (key !== "hot" || state.cup === "hot");
+  if (PICTURE_KEYS.has(key)) return state.view === "picture";
   return !(key in APPLIES) || APPLIES[key].includes(state.mode);
 }
 
@@ -912,7 +932,25 @@ const MODEL_KEYS = {
   chain_target: "ct",
   learning_rate: "lr",
   steps: "steps",
+  picture: "pic",
+  picture_size: "psize",
+  picture_channel: "pch",
+  picture_repeat: "prep",
+  picture_selection: "psel",
 };
+
+// The picture view's model values: null outside it (the keys are then left out).
+function pictureValues(state) {
+  const picture = state.view === "picture";
+  return {
+    ...(picture ? { view: "picture" } : {}),
+    picture: picture ? state.pic : null,
+    picture_size: picture ? Number(state.psize) : null,
+    picture_channel: picture ? state.pch : null,
+    picture_repeat: picture ? Number(state.prep) : null,
+    picture_selection: picture && state.psel ? state.psel.slice() : null,
+  };
+}
 
 // The chain's model values: null outside the chain view (the keys are then left out).
 function chainValues(state) {
@@ -953,6 +991,7 @@ function modelValues(state) {
     norm_type: wireNumber(state.n),
     unpool: state.unpool,
     ...chainValues(state),
+    ...pictureValues(state),
   };
 }
 
@@ -1007,7 +1046,7 @@ function stateFromModel(get) {
   }
   return parseHash(parts.join("&"));
 }
-return Object.freeze({ MAX_SIDE, CHAIN_LIMITS, MODE_NAMES, ADAPTIVE_MODES, MAX_MODES, InputError, quote, MATRIX_SPELLINGS, parseMatrix, parseCellValue, HASH_PROPERTIES, CHAIN_KEYS, defaultState, parsePair, parseHash, serialiseState, gridsKey, hashFor, traceRequest, requestKey, applies, changedState, switchMode, presetChange, showsPreset, MODEL_KEYS, modelValues, matrixText, stateFromModel, FIXTURE });
+return Object.freeze({ MAX_SIDE, CHAIN_LIMITS, MODE_NAMES, ADAPTIVE_MODES, MAX_MODES, InputError, quote, MATRIX_SPELLINGS, parseMatrix, parseCellValue, HASH_PROPERTIES, CHAIN_KEYS, PICTURE_KEYS, defaultState, parsePair, parseHash, serialiseState, gridsKey, hashFor, traceRequest, requestKey, applies, changedState, switchMode, presetChange, showsPreset, MODEL_KEYS, modelValues, matrixText, stateFromModel, FIXTURE });
 })();
 
 // web/lesson/sentences.js
@@ -1371,7 +1410,7 @@ function embedCode({ pageUrl, hash, lesson = true, code = true, id, state }) {
     `<script>(${sizePoolgradFrames})();</script>`,
   ].join("\n");
 }
-return Object.freeze({ pythonNumber, pythonMatrix, pythonPair, torchSnippet, poolgradSnippet, embedCode });
+return Object.freeze({ pythonNumber, pythonMatrix, pythonPair, poolingArguments, FUNCTIONS, wrapArguments, torchSnippet, poolgradSnippet, embedCode });
 })();
 
 // web/takeaway/svg-export.js
@@ -3311,11 +3350,12 @@ const WIDGET_MARKUP = `
   <select id="view" name="view">
     <option value="pool">Pooling layer</option>
     <option value="chain">Chain: conv → pool → loss</option>
+    <option value="picture">Picture</option>
   </select>
 </div>
 <!-- The chain view (view=chain): web/chain/ draws it here when it is first opened. -->
 <section id="chain" class="chain" aria-label="The chain: convolution, pooling, loss" data-view-part="chain" hidden></section>
-<section class="controls" aria-label="Pooling settings" data-part="controls" data-view-part="pool">
+<section class="controls" aria-label="Pooling settings" data-part="controls" data-view-part="pool picture">
   <!-- Shown on narrow screens only (style.css), where the settings start folded. -->
   <button id="controls-toggle" class="controls-toggle" type="button" aria-expanded="false" aria-controls="controls-body">
     <span class="fold-icon" aria-hidden="true"></span> Settings <span class="hint">window, mode, input</span>
@@ -3352,7 +3392,7 @@ const WIDGET_MARKUP = `
     <label class="check strong"><input id="gradient" name="gradient" type="checkbox"> Gradient routing</label>
     <label class="check"><input id="unpool" name="unpool" type="checkbox"> Unpooling <span class="hint">max_unpool2d, max modes only</span></label>
   </fieldset>
-  <fieldset>
+  <fieldset data-view-part="pool">
     <legend>Input</legend>
     <label for="preset">Preset</label>
     <span class="row">
@@ -3377,6 +3417,8 @@ const WIDGET_MARKUP = `
   </fieldset>
   </div>
 </section>
+<!-- The picture view (view=picture): web/picture/ draws it here when it is first opened. -->
+<section id="picture" class="picture" aria-label="Pooling a picture" data-view-part="picture" hidden></section>
 
 <section id="player" data-part="player" data-view-part="pool" class="player" aria-labelledby="player-title" data-stepping="false">
   <h2 id="player-title">Step through the windows</h2>
@@ -3816,6 +3858,9 @@ const $runtime_page_traces = Object.freeze({ pageTraces() { throw new Error("web
 // web/chain/chain-view.js: left out
 const $chain_chain_view = Object.freeze({ mountChain() { throw new Error('web/chain/chain-view.js is not in the notebook bundle (the chain view loads its stylesheet beside its module, which a blob URL has not: not in notebooks yet)'); } });
 
+// web/picture/picture-view.js: left out
+const $picture_picture_view = Object.freeze({ mountPicture() { throw new Error('web/picture/picture-view.js is not in the notebook bundle (the picture view loads its stylesheet and samples beside its module, which a blob URL has not: not in notebooks yet)'); } });
+
 // web/widget/mount.js
 const $widget_mount = (() => {
 const { CodeView } = $takeaway_code_view;
@@ -3892,7 +3937,7 @@ function mountWith(element, model, options) {
   for (const node of element.querySelectorAll("[data-part]")) {
     if (!parts[node.dataset.part]) node.hidden = true;
   }
-  // The two views' parts (data-view-part): shown while their view is (showView).
+  // Each view's parts (data-view-part, the views it shows in): shown while one is (showView).
   const viewParts = [...element.querySelectorAll("[data-view-part]")];
   // Several widgets on a page: each one's landmarks say whose they are.
   if (options.name) {
@@ -4014,9 +4059,26 @@ function mountWith(element, model, options) {
   }
   const titleOf = (trace) => (trace.kind === "chain" ? chain.title(trace) : viewTitle(traceParameters(trace)));
 
+  // ---- the picture view (web/picture/): its module and samples load when it is first opened ----
+  let picture = null;
+  let pictureLoading = null;
+  function openPicture() {
+    pictureLoading ??= Promise.resolve($picture_picture_view).then((module) => {
+      if (destroyed) return;
+      picture = module.mountPicture(byId("picture"), {
+        latest: (request) => traces.latest(request, `${lane}-picture`),
+        change: (mutator) => change(mutator),
+        announce: (text) => announce(text),
+      });
+      if (app.state.view === "picture") render();
+    }, (problem) => {
+      app.boot.failure = `The picture view could not load: ${problem.message}`;
+      render();
+    });
+  }
   function showView(view) {
     for (const node of viewParts) {
-      const hidden = node.dataset.viewPart !== view || (node.dataset.part !== undefined && !parts[node.dataset.part]);
+      const hidden = !node.dataset.viewPart.split(" ").includes(view) || (node.dataset.part !== undefined && !parts[node.dataset.part]);
       if (node.hidden !== hidden) node.hidden = hidden;
     }
     if (viewSelect.value !== view) viewSelect.value = view;
@@ -4039,6 +4101,8 @@ function mountWith(element, model, options) {
       } else if (traces.shippedAvailable?.()) [state, text] = ["loading", `This view needs Python, still loading (${booting}); it appears as soon as Python is ready.`];
       else [state, text] = ["loading", `Loading Python in your browser (${booting}). You can already edit the input; your changes apply when it is ready.`];
     }
+    // The picture view draws what it asks for itself (#picture-row is aria-busy meanwhile).
+    else if (app.state.view === "picture") [state, text] = ["ready", `Ready: the picture view, ${viewTitle(app.state)}.`];
     // Python is up but the first answer is still on its way: "ready" waits for a drawn output.
     else if (!app.trace) [state, text] = ["loading", "Python is ready; computing the first output."];
     else if (app.state.view === "chain" && !isCurrent()) [state, text] = ["loading", "Python is computing the chain."];
@@ -4074,6 +4138,14 @@ function mountWith(element, model, options) {
   function render() {
     const started = performance.now();
     showView(app.state.view);
+    if (app.state.view === "picture") {
+      openPicture();
+      picture?.render(app.state);
+      syncControls(controls, app.state);
+      updateStatus();
+      app.timings.lastRenderMs = performance.now() - started;
+      return;
+    }
     if (app.state.view === "chain") {
       const awaiting = app.stateKey === null || app.answerKey !== app.stateKey;
       // The chain keeps its own last drawing while a state is refused: it is given only the
@@ -4117,7 +4189,7 @@ function mountWith(element, model, options) {
   // The player follows the state and its trace (it starts over on a new one); a trace still
   // being computed leaves it where it is.
   function syncPlayer() {
-    if (app.state.view === "chain") return;
+    if (app.state.view !== "pool") return;
     const awaitingTrace = app.boot.ready && !app.boot.failure && app.answerKey !== app.stateKey;
     if (!awaitingTrace) player.sync(currentTrace(), shownState().grad);
   }
@@ -4182,7 +4254,8 @@ function mountWith(element, model, options) {
     if (next.view !== app.state.view) {
       Object.assign(app, { trace: null, traceKey: null, traceState: null, answerKey: null, traceSource: null, traceError: null, drawn: null });
     }
-    const needsTrace = nextKey !== null && (nextKey !== app.stateKey || app.answerKey === null);
+    // The picture view asks Python itself (web/picture/), with its pixels.
+    const needsTrace = nextKey !== null && next.view !== "picture" && (nextKey !== app.stateKey || app.answerKey === null);
     app.state = next;
     app.stateKey = nextKey;
     if (app.traceKey === nextKey) app.traceState = next;
@@ -4453,6 +4526,11 @@ function mountWith(element, model, options) {
       listeners.get(type)?.delete(listener);
     },
     request: (request) => traces.request(request),
+    // Opens the picture at `url` in the picture view (the element's src).
+    loadPicture(url) {
+      openPicture();
+      pictureLoading.then(() => picture?.loadURL(url));
+    },
     python: () => traces.describe?.() ?? null,
     timings: app.timings,
     exerciseTimings: exercise.timings,
@@ -4464,6 +4542,7 @@ function mountWith(element, model, options) {
     },
     destroy() {
       destroyed = true;
+      picture?.destroy();
       model.off("change", modelChanged);
       unsubscribeScheme();
       unsubscribe();

@@ -15,6 +15,10 @@ pooling request as above.
 Whatever the request, the answer is JSON: ``{"trace": ...}`` or ``{"error": message}``,
 where the message says what is wrong, for the page to show as it is; an exception that no
 request should cause (a bug) is answered as one too, and says it is a bug.
+
+A request of ``"kind": "picture"`` pools a picture instead: its pixels travel beside the
+JSON as bytes, and the answer is a pair, the JSON and the planes' bytes
+(:func:`poolgrad.picture.run_picture`).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import json
 
 from .chain import chain_trace
 from .json_numbers import NUMBER_NAMES
+from .picture import run_picture
 from .trace import trace
 
 #: The keyword arguments a request may carry: those of :func:`poolgrad.trace`.
@@ -43,7 +48,7 @@ class RequestError(ValueError):
     """A request that is not JSON of the expected form."""
 
 
-def run_trace(request_json: str) -> str:
+def run_trace(request_json: str, pixels: bytes | None = None) -> str | tuple[str, bytes]:
     """Answer one request from the page: trace() as JSON, or a clear error as JSON.
 
     >>> answer = json.loads(run_trace('{"x": [[1, 2], [3, "NaN"]], "kernel_size": 2}'))
@@ -67,13 +72,32 @@ def run_trace(request_json: str) -> str:
     ...                               '"weight": [[1]], "pool": null, "grad_output": 1}'))
     >>> answer["trace"]["grad_weight"]
     [[[[10.0]]]]
+
+    A picture's request names its kind and brings its pixels:
+
+    >>> answer, planes = run_trace('{"kind": "picture", "shape": [1, 1, 4], "kernel_size": 1}',
+    ...                            bytes([10, 20, 30, 255]))
+    >>> json.loads(answer)["picture"]["planes"][1], len(planes)
+    ({'name': 'stage-1', 'shape': [3, 1, 1], 'offset': 4, 'dtype': 'float32'}, 16)
     """
     try:
-        request = _parse(request_json)
-        if request.pop("kind", "pool") == "chain":
+        request = _load(request_json)
+    except RequestError as refused:
+        return _refused(str(refused), pixels)
+    kind = request.pop("kind", "pool")
+    if kind == "picture":
+        try:
+            return run_picture(request, pixels)
+        except Exception as failure:  # a bug of poolgrad's: said as one, never raised
+            return json.dumps({"error": unexpected_failure(failure)}), b""
+    try:
+        if kind == "chain":
             result = chain_trace(**_chain_request(request))
+        elif kind == "pool":
+            result = trace(**_parse(request))
         else:
-            result = trace(**request)
+            raise RequestError(f'the request\'s "kind" must be "pool" or "chain" (or "picture", '
+                               f"with its pixels), got {kind!r:.40}")
     except (ValueError, TypeError) as refused:
         return json.dumps({"error": str(refused)})
     except Exception as failure:  # a bug of poolgrad's: said as one, never raised
@@ -94,8 +118,14 @@ def unexpected_failure(failure: BaseException) -> str:
             "poolgrad, please report it with the request")
 
 
-def _parse(request_json):
-    """The request as trace()'s keyword arguments, named numbers turned into floats."""
+def _refused(message, pixels):
+    """A refusal in the form the request expects: a picture's (pixels sent) is a pair."""
+    answer = json.dumps({"error": message})
+    return answer if pixels is None else (answer, b"")
+
+
+def _load(request_json):
+    """The request's JSON object."""
     if not isinstance(request_json, str):
         raise RequestError(f"the request must be a JSON string, got {type(request_json).__name__}")
     try:
@@ -107,13 +137,13 @@ def _parse(request_json):
     if not isinstance(request, dict):
         raise RequestError(
             f"the request must be a JSON object of trace() settings, got {type(request).__name__}")
-    kind = request.get("kind", "pool")
-    if kind not in ("pool", "chain"):
-        raise RequestError(f'the request\'s "kind" must be "pool" or "chain", got {kind!r:.40}')
-    if kind == "chain":
-        return request
+    return request
+
+
+def _parse(request):
+    """The request as trace()'s keyword arguments, named numbers turned into floats."""
     for key in request:
-        if key not in REQUEST_KEYS and key != "kind":
+        if key not in REQUEST_KEYS:
             raise RequestError(f'the request has an unknown setting "{key[:40]}"; known settings: '
                                f"{', '.join(REQUEST_KEYS)}")
     if "x" not in request:

@@ -160,3 +160,18 @@ test("a view a page already shows (shipped) waits while another view waits for P
   // a's second view and c's need Python; the shown ones, confirmations, come after, in turn.
   assert.deepEqual(h.ran, [5, 4, 3, 2]);
 });
+
+test("a picture's planes are handed over with its answer, a pool answer hands nothing over", async () => {
+  const planes = new ArrayBuffer(8);
+  const service = new TraceService(() => ({ run: (request) => (request.pixels ? { picture: {}, planes } : { trace: 1 }) }),
+    { handBack: (next) => next() });
+  const sent = [];
+  service.connect("a", (message, transfer) => sent.push({ message, transfer }));
+  await new Promise((resolve) => setImmediate(resolve));
+  service.receive("a", { type: "trace", id: 1, request: { json: "{}", pixels: new Uint8Array(4) } });
+  service.receive("a", { type: "trace", id: 2, request: "{}" });
+  const results = sent.filter(({ message }) => message.type === "result");
+  assert.equal(results[0].message.planes, planes);
+  assert.deepEqual(results[0].transfer, [planes]);
+  assert.deepEqual(results[1].transfer, []);
+});

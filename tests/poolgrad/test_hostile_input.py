@@ -254,6 +254,17 @@ def test_the_worker_hook_says_so_when_poolgrad_itself_fails(monkeypatch):
     assert json.loads(wire.run_trace('{"x": [[1]], "kernel_size": 1}'))["error"].startswith(
         "poolgrad failed unexpectedly (TypeError: Object of type object is not JSON serializable)")
 
+
+def test_a_pictures_request_is_answered_with_a_pair_when_poolgrad_itself_fails(monkeypatch):
+    def broken(request, pixels):
+        raise ZeroDivisionError("division by zero")
+
+    monkeypatch.setattr(wire, "run_picture", broken)
+    answer, planes = wire.run_trace('{"kind": "picture", "shape": [1, 1, 4], "kernel_size": 1}',
+                                    bytes([1, 2, 3, 255]))
+    assert json.loads(answer)["error"].startswith("poolgrad failed unexpectedly (ZeroDivisionError")
+    assert planes == b""
+
 @pytest.mark.parametrize("text, message", [
     ("{", "the request is not valid JSON"),
     ('{"x": [[NaN]], "kernel_size": 1}', "bare constant NaN"),

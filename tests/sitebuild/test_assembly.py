@@ -166,8 +166,9 @@ def test_every_file_but_the_fixed_names_is_under_its_groups_content_hash(dist):
     published = published_files(dist)
     assert FIXED_NAMES <= set(published)
     hashed = [rel for rel in published if rel not in FIXED_NAMES]
-    # The front end keeps web/'s folders inside its one hashed folder; the others are flat.
-    assert all(re.fullmatch(r"app/[0-9a-f]{12}/[^/]+(/[^/]+)?|(pyodide|wheels)/[0-9a-f]{12}/[^/]+", rel)
+    # The front end keeps web/'s folders inside its one hashed folder (the picture view's
+    # samples two deep: picture/samples/); the others are flat.
+    assert all(re.fullmatch(r"app/[0-9a-f]{12}/[^/]+(/[^/]+){0,2}|(pyodide|wheels)/[0-9a-f]{12}/[^/]+", rel)
                for rel in hashed), hashed
     assert any(rel.startswith("app/") and rel.count("/") == 3 for rel in hashed)
     groups = {}
@@ -222,9 +223,10 @@ def test_the_service_worker_keeps_exactly_the_published_site(dist):
     assert sorted(kept) == sorted(rel for rel in published_files(dist) if rel not in {"sw.js", "_headers", ".nojekyll"})
     # The files only one way of starting Python uses are saved once a browser used them.
     # The official standard library is fetched when code imports a module its subset lacks.
+    # The picture view's samples (and their sources) are saved once the view opened one.
     assert {path.rpartition("/")[2] for path, (_, _, on_demand) in kept.items() if on_demand} == {
         B.NUMPY_SNAPSHOT_FILE, B.pins.NUMPY_SUBSET_FILE, *(fname for fname, _ in B.PYODIDE_WHEELS.values()),
-        "python_stdlib.zip"}
+        "python_stdlib.zip", *B.pins.PICTURE_SAMPLES_SHA256, "SOURCES.md"}
     for path, (sha, hashed, _) in kept.items():
         assert hashed == (path not in FIXED_NAMES)
         # build-info.json carries the build id instead (its "built" time changes every build).

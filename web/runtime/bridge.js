@@ -169,7 +169,8 @@ export class WorkerBridge {
       if (!job) return;
       clearTimeout(job.deadline);
       this.pending.delete(message.id);
-      // The wire's own fields stay here: the page gets {trace, ms}, {error} or {superseded}.
+      // The wire's own fields stay here: the page gets {trace, ms}, {picture, planes, ms},
+      // {error} or {superseded}.
       const { type, id, widget, clients, ...answer } = message;
       this.clients = clients ?? this.clients;
       job.resolve(answer);

@@ -520,8 +520,26 @@ export function startPythonWith(siteRoot, reportProgress, install) {
   return boot(new URL(siteRoot || "./", self.location.href), install);
 }
 
+// A picture's request ({json, pixels}: the request's JSON and its RGBA bytes, a Uint8Array)
+// reaches run_trace as two arguments, so the pixels enter NumPy through one copy
+// (numpy.frombuffer) and never as a list of numbers. Its answer is a pair: the JSON, and the
+// planes' bytes, copied out of Python's memory into an ArrayBuffer of their own.
+function runPicture(runTrace, { json, pixels }) {
+  const pair = runTrace(json, pixels);
+  const [text, planes] = [pair.get(0), pair.get(1)];
+  pair.destroy();
+  const buffer = planes.getBuffer("u8");
+  planes.destroy();
+  try {
+    return { ...JSON.parse(text), planes: buffer.data.slice().buffer };
+  } finally {
+    buffer.release();
+  }
+}
+
 // Starts Python; `reportProgress` gets each {type: "progress"} message. Resolves with
-// run(request) -> the answer message's fields ({trace, ms} or {error}), and `startup`.
+// run(request) -> the answer message's fields ({trace, ms}, {picture, planes, ms} or {error}),
+// and `startup`.
 // `siteRoot` is the site's root URL (the page names it: early.js passes it as the worker's
 // name); build-info.json gives every path below it.
 export async function bootPython(siteRoot, reportProgress) {
@@ -530,8 +548,10 @@ export async function bootPython(siteRoot, reportProgress) {
     const started = performance.now();
     try {
       // The page sends its request key, the request's own JSON text, as it is (state.js
-      // requestKey); a raw request (the test hook) may be an object.
-      const answer = JSON.parse(runTrace(typeof request === "string" ? request : JSON.stringify(request)));
+      // requestKey); a raw request (the test hook) may be an object; a picture's carries
+      // its pixels.
+      const answer = request?.pixels instanceof Uint8Array ? runPicture(runTrace, request)
+        : JSON.parse(runTrace(typeof request === "string" ? request : JSON.stringify(request)));
       return { ...answer, ms: performance.now() - started };
     } catch (error) {
       return { error: `Python failed: ${error.message ?? error}` };

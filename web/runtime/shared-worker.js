@@ -15,7 +15,7 @@ reportPolicyViolations((error) => service.fail(error));
 
 self.addEventListener("connect", (event) => {
   const [port] = event.ports;
-  service.connect(port, (message) => port.postMessage(message));
+  service.connect(port, (message, transfer) => port.postMessage(message, transfer));
   port.addEventListener("message", (message) => service.receive(port, message.data));
   port.addEventListener("close", () => service.disconnect(port));
   port.start();

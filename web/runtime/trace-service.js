@@ -2,15 +2,18 @@
 // dedicated worker (worker.js) has one client, its page; the shared worker
 // (shared-worker.js) has one per connected widget (a MessagePort).
 //
-// Client -> worker: {type: "trace", id, widget, request, latest, shown} (`widget` names the
-// page that asks, for the record; `latest`: false, or the lane of the page it belongs to
-// (each widget of a page has its own): a newer one of the same client and lane replaces it
-// while it waits; `shown`: the page already shows this view's shipped trace, so Python's
-// answer only confirms it), {type: "bye"} (the page goes away).
+// Client -> worker: {type: "trace", id, widget, request, latest, shown} (`request`: the
+// pool or chain view's JSON text, or a picture's {json, pixels}, its pixels a Uint8Array of
+// RGBA bytes; `widget` names the page that asks, for the record; `latest`: false, or the
+// lane of the page it belongs to (each widget of a page has its own): a newer one of the
+// same client and lane replaces it while it waits; `shown`: the page already shows this
+// view's shipped trace, so Python's answer only confirms it), {type: "bye"} (the page goes
+// away).
 // Worker -> client: {type: "progress" | "ready" | "boot-error"} to every client, and the
 // latest of them again to a client that connects later (a widget added after boot gets
 // "ready" at once); {type: "running", id} just before Python starts the client's request;
-// {type: "result", id, widget, clients, ...answer}, answer being {trace, ms}, {error} or
+// {type: "result", id, widget, clients, ...answer}, answer being {trace, ms},
+// {picture, planes, ms} (`planes` an ArrayBuffer, transferred, not copied), {error} or
 // {superseded: true} (a newer request of the same client replaced it before it ran).
 //
 // Fairness: each client has its own queue, and Python takes one request from each client in
@@ -20,7 +23,8 @@
 // kept behind the others' confirmations. One client's error is answered to it alone.
 
 export class TraceService {
-  // `start(progress)` starts Python, calling `progress(message)` for each progress message,
+  // A client's `send(message, transfer)` posts a message, handing over the ArrayBuffers in
+  // `transfer`. `start(progress)` starts Python, calling `progress(message)` for each progress message,
   // and resolves with {run(request) -> answer, startup}. `handBack(next)` runs `next` once
   // the event loop had its turn (a test passes its own).
   constructor(start, { handBack = (next) => setTimeout(next, 0) } = {}) {
@@ -132,7 +136,8 @@ export class TraceService {
     // Python, not its own.
     entry.send({ type: "running", id: job.id });
     const answer = this.run(job.request);
-    entry.send({ type: "result", id: job.id, widget: job.widget, clients: this.clients.size, ...answer });
+    entry.send({ type: "result", id: job.id, widget: job.widget, clients: this.clients.size, ...answer },
+      answer.planes ? [answer.planes] : []);
     this.handBack(() => {
       this.busy = false;
       this.pump();

@@ -7,6 +7,6 @@ import { bootPython, reportPolicyViolations } from "./python-runtime.js";
 import { TraceService } from "./trace-service.js";
 
 const service = new TraceService((progress) => bootPython(self.name, progress));
-service.connect(self, (message) => postMessage(message));
+service.connect(self, (message, transfer) => postMessage(message, transfer));
 reportPolicyViolations((error) => service.fail(error));
 self.addEventListener("message", (event) => service.receive(self, event.data));

@@ -36,7 +36,7 @@ const pythonFlag = (flag) => (flag ? "True" : "False");
 // The keyword arguments of the pooling call, in the order of the APIs' signatures: each
 // API takes dilation in max mode only, count_include_pad in average mode only; the
 // adaptive ones take the output size alone, LP pooling p first and no padding.
-function poolingArguments(state) {
+export function poolingArguments(state) {
   if (state.mode === "adaptive_max" || state.mode === "adaptive_avg") return [`output_size=${pythonPair(state.o)}`];
   if (state.mode === "lp") {
     return [`norm_type=${pythonNumber(state.n)}`, `kernel_size=${pythonPair(state.k)}`, `stride=${pythonPair(state.s)}`,
@@ -50,7 +50,7 @@ function poolingArguments(state) {
 }
 
 // The function each mode calls, by API, and whether it returns indices.
-const FUNCTIONS = {
+export const FUNCTIONS = {
   max: { name: "max_pool2d", indices: true },
   avg: { name: "avg_pool2d", indices: false },
   adaptive_max: { name: "adaptive_max_pool2d", indices: true },
@@ -65,7 +65,7 @@ const FUNCTIONS = {
 const UNPOOL_COMMENT = "# Unpooling: what max_unpool2d does, each output written at its index into zeros.";
 
 // A call's arguments, wrapped after `width` characters so the snippet reads on a phone.
-function wrapArguments(head, args, width = 72) {
+export function wrapArguments(head, args, width = 72) {
   const lines = [];
   let line = `${head}(`;
   args.forEach((arg, index) => {

@@ -19,11 +19,12 @@ export const WIDGET_MARKUP = `
   <select id="view" name="view">
     <option value="pool">Pooling layer</option>
     <option value="chain">Chain: conv → pool → loss</option>
+    <option value="picture">Picture</option>
   </select>
 </div>
 <!-- The chain view (view=chain): web/chain/ draws it here when it is first opened. -->
 <section id="chain" class="chain" aria-label="The chain: convolution, pooling, loss" data-view-part="chain" hidden></section>
-<section class="controls" aria-label="Pooling settings" data-part="controls" data-view-part="pool">
+<section class="controls" aria-label="Pooling settings" data-part="controls" data-view-part="pool picture">
   <!-- Shown on narrow screens only (style.css), where the settings start folded. -->
   <button id="controls-toggle" class="controls-toggle" type="button" aria-expanded="false" aria-controls="controls-body">
     <span class="fold-icon" aria-hidden="true"></span> Settings <span class="hint">window, mode, input</span>
@@ -60,7 +61,7 @@ export const WIDGET_MARKUP = `
     <label class="check strong"><input id="gradient" name="gradient" type="checkbox"> Gradient routing</label>
     <label class="check"><input id="unpool" name="unpool" type="checkbox"> Unpooling <span class="hint">max_unpool2d, max modes only</span></label>
   </fieldset>
-  <fieldset>
+  <fieldset data-view-part="pool">
     <legend>Input</legend>
     <label for="preset">Preset</label>
     <span class="row">
@@ -85,6 +86,8 @@ export const WIDGET_MARKUP = `
   </fieldset>
   </div>
 </section>
+<!-- The picture view (view=picture): web/picture/ draws it here when it is first opened. -->
+<section id="picture" class="picture" aria-label="Pooling a picture" data-view-part="picture" hidden></section>
 
 <section id="player" data-part="player" data-view-part="pool" class="player" aria-labelledby="player-title" data-stepping="false">
   <h2 id="player-title">Step through the windows</h2>

@@ -74,7 +74,7 @@ function mountWith(element, model, options) {
   for (const node of element.querySelectorAll("[data-part]")) {
     if (!parts[node.dataset.part]) node.hidden = true;
   }
-  // The two views' parts (data-view-part): shown while their view is (showView).
+  // Each view's parts (data-view-part, the views it shows in): shown while one is (showView).
   const viewParts = [...element.querySelectorAll("[data-view-part]")];
   // Several widgets on a page: each one's landmarks say whose they are.
   if (options.name) {
@@ -196,9 +196,26 @@ function mountWith(element, model, options) {
   }
   const titleOf = (trace) => (trace.kind === "chain" ? chain.title(trace) : viewTitle(traceParameters(trace)));
 
+  // ---- the picture view (web/picture/): its module and samples load when it is first opened ----
+  let picture = null;
+  let pictureLoading = null;
+  function openPicture() {
+    pictureLoading ??= import("../picture/picture-view.js").then((module) => {
+      if (destroyed) return;
+      picture = module.mountPicture(byId("picture"), {
+        latest: (request) => traces.latest(request, `${lane}-picture`),
+        change: (mutator) => change(mutator),
+        announce: (text) => announce(text),
+      });
+      if (app.state.view === "picture") render();
+    }, (problem) => {
+      app.boot.failure = `The picture view could not load: ${problem.message}`;
+      render();
+    });
+  }
   function showView(view) {
     for (const node of viewParts) {
-      const hidden = node.dataset.viewPart !== view || (node.dataset.part !== undefined && !parts[node.dataset.part]);
+      const hidden = !node.dataset.viewPart.split(" ").includes(view) || (node.dataset.part !== undefined && !parts[node.dataset.part]);
       if (node.hidden !== hidden) node.hidden = hidden;
     }
     if (viewSelect.value !== view) viewSelect.value = view;
@@ -221,6 +238,8 @@ function mountWith(element, model, options) {
       } else if (traces.shippedAvailable?.()) [state, text] = ["loading", `This view needs Python, still loading (${booting}); it appears as soon as Python is ready.`];
       else [state, text] = ["loading", `Loading Python in your browser (${booting}). You can already edit the input; your changes apply when it is ready.`];
     }
+    // The picture view draws what it asks for itself (#picture-row is aria-busy meanwhile).
+    else if (app.state.view === "picture") [state, text] = ["ready", `Ready: the picture view, ${viewTitle(app.state)}.`];
     // Python is up but the first answer is still on its way: "ready" waits for a drawn output.
     else if (!app.trace) [state, text] = ["loading", "Python is ready; computing the first output."];
     else if (app.state.view === "chain" && !isCurrent()) [state, text] = ["loading", "Python is computing the chain."];
@@ -256,6 +275,14 @@ function mountWith(element, model, options) {
   function render() {
     const started = performance.now();
     showView(app.state.view);
+    if (app.state.view === "picture") {
+      openPicture();
+      picture?.render(app.state);
+      syncControls(controls, app.state);
+      updateStatus();
+      app.timings.lastRenderMs = performance.now() - started;
+      return;
+    }
     if (app.state.view === "chain") {
       const awaiting = app.stateKey === null || app.answerKey !== app.stateKey;
       // The chain keeps its own last drawing while a state is refused: it is given only the
@@ -299,7 +326,7 @@ function mountWith(element, model, options) {
   // The player follows the state and its trace (it starts over on a new one); a trace still
   // being computed leaves it where it is.
   function syncPlayer() {
-    if (app.state.view === "chain") return;
+    if (app.state.view !== "pool") return;
     const awaitingTrace = app.boot.ready && !app.boot.failure && app.answerKey !== app.stateKey;
     if (!awaitingTrace) player.sync(currentTrace(), shownState().grad);
   }
@@ -364,7 +391,8 @@ function mountWith(element, model, options) {
     if (next.view !== app.state.view) {
       Object.assign(app, { trace: null, traceKey: null, traceState: null, answerKey: null, traceSource: null, traceError: null, drawn: null });
     }
-    const needsTrace = nextKey !== null && (nextKey !== app.stateKey || app.answerKey === null);
+    // The picture view asks Python itself (web/picture/), with its pixels.
+    const needsTrace = nextKey !== null && next.view !== "picture" && (nextKey !== app.stateKey || app.answerKey === null);
     app.state = next;
     app.stateKey = nextKey;
     if (app.traceKey === nextKey) app.traceState = next;
@@ -635,6 +663,11 @@ function mountWith(element, model, options) {
       listeners.get(type)?.delete(listener);
     },
     request: (request) => traces.request(request),
+    // Opens the picture at `url` in the picture view (the element's src).
+    loadPicture(url) {
+      openPicture();
+      pictureLoading.then(() => picture?.loadURL(url));
+    },
     python: () => traces.describe?.() ?? null,
     timings: app.timings,
     exerciseTimings: exercise.timings,
@@ -646,6 +679,7 @@ function mountWith(element, model, options) {
     },
     destroy() {
       destroyed = true;
+      picture?.destroy();
       model.off("change", modelChanged);
       unsubscribeScheme();
       unsubscribe();

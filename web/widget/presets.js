@@ -71,3 +71,7 @@ export const CHAIN_CAPSTONE = {
   weight: [[[[0.5, -0.5, 0], [0, 1, 0], [0.5, 0, -0.5]]]],
   target: [[[2, 1], [0, 3]]],
 };
+
+// The picture view's shipped samples (web/picture/samples/NAME.png, pinned in
+// sitebuild/pins.py, their sources in SOURCES.md beside them), the first one its start.
+export const PICTURE_SAMPLES = ["camera", "text", "chelsea", "coffee"];

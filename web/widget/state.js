@@ -6,7 +6,7 @@
 // message that says what to fix.
 
 import { NON_FINITE, encodeNumber, pairText, sizeText, wireNumber } from "./format.js";
-import { CHAIN_CAPSTONE, FIXTURE, PRESETS } from "./presets.js";
+import { CHAIN_CAPSTONE, FIXTURE, PICTURE_SAMPLES, PRESETS } from "./presets.js";
 import { outputInRange } from "./trace-view.js";
 
 export { FIXTURE };
@@ -223,7 +223,7 @@ const KINDS = {
   },
   selection: {
     parse(text, property, source) {
-      const match = /^(\d{1,2}),(\d{1,2})$/.exec(text);
+      const match = (property.digits === 3 ? /^(\d{1,3}),(\d{1,3})$/ : /^(\d{1,2}),(\d{1,2})$/).exec(text);
       if (!match) throw new InputError(`${property.key} must be row,col of an output cell, like 0,1; got ${quote(text)}`, source);
       return [Number(match[1]), Number(match[2])];
     },
@@ -379,7 +379,7 @@ export const HASH_PROPERTIES = [
   // Which view shows: the pooling layer, or the chain X -conv W-> Y1 -pool-> Y2 -loss-> L.
   // The chain's keys below belong to view=chain (CHAIN_KEYS): written there only, and a
   // link that gives one elsewhere is refused. Left out, they are the capstone's.
-  { key: "view", kind: "enum", values: ["pool", "chain"], initial: () => "pool", written: "unless-initial" },
+  { key: "view", kind: "enum", values: ["pool", "chain", "picture"], initial: () => "pool", written: "unless-initial" },
   {
     key: "cx", kind: "stack", name: "the chain's input cx", levels: [{ separator: "|", noun: "channel", limit: CHAIN_LIMITS.channels }],
     initial: () => structuredClone(CHAIN_CAPSTONE.x), written: "always", only: true,
@@ -411,6 +411,19 @@ export const HASH_PROPERTIES = [
 ];
 // The keys of the chain view's own (view=chain).
 export const CHAIN_KEYS = new Set(["cx", "cw", "cb", "relu", "cpool", "cpk", "cup", "hot", "ct", "lr", "steps"]);
+// The picture view's own keys (view=picture): the pooling settings (k, s, p, d, ceil, mode,
+// grad, ...) are the pool view's keys, which apply to the picture too.
+HASH_PROPERTIES.push(
+  // A shipped sample (web/picture/samples/); a learner's own picture stays in the browser
+  // and out of the link, which names the sample shown before it.
+  { key: "pic", kind: "enum", values: PICTURE_SAMPLES, initial: () => PICTURE_SAMPLES[0], written: "always", only: true },
+  { key: "psize", kind: "enum", values: ["32", "64", "128", "256"], initial: () => "128", written: "unless-initial", only: true },
+  { key: "pch", kind: "enum", values: ["rgb", "grey", "r", "g", "b"], initial: () => "rgb", written: "unless-initial", only: true },
+  { key: "prep", kind: "enum", values: ["1", "2", "3", "4"], initial: () => "1", written: "unless-initial", only: true },
+  // The selected pixel of the picture's (last) output: row,col.
+  { key: "psel", kind: "selection", digits: 3, initial: () => null, written: "unless-initial", only: true },
+);
+export const PICTURE_KEYS = new Set(["pic", "psize", "pch", "prep", "psel"]);
 const PROPERTY = new Map(HASH_PROPERTIES.map((property) => [property.key, property]));
 
 // Give every property `state` lacks its initial value, in table order. A selection the
@@ -463,6 +476,7 @@ export function parseHash(hash) {
   fillInitial(state);
   for (const key of given.keys()) {
     if (PROPERTY.get(key).only && !applies(key, state)) {
+      if (PICTURE_KEYS.has(key)) throw fail(`${key} does not apply here; it is the picture view's (view=picture)`);
       throw fail(CHAIN_KEYS.has(key)
         ? `${key} does not apply here; ${key === "hot" && state.view === "chain" ? "the hot cell is the upstream's when cup=hot" : "it is the chain view's (view=chain)"}`
         : `${key} does not apply to mode=${state.mode}; ${APPLIES_TEXT[key]}`);
@@ -477,9 +491,10 @@ export function parseHash(hash) {
 
 function leftOut(property, value, state) {
   if (property.only && !applies(property.key, state)) return true;
-  // A chain link carries the pooling view's settings only where they differ from the start.
-  const poolKey = !CHAIN_KEYS.has(property.key) && property.key !== "view";
-  if (state.view === "chain" && poolKey && property.written === "always") {
+  // A chain or picture link carries the pooling view's settings only where they differ from
+  // the start.
+  const poolKey = !CHAIN_KEYS.has(property.key) && !PICTURE_KEYS.has(property.key) && property.key !== "view";
+  if (state.view !== "pool" && poolKey && property.written === "always") {
     const { write } = KINDS[property.kind];
     return write(value, property) === write(property.initial(state), property);
   }
@@ -565,6 +580,7 @@ const APPLIES_TEXT = {
 };
 export function applies(key, state) {
   if (CHAIN_KEYS.has(key)) return state.view === "chain" && (key !== "hot" || state.cup === "hot");
+  if (PICTURE_KEYS.has(key)) return state.view === "picture";
   return !(key in APPLIES) || APPLIES[key].includes(state.mode);
 }
 
@@ -642,7 +658,25 @@ export const MODEL_KEYS = {
   chain_target: "ct",
   learning_rate: "lr",
   steps: "steps",
+  picture: "pic",
+  picture_size: "psize",
+  picture_channel: "pch",
+  picture_repeat: "prep",
+  picture_selection: "psel",
 };
+
+// The picture view's model values: null outside it (the keys are then left out).
+function pictureValues(state) {
+  const picture = state.view === "picture";
+  return {
+    ...(picture ? { view: "picture" } : {}),
+    picture: picture ? state.pic : null,
+    picture_size: picture ? Number(state.psize) : null,
+    picture_channel: picture ? state.pch : null,
+    picture_repeat: picture ? Number(state.prep) : null,
+    picture_selection: picture && state.psel ? state.psel.slice() : null,
+  };
+}
 
 // The chain's model values: null outside the chain view (the keys are then left out).
 function chainValues(state) {
@@ -683,6 +717,7 @@ export function modelValues(state) {
     norm_type: wireNumber(state.n),
     unpool: state.unpool,
     ...chainValues(state),
+    ...pictureValues(state),
   };
 }
 
