@@ -83,6 +83,9 @@ def test_the_family_modes_are_set_from_a_cell_and_from_the_widgets_controls(open
     widget.locator("#mode").select_option("lp")
     widget.locator("#norm-type").fill("Infinity")
     widget.locator("#norm-type").blur()
+    # The kernel takes the traits before it answers the request for that view: once the
+    # p = inf view is drawn, the cell reads them ("ready" alone was already true for p = 2).
+    expect(widget.locator('[data-grid="output"]')).to_have_text(["4", "8", "9", "6"])
     expect(widget.locator("#status")).to_have_attribute("data-state", "ready")
     nb.run(2)
     assert nb.text(2).strip() == "lp inf [[4.0, 8.0], [9.0, 6.0]]"
