@@ -137,7 +137,9 @@ def test_a_first_minute_change_is_answered_from_the_second_file_while_python_is_
     widget.open(wait=False)
     status = page.locator("#status")
     expect(status).to_contain_text("Ready (precomputed): max pooling, 2 × 2 window, stride 2.")
-    page.wait_for_function("performance.getEntriesByType('resource').some((e) => e.name.endsWith('/first-minute-traces.json'))")
+    # A function, not an expression: Playwright polls an expression with eval, which the
+    # page's CSP blocks whenever the first check is false (seen under load).
+    page.wait_for_function("() => performance.getEntriesByType('resource').some((e) => e.name.endsWith('/first-minute-traces.json'))")
     assert asked.index("first-minute-traces.json") > asked.index("shipped-traces.json")
     page.fill("#kernel", "3")
     expect(status).to_contain_text("Ready (precomputed): max pooling, 3 × 3 window, stride 2.")
