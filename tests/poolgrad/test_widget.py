@@ -282,10 +282,12 @@ def test_a_change_from_python_reaches_the_front_end_as_one_message_with_its_trac
     assert len(sent.messages) == 1
     state = sent.messages[0]["state"]
     assert state["kernel_size"] == [3, 3] and state["trace"]["kernel_size"] == [3, 3]
-    assert state["trace_settings"] == {"x": FIXTURE_ROWS, "kernel_size": [3, 3], "stride": None, "padding": [0, 0],
-                                       "dilation": [1, 1], "ceil_mode": False, "count_include_pad": True,
-                                       "mode": "max", "grad_output": None, "output_size": [2, 2], "norm_type": 2.0,
-                                       "unpool": False}
+    pool_settings = {name: state["trace_settings"][name] for name in poolgrad.widget.SETTINGS}
+    assert pool_settings == {"x": FIXTURE_ROWS, "kernel_size": [3, 3], "stride": None, "padding": [0, 0],
+                             "dilation": [1, 1], "ceil_mode": False, "count_include_pad": True,
+                             "mode": "max", "grad_output": None, "output_size": [2, 2], "norm_type": 2.0,
+                             "unpool": False}
+    assert state["trace_settings"]["view"] == "pool"
 
 
 def test_a_trace_request_of_the_front_end_is_answered_by_run_trace():
