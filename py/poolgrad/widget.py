@@ -518,6 +518,9 @@ class Widget(anywidget.AnyWidget):
         if view not in VIEWS:
             raise ValueError(f"view must be one of {', '.join(map(repr, VIEWS))}, got {view!r}")
         chain_x = None
+        if view == "pool" and x is None:
+            raise ValueError("the pool view needs x, a 2D plane of numbers: Widget(x); the chain view "
+                             "starts at the lesson's capstone without one: Widget(view='chain')")
         if view == "picture":
             self._rgba = picture_rgba(x)
             if picture_channel is None and np.ndim(x) == 2:

@@ -464,3 +464,10 @@ def test_a_picture_request_is_answered_with_the_kernels_pixels_and_planes_as_byt
     # The page's own pixels, when sent, are the ones pooled.
     w._handle_custom_msg({"type": "picture", "id": "p:2", "key": key}, [memoryview(bytes([0, 0, 0, 255] * 16))])
     assert json.loads(sent.messages[1][0]["content"]["answer"])["picture"]["zoom"]["output"] == {"0": {"1": 0}}
+
+
+def test_a_widget_without_x_says_which_view_needs_one():
+    with pytest.raises(ValueError, match=r"the pool view needs x, a 2D plane of numbers: Widget\(x\)"):
+        poolgrad.Widget()
+    with pytest.raises(ValueError, match="view must be one of 'pool', 'chain', 'picture', got 'graph'"):
+        poolgrad.Widget([[1]], view="graph")
