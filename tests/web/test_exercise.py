@@ -113,8 +113,11 @@ def test_chain_exercises_pass_and_a_wrong_answer_marks_the_panel_s_own_grids(boo
     assert set(marked) == {("exercise-grad-prediction", r, c) for r in range(2) for c in range(3)}
     assert marked[("exercise-grad-prediction", 0, 0)].endswith("wrong in your code: expected 0.3333, got 0.5")
     assert "the loss is one number, its gradient one per cell" in run(page, MSE["the_loss"], "mse_loss_backward", state="fail")
-    expect(page.locator("#exercise-case")).to_be_hidden()
+    # A wrong return type shows its case (the capstone's Y2 against T) with nothing to mark.
+    assert panel_values(page, "exercise-prediction") == [["4", "2"], ["3.5", "3"]]
+    assert mismatches(page) == {}
     assert run(page, MSE["right"], "mse_loss_backward", state="pass").startswith("All 8 cases pass")
+    expect(page.locator("#exercise-case")).to_be_hidden()
     assert mismatches(page) == {}
     # A pooling exercise's case still goes into the widget's grids.
     run(page, BACKWARD["last_max_wins"], "backward", state="fail")
@@ -134,7 +137,7 @@ def test_the_chain_view_offers_the_panel_and_keeps_its_view_through_a_run(booted
     assert text.startswith("Case 1 of 8 (the lesson's example): your function still raises NotImplementedError")
     # An error on a case shows the case (its arguments and the right answer) with nothing marked.
     assert panel_values(page, "exercise-w") == [["1", "0", "-1"]] * 3
-    assert mismatches(page) == {}
+    expect(page.locator("#exercise-case [data-mismatch]")).to_have_count(0)
     assert run(page, CONV["full"], "conv2d_backward", state="pass").startswith("All 8 cases pass")
     assert booted.hash() == view
     expect(page.locator("#chain")).to_be_visible()
@@ -144,19 +147,13 @@ def test_chain_exercises_run_in_the_same_sandbox(booted):
     page = booted.page
     booted.open()
     for name in ("fetch", "indexedDB", "importScripts"):
-        text = run(page, f"import js
-js.{name}
-", "conv2d_backward", state="error")
+        text = run(page, f"import js\njs.{name}\n", "conv2d_backward", state="error")
         assert "AttributeError on line 2 of your code" in text and name in text, text
     # Patching the checker or the reports changes nothing but that Run's own reports.
-    patch = ("import poolgrad.exercise_check as ec
-"
-             "ec._judge_conv = ec.JUDGES['conv2d_backward'] = lambda case, got: None
-")
+    patch = ("import poolgrad.exercise_check as ec\n"
+             "ec._judge_conv = ec.JUDGES['conv2d_backward'] = lambda case, got: None\n")
     assert "fails on the lesson's example" in run(page, patch + CONV["unweighted"], "conv2d_backward", state="fail")
-    forge = "import json
-json.dumps = lambda *args, **kwargs: '{\"returned\": {}}'
-"
+    forge = "import json\njson.dumps = lambda *args, **kwargs: '{\"returned\": {}}'\n"
     assert "could not be read, so it cannot pass" in run(page, forge + MSE["no_mean"], "mse_loss_backward", state="error")
     endless = "def mse_loss_backward(prediction, target):\n    while True:\n        pass\n"
     assert "Your code was still running after 5 s, on case 1 of 8" in run(page, endless, "mse_loss_backward", state="timeout")
