@@ -500,7 +500,7 @@ def _judge_forward(case, got):
         raise _Unreadable(got)
     wrong = np.argwhere(values != expected)
     if len(wrong):
-        raise _Verdict(case.rule, _cells_text(len(wrong), "output"), values.tolist(),
+        raise _Verdict(case.rule, _cells_text(len(wrong), _loaded("output")), values.tolist(),
                        [_mismatch("output", r, c, expected[r, c], values[r, c]) for r, c in wrong.tolist()])
     if dtype != expected.dtype:
         raise _Verdict("dtype", f"The input is {case.x.dtype}, so the output should be {expected.dtype}; "
@@ -529,7 +529,7 @@ def _judge_backward(case, got):
     wrong = [(r, c) for r in range(height) for c in range(width)
              if not abs(values[r][c] - expected[r][c]) <= GRADIENT_TOLERANCE]
     if wrong:
-        raise _Verdict(case.rule, _cells_text(len(wrong), "input-gradient"), values,
+        raise _Verdict(case.rule, _cells_text(len(wrong), _loaded("input-gradient")), values,
                        [_mismatch("grad-input", r, c, expected[r][c], values[r][c]) for r, c in wrong])
 
 
@@ -600,8 +600,8 @@ def _judge_conv(case, got):
     wrong_w, wrong_x = _wrong_cells("grad-weight", expected_w, got_w), _wrong_cells("grad-input", expected_x, got_x)
     if wrong_w or wrong_x:
         parts = [f"{len(wrong)} of {name}" for wrong, name in ((wrong_w, "dL/dW"), (wrong_x, "dL/dX")) if wrong]
-        raise _Verdict(case.rule, _cells_text(len(wrong_w) + len(wrong_x), f"({', '.join(parts)}): the case is "
-                                              "shown below, wrong"), (got_w, got_x), wrong_w + wrong_x)
+        raise _Verdict(case.rule, _cells_text(len(wrong_w) + len(wrong_x), f" ({', '.join(parts)}){SHOWN_BELOW}"),
+                       (got_w, got_x), wrong_w + wrong_x)
 
 
 def _judge_mse(case, got):
@@ -621,7 +621,7 @@ def _judge_mse(case, got):
     values = _grid_values(got, "the gradient")
     wrong = _wrong_cells("grad-prediction", expected, values)
     if wrong:
-        raise _Verdict(case.rule, _cells_text(len(wrong), ": the case is shown below, wrong"), values, wrong)
+        raise _Verdict(case.rule, _cells_text(len(wrong), SHOWN_BELOW), values, wrong)
 
 
 def _decoded(values):
@@ -635,14 +635,19 @@ def _decoded(values):
     raise _Unreadable(values)
 
 
-def _cells_text(count, grid):
-    """How many cells differ; ``grid`` ends the sentence, whose last words are "cells marked"."""
+#: Where a chain case's wrong cells are marked: the panel draws the case under the sentence.
+SHOWN_BELOW = ": the case is shown below, wrong cells marked."
+
+
+def _loaded(grid):
+    """Where a pooling case's wrong cells are marked: in the widget's grid ``grid``."""
+    return f": the case is loaded into the grids, wrong {grid} cells marked."
+
+
+def _cells_text(count, where):
+    """How many cells differ from the reference; ``where`` ends the sentence."""
     cells = "1 cell differs" if count == 1 else f"{count} cells differ"
-    if grid.startswith("("):
-        where = f" {grid}"
-    else:
-        where = grid if grid.startswith(":") else f": the case is loaded into the grids, wrong {grid}"
-    return f"{cells} from the reference{where} cells marked."
+    return f"{cells} from the reference{where}"
 
 
 def _as_float(value):
