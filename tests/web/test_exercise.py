@@ -141,6 +141,12 @@ def test_the_chain_view_offers_the_panel_and_keeps_its_view_through_a_run(booted
     assert run(page, CONV["full"], "conv2d_backward", state="pass").startswith("All 8 cases pass")
     assert booted.hash() == view
     expect(page.locator("#chain")).to_be_visible()
+    # A pooling exercise's case opens the pooling view with the case in its grids.
+    run(page, BACKWARD["last_max_wins"], "backward", state="fail")
+    booted.wait_settled()
+    assert booted.hash() == "#k=2&s=2&p=0&d=1&mode=max&grad=1&x=5,5;5,5&g=1"
+    expect(page.locator("#chain")).to_be_hidden()
+    assert set(mismatches(page)) == {("grad-input", 0, 0), ("grad-input", 1, 1)}
 
 
 def test_chain_exercises_run_in_the_same_sandbox(booted):
