@@ -538,7 +538,7 @@ def _shape_of(got):
     if got["kind"] == "ndarray":
         return tuple(int(side) for side in got["shape"])
     if got["kind"] == "list" and got.get("rows") is not None:
-        widths = {len(row) for row in got["rows"]}
+        widths = {len(row) for row in got["rows"]} or {0}
         return (len(got["rows"]), widths.pop()) if len(widths) == 1 else (len(got["rows"]), None)
     return None
 

@@ -119,6 +119,8 @@ def test_conv_wrong_tuples_and_shapes_are_named():
         "grad_w should hold numbers; yours has dtype bool.")
     assert sentence("    gw, gx = right(x, w, grad_output)\n    return gw.tolist(), [[1, 2], [3]]\n") == (
         "grad_x (dL/dX) should be 5 x 5, the shape of x; yours is 2 rows of different lengths.")
+    assert sentence("    gw, gx = right(x, w, grad_output)\n    return gw, []\n") == (
+        "grad_x (dL/dX) should be 5 x 5, the shape of x; yours is 0 x 0.")
     # Lists of rows are grids too, and an answer within 1e-9 of the reference passes.
     assert exercise_check.check(head + "    gw, gx = right(x, w, grad_output)\n"
                                        "    return (gw * (1 + 1e-12)).tolist(), gx.tolist()\n",
