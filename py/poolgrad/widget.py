@@ -770,12 +770,14 @@ CHAIN_SETTINGS_VIEW = dict.fromkeys(CHAIN_SETTINGS, "chain")
 PICTURE_SETTINGS_VIEW = dict.fromkeys(PICTURE_SETTINGS, "picture")
 
 
-def check(fn, exercise: str) -> Widget:
-    """Check the learner's own function for an exercise (``"forward"``: max_pool2d(image,
-    pool_size), ``"backward"``: max_pool2d_backward(input_map, grad_output, pool_size,
-    stride)) as the page's exercise panel does: print its verdict sentence and return a
-    Widget of the first failing case, its wrong cells marked ``data-mismatch``, or of the
-    lesson's first example when every case passes.
+def check(fn, exercise: str) -> Widget | dict:
+    """Check the learner's own function for an exercise as the page's exercise panel does,
+    and print its verdict sentence.
+
+    For the pooling exercises (``"forward"``: max_pool2d(image, pool_size), ``"backward"``:
+    max_pool2d_backward(input_map, grad_output, pool_size, stride)) it returns a Widget of
+    the first failing case, its wrong cells marked ``data-mismatch``, or of the lesson's
+    first example when every case passes.
 
     >>> def last_wins(image, pool_size=2):
     ...     return poolgrad.exercises.max_pool2d(image, pool_size) * 0
@@ -784,9 +786,24 @@ def check(fn, exercise: str) -> Widget:
     Case 1 of 13 fails on the lesson's example. 4 cells differ from the reference: the case is loaded into the grids, wrong output cells marked.
     >>> w.kernel_size, len(w.mismatches)
     (2, 4)
+
+    For the chain's exercises (``"conv2d_backward"``: conv2d_backward(x, w, grad_output) ->
+    (grad_w, grad_x), ``"mse_loss_backward"``: mse_loss_backward(prediction, target)) a case
+    is a bare function call that no view of the widget draws, so it returns the checker's
+    answer: ``state``, ``sentence``, and for a failing case the ``case`` (its arguments,
+    the expected and the returned grids) and the ``mismatches``.
+
+    >>> def no_mean(prediction, target):
+    ...     return 2 * (prediction - target)
+    >>> answer = poolgrad.check(no_mean, "mse_loss_backward")
+    Case 1 of 8 fails on the lesson's example. 3 cells differ from the reference: the case is shown below, wrong cells marked.
+    >>> answer["case"]["expected"], answer["case"]["got"]
+    ([[1.0, 0.5], [1.75, 0.0]], [[4.0, 2.0], [7.0, 0.0]])
     """
     answer = exercise_check.check(fn, exercise)
     print(answer["sentence"])
+    if exercise not in ("forward", "backward"):
+        return answer
     cases = exercise_check.CASES[exercise]
     case = cases[answer["case"]["number"] - 1] if "case" in answer else cases[0]
     return Widget(case.x, kernel_size=case.pool_size, stride=case.stride, gradient=exercise == "backward",

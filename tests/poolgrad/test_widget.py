@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("anywidget")
 
 import poolgrad  # noqa: E402
-from exercise_solutions import BACKWARD, FORWARD  # noqa: E402
+from exercise_solutions import BACKWARD, CONV, FORWARD, MSE  # noqa: E402
 from lesson_fixture import FIXTURE_ROWS  # noqa: E402
 from poolgrad.widget import BUNDLE  # noqa: E402
 
@@ -319,6 +319,16 @@ def test_check_of_a_right_function_passes(capsys):
     w = poolgrad.check(_function(FORWARD["numpy"], "max_pool2d"), "forward")
     assert capsys.readouterr().out.startswith("All 13 cases pass")
     assert w.mismatches == [] and not w.gradient
+
+
+def test_check_of_a_chain_exercise_prints_the_verdict_and_returns_the_answer(capsys):
+    answer = poolgrad.check(_function(CONV["unweighted"], "conv2d_backward"), "conv2d_backward")
+    assert capsys.readouterr().out == answer["sentence"] + "\n"
+    assert answer["sentence"].startswith("Case 1 of 8 fails on the lesson's example. 9 cells differ")
+    assert answer["case"]["expected"]["grad_w"][0] == [171, 232, 184]
+    assert {m["grid"] for m in answer["mismatches"]} == {"grad-weight"}
+    assert poolgrad.check(_function(MSE["right"], "mse_loss_backward"), "mse_loss_backward") == {
+        "state": "pass", "exercise": "mse_loss_backward", "sentence": capsys.readouterr().out.strip()}
 
 
 def _function(source, name):
