@@ -19,7 +19,7 @@ from .common import (BuildError, atomic_write_bytes, cache_dir, copy_file, copy_
 from .fetch import pyodide_core, pyodide_wheels
 from .paths import DIST_MARKER
 from .pins import (NODE_MIN_MAJOR, NUMPY_SNAPSHOT_FILE, NUMPY_SUBSET_FILE, NUMPY_WHEEL, ON_DEMAND_FILES,
-                   ON_DEMAND_WITH_STDLIB_SUBSET, PICTURE_SAMPLES_DIR, PICTURE_SAMPLES_SHA256, PYODIDE_CORE_SHA256, PYODIDE_LOCK, PYODIDE_SHIPPED, PYODIDE_STDLIB,
+                   ON_DEMAND_WITH_STDLIB_SUBSET, LAZY_VIEW_DIRS, PICTURE_SAMPLES_DIR, PICTURE_SAMPLES_SHA256, PYODIDE_CORE_SHA256, PYODIDE_LOCK, PYODIDE_SHIPPED, PYODIDE_STDLIB,
                    PYODIDE_VERSION, PYODIDE_WHEELS, STDLIB_SUBSET_FILE)
 from .shipped import FIRST_MINUTE_TRACES_FILE, SHIPPED_TRACES_FILE, TracesUnavailable, shipped_traces, traces_file
 from .snapshot import SnapshotUnavailable, pyodide_snapshot, snapshot_size
@@ -548,8 +548,9 @@ def publish(stage: Path, dist: Path) -> dict:
     # build, and an unchanged site must not look like a new version to its learners.
     on_demand_files = ON_DEMAND_WITH_STDLIB_SUBSET if info.get("stdlib_subset") else ON_DEMAND_FILES
     on_demand = {names[f"pyodide/{name}"] for name in on_demand_files if f"pyodide/{name}" in names}
-    # The picture view's samples are saved once this browser opened one, not at install.
-    on_demand |= {names[rel] for rel in sources if rel.startswith(f"{PICTURE_SAMPLES_DIR}/")}
+    # The chain's and the picture's files (modules, styles, samples) are saved once this
+    # browser opened the view, not at install.
+    on_demand |= {names[rel] for rel in sources if rel.startswith(tuple(f"{folder}/" for folder in LAZY_VIEW_DIRS))}
     kept = [[rel, None if rel == BUILD_INFO else digest(contents[rel]), "/" in rel, rel in on_demand]
             for rel in sorted(contents)]
     contents[SERVICE_WORKER] = service_worker(template.read_text(encoding="utf-8"), build_id, kept)

@@ -72,9 +72,15 @@ SNAPSHOT_TIMEOUT_S = 300
 # Inputs of poolgrad's wheel (besides everything under py/, its description py/README.md too).
 WHEEL_INPUTS = ["pyproject.toml", "setup.py", "setup.cfg", "MANIFEST.in", "LICENSE"]
 
+# The front end's folders of the views that load the first time they are opened (the
+# chain's and the picture's: widget/mount.js imports them then). A first visit to the pool
+# view never downloads them: the service worker saves a file of theirs once this browser
+# used it, like the NumPy files of one way of starting Python.
+LAZY_VIEW_DIRS = ("chain", "picture")
+
 # The picture view's samples (web/picture/samples/, made by scripts/make_picture_samples.py;
-# SOURCES.md beside them says where each comes from and its licence). Loaded only when the
-# picture view opens: the service worker saves one once this browser used it.
+# SOURCES.md beside them says where each comes from and its licence), inside its folder of
+# LAZY_VIEW_DIRS.
 PICTURE_SAMPLES_DIR = "picture/samples"
 PICTURE_SAMPLES_SHA256 = {
     "camera.png": "2d9beaaedd87f9134aacf5ef9bd3eb7ec5972c18344054dce4e9546eb1fca6ba",
