@@ -13,9 +13,9 @@
 
 import { formatNumber, sizeText } from "../widget/format.js";
 import { explanationText, viewTitle } from "../lesson/sentences.js";
-import { PICTURE_SAMPLES } from "../widget/presets.js";
 import { traceRequest } from "../widget/state.js";
 import { PictureError, decodePicture, fetchPicture, pixelsOf } from "./decode.js";
+import { PICTURE_SAMPLES } from "./keys.js";
 import { pictureSnippets } from "./snippet.js";
 
 const SAMPLE_TEXT = { camera: "Camera (fine detail)", text: "Text (high contrast)", chelsea: "Chelsea the cat", coffee: "Coffee cup (colour)" };
