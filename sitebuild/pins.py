@@ -58,6 +58,12 @@ NUMPY_SNAPSHOT_FILE = "numpy-snapshot.bin.gz"  # in dist/pyodide/: NumPy and poo
 NUMPY_SUBSET_FILE = "numpy-subset.zip"  # sitebuild/subset.py: what a start downloads of NumPy
 PYODIDE_STDLIB = "python_stdlib.zip"  # the official standard library (a core file)
 STDLIB_SUBSET_FILE = "stdlib-subset.zip"  # sitebuild/subset.py: what a start mounts of it
+# In dist/wheels/ beside poolgrad's wheel (which a notebook's kernel installs): what every
+# start installs of poolgrad, the wheel less POOLGRAD_LEFT_OUT (sitebuild/subset.py).
+POOLGRAD_SUBSET_FILE = "poolgrad-subset.zip"
+# The notebook widget's files (its module needs anywidget; its front end and stylesheet are
+# the notebook's copy of web/): a browser's Python never loads them.
+POOLGRAD_LEFT_OUT = ("poolgrad/widget.py", "poolgrad/widget.js", "poolgrad/widget.css")
 # The files of dist/pyodide/ that only one way of starting uses (python-runtime.js picks
 # the snapshot or the subset; the full wheel is fetched on demand): the service worker
 # saves one only once this browser used it.
