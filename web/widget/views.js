@@ -16,10 +16,14 @@ export function isLoadedLater(view) {
   return Object.hasOwn(MODULES, view);
 }
 
-// The view's module (a promise), loaded once; a failed load is tried again next time.
+// The view's module (a promise), loaded once; a failed load is tried again next time. A
+// module that added no keys (a host's stand-in for a view it lacks) is a failed load.
 export function loadView(view) {
   if (!loading.has(view)) {
-    const module = MODULES[view]();
+    const module = MODULES[view]().then((loaded) => {
+      if (!knowsView(view)) throw new Error(`its module did not add the ${view} view's keys`);
+      return loaded;
+    });
     loading.set(view, module);
     module.catch(() => loading.delete(view));
   }
