@@ -9,7 +9,8 @@ import { GRADIENT_HUES, VALUE_HUES, heatColours, magnitudeScale } from "../widge
 import { cellName, decodeNumber, encodeNumber, formatNumber } from "../widget/format.js";
 import { planeTable } from "../widget/render.js";
 import { renderLesson } from "../lesson/lesson.js";
-import { CHAIN_LIMITS, InputError, parseCellValue } from "../widget/state.js";
+import { InputError, parseCellValue } from "../widget/state.js";
+import { CHAIN_LIMITS } from "./keys.js";
 import { PRESET_LABELS, fitTarget, presetChange, presetShowing } from "./presets.js";
 import { chainRequestKey } from "./request.js";
 import { chainPoolgradSnippet, chainTorchSnippet } from "./snippet.js";
