@@ -109,66 +109,6 @@ function writeStored(key, text) {
 return Object.freeze({ NON_FINITE, isSentNumber, decodeNumber, formatNumber, cellName, pairText, sizeText, listCells, formatSum, encodeNumber, wireNumber, describeSpan, escapeXml, readStored, writeStored });
 })();
 
-// web/chain/request.js
-const $chain_request = (() => {
-const { wireNumber } = $widget_format;
-// The chain view's request to Python: the state's chain keys as poolgrad.chain_trace's
-// keyword arguments ({"kind": "chain", ...}, docs/trace-contract.md). Pure; no DOM.
-
-
-const planes = (value) => (Array.isArray(value[0]) ? value.map(planes) : value.map(wireNumber));
-
-// The last output's shape, (filters, rows, cols), read off the state's shapes alone: the
-// view offers a convolution of stride 1 without padding, and a pooling whose stride is its
-// window. It only sizes the made-up upstream gradients (a ramp, a hot cell) and the target;
-// every value is Python's. Sides below 1 come back as 0 (Python names the problem).
-function lastOutputShape(state) {
-  const [height, width] = [state.cx[0].length, state.cx[0][0].length];
-  const [kh, kw] = [state.cw[0][0].length, state.cw[0][0][0].length];
-  const conv = [Math.max(0, height - kh + 1), Math.max(0, width - kw + 1)];
-  const pooled = state.cpool === "none" ? conv : conv.map((side, i) => Math.max(0, Math.floor((side - state.cpk[i]) / state.cpk[i]) + 1));
-  return [state.cw.length, ...pooled];
-}
-
-// The made-up dL/d(last output) of the upstream choices that are not a loss: all ones, the
-// ramp 1..n over each filter's plane, or 1 on the hot cell of the first filter.
-function madeUpGradient(state) {
-  if (state.cup === "ones") return 1;
-  const [filters, rows, cols] = lastOutputShape(state);
-  if (rows === 0 || cols === 0) return 1;
-  return Array.from({ length: filters }, (_, f) => Array.from({ length: rows }, (_, r) => Array.from({ length: cols }, (_, c) => {
-    if (state.cup === "ramp") return r * cols + c + 1;
-    return f === 0 && r === state.hot[0] && c === state.hot[1] ? 1 : 0;
-  })));
-}
-
-// The loss an upstream choice names, or null for a made-up gradient.
-const LOSSES = { "loss-mse": "mse", "loss-l1": "l1" };
-
-function chainRequest(state) {
-  const loss = LOSSES[state.cup] ?? null;
-  return {
-    kind: "chain",
-    x: planes(state.cx),
-    weight: planes(state.cw),
-    target: loss ? planes(state.ct) : null,
-    bias: state.cb ? state.cb.map(wireNumber) : null,
-    activation: state.relu ? "relu" : null,
-    pool: state.cpool === "none" ? null : state.cpool,
-    pool_kernel_size: state.cpk,
-    loss,
-    grad_output: loss ? null : madeUpGradient(state),
-    learning_rate: state.lr,
-    steps: state.steps,
-  };
-}
-
-function chainRequestKey(state) {
-  return JSON.stringify(chainRequest(state));
-}
-return Object.freeze({ lastOutputShape, madeUpGradient, LOSSES, chainRequest, chainRequestKey });
-})();
-
 // web/widget/presets.js
 const $widget_presets = (() => {
 // Presets offered by #preset. Their keys are the option values of the DOM contract. Most
@@ -976,6 +916,295 @@ function stateFromModel(get) {
   return parseHash(parts.join("&"));
 }
 return Object.freeze({ MAX_SIDE, NUMBER_PATTERN, MODE_NAMES, ADAPTIVE_MODES, MAX_MODES, InputError, quote, parseNumberToken, MATRIX_SPELLINGS, parseMatrix, parseCellValue, matrixHashText, HASH_PROPERTIES, registerView, knowsKey, knowsView, defaultState, parsePair, parseHash, serialiseState, gridsKey, hashFor, traceRequest, requestKey, applies, changedState, switchView, switchMode, presetChange, showsPreset, MODEL_KEYS, modelValues, matrixText, stateFromModel, FIXTURE });
+})();
+
+// web/chain/keys.js
+const $chain_keys = (() => {
+const { encodeNumber, sizeText, wireNumber } = $widget_format;
+const { InputError, MATRIX_SPELLINGS, MAX_SIDE, NUMBER_PATTERN, matrixHashText, matrixText, parseMatrix, parseNumberToken, quote, registerView } = $widget_state;
+// The chain view's own keys (view=chain): its rows of state.js's one table (the hash), its
+// model keys and model values, and the kinds of value only the chain has. This module
+// adds them to the table when it loads (registerView), which the chain view's module
+// (chain-view.js) makes happen; widget/views.js loads it before a link or a model that
+// opens the chain is read. Left out of a link, the keys are the capstone's.
+
+
+// The chain view's limits (poolgrad.chain_trace's): input channels, filters, steps.
+const CHAIN_LIMITS = { channels: 3, filters: 4, steps: 500 };
+const MAX_LEARNING_RATE = 100;
+
+// The chain view's default (the capstone: a 6 × 6 input, a 3 × 3 filter, a 2 × 2 max
+// pool and a 2 × 2 target under MSE), as the hash's chain keys start. Its other presets
+// are presets.js's.
+const CHAIN_CAPSTONE = {
+  x: [[[1, 2, 0, 3, 1, 0], [0, 1, 3, 1, 2, 2], [2, 0, 1, 0, 1, 3], [1, 3, 2, 2, 0, 1], [0, 1, 1, 3, 2, 0], [2, 2, 0, 1, 1, 1]]],
+  weight: [[[[0.5, -0.5, 0], [0, 1, 0], [0.5, 0, -0.5]]]],
+  target: [[[2, 1], [0, 3]]],
+};
+
+const KINDS = {
+  // The chain's stacks of planes: `levels` lists, outermost first, each level's separator
+  // ("/" between filters, "|" between channels), its name and its limit; every plane is
+  // a matrix in the hash's spelling, and all planes share one shape.
+  stack: {
+    parse(text, property, source) {
+      const planes = [];
+      const read = (part, depth, where) => {
+        if (depth === property.levels.length) {
+          const plane = parseMatrix(part, MATRIX_SPELLINGS.hash(`${property.name}${where}`));
+          planes.push([where, plane]);
+          return plane;
+        }
+        const { separator, noun, limit } = property.levels[depth];
+        const pieces = part.split(separator);
+        if (pieces.length > limit) {
+          throw new InputError(`${property.name} has ${pieces.length} ${noun}s; the limit is ${limit} (separate ${noun}s by "${separator}")`, source);
+        }
+        return pieces.map((piece, i) => read(piece, depth + 1, `${where} ${noun} ${i}`));
+      };
+      const value = read(text, 0, "");
+      const [firstWhere, first] = planes[0];
+      for (const [where, plane] of planes) {
+        if (plane.length !== first.length || plane[0].length !== first[0].length) {
+          throw new InputError(`${property.name}${where} is ${sizeText([plane.length, plane[0].length])} but${firstWhere} is ${sizeText([first.length, first[0].length])}; every ${property.levels.at(-1).noun} needs the same shape`, source);
+        }
+      }
+      return value;
+    },
+    write(value, property) {
+      const join = (part, depth) => (depth === property.levels.length
+        ? matrixHashText(part)
+        : part.map((piece) => join(piece, depth + 1)).join(property.levels[depth].separator));
+      return join(value, 0);
+    },
+    // A model's nested lists: each plane through matrixText's strict check, each level
+    // above it a list.
+    fromModel(value, property, key) {
+      const join = (part, depth) => {
+        if (depth === property.levels.length) return matrixText(key, part);
+        if (!Array.isArray(part)) {
+          throw new InputError(`${property.name} must be lists of ${property.levels[depth].noun}s, each a grid of numbers; got ${quote(JSON.stringify(part) ?? String(part))}`, "hash");
+        }
+        return part.map((piece) => join(piece, depth + 1)).join(property.levels[depth].separator);
+      };
+      return join(value, 0);
+    },
+  },
+  // A list of numbers (the chain's bias, one per filter).
+  numbers: {
+    parse(text, property, source) {
+      const tokens = text.split(",");
+      if (tokens.length > property.limit) throw new InputError(`${property.name} has ${tokens.length} values; the limit is ${property.limit}`, source);
+      return tokens.map((token, i) => parseNumberToken(token, `${property.name} value ${i}`, source));
+    },
+    write: (values) => values.map(encodeNumber).join(","),
+  },
+  // A positive number (the learning rate).
+  rate: {
+    parse(text, property, source) {
+      const value = NUMBER_PATTERN.test(text.trim()) ? Number(text) : NaN;
+      if (!(value > 0 && value <= MAX_LEARNING_RATE)) {
+        throw new InputError(`${property.name} must be a number above 0 and at most ${MAX_LEARNING_RATE}, like 0.01; got ${quote(text)}`, source);
+      }
+      return value;
+    },
+    write: String,
+  },
+  // A count (the chain's steps).
+  count: {
+    parse(text, property, source) {
+      if (!/^\d{1,6}$/.test(text.trim()) || Number(text) > property.max) {
+        throw new InputError(`${property.name} must be a whole number from 0 to ${property.max}; got ${quote(text)}`, source);
+      }
+      return Number(text);
+    },
+    write: String,
+  },
+};
+
+// In the table's order; each key belongs to view=chain: written there only, and a link that
+// gives one elsewhere is refused.
+const PROPERTIES = [
+  {
+    key: "cx", kind: "stack", name: "the chain's input cx", levels: [{ separator: "|", noun: "channel", limit: CHAIN_LIMITS.channels }],
+    initial: () => structuredClone(CHAIN_CAPSTONE.x), written: "always", only: true,
+  },
+  {
+    key: "cw", kind: "stack", name: "the chain's weight cw",
+    levels: [{ separator: "/", noun: "filter", limit: CHAIN_LIMITS.filters }, { separator: "|", noun: "channel", limit: CHAIN_LIMITS.channels }],
+    initial: () => structuredClone(CHAIN_CAPSTONE.weight), written: "always", only: true,
+    check: (state) => (state.view === "chain" && state.cw[0].length !== state.cx.length
+      ? `the chain's weight cw has ${state.cw[0].length} channel slice${state.cw[0].length > 1 ? "s" : ""} per filter but the input cx has ${state.cx.length} channel${state.cx.length > 1 ? "s" : ""}; give each filter one slice per input channel (slices separated by "|", filters by "/")` : null),
+  },
+  {
+    key: "cb", kind: "numbers", name: "the chain's bias cb", limit: CHAIN_LIMITS.filters, initial: () => null, written: "unless-initial", only: true,
+    check: (state) => (state.view === "chain" && state.cb && state.cb.length !== state.cw.length
+      ? `the chain's bias cb has ${state.cb.length} values but the weight cw has ${state.cw.length} filter${state.cw.length > 1 ? "s" : ""}; give one bias per filter` : null),
+  },
+  { key: "relu", kind: "flag", meaning: "1 puts a ReLU after the convolution", initial: () => false, written: "unless-initial", only: true },
+  { key: "cpool", kind: "enum", values: ["max", "avg", "none"], initial: () => "max", written: "always", only: true },
+  { key: "cpk", kind: "pair", name: "the chain's pooling window (cpk)", min: 1, max: MAX_SIDE, initial: () => [2, 2], written: "unless-initial", only: true },
+  { key: "cup", kind: "enum", values: ["loss-mse", "loss-l1", "ones", "ramp", "hot"], initial: () => "loss-mse", written: "always", only: true },
+  // The hot cell of cup=hot: row,col of the last output (its first filter).
+  {
+    key: "hot", kind: "selection", initial: () => [0, 0], written: "always", only: true,
+    appliesWhen: (state) => state.cup === "hot", whyNot: "the hot cell is the upstream's when cup=hot",
+  },
+  {
+    key: "ct", kind: "stack", name: "the chain's target ct", levels: [{ separator: "|", noun: "filter", limit: CHAIN_LIMITS.filters }],
+    initial: () => structuredClone(CHAIN_CAPSTONE.target), written: "always", only: true,
+  },
+  { key: "lr", kind: "rate", name: "the learning rate (lr)", initial: () => 0.01, written: "always", only: true },
+  { key: "steps", kind: "count", name: "the step count (steps)", max: CHAIN_LIMITS.steps, initial: () => 0, written: "always", only: true },
+];
+
+// Model key -> hash key (the notebook's traits and the element's attributes name these).
+const MODEL_KEYS = {
+  chain_x: "cx",
+  chain_weight: "cw",
+  chain_bias: "cb",
+  chain_relu: "relu",
+  chain_pool: "cpool",
+  chain_pool_kernel_size: "cpk",
+  chain_upstream: "cup",
+  chain_hot: "hot",
+  chain_target: "ct",
+  learning_rate: "lr",
+  steps: "steps",
+};
+
+// The chain's model values: null outside the chain view (the keys are then left out).
+function modelValues(state) {
+  const chain = state.view === "chain";
+  const planes = (value) => (Array.isArray(value) && Array.isArray(value[0]) ? value.map(planes) : value.map(wireNumber));
+  return {
+    chain_x: chain ? planes(state.cx) : null,
+    chain_weight: chain ? planes(state.cw) : null,
+    chain_bias: chain && state.cb ? state.cb.map(wireNumber) : null,
+    chain_relu: chain ? state.relu : null,
+    chain_pool: chain ? state.cpool : null,
+    chain_pool_kernel_size: chain ? state.cpk.slice() : null,
+    chain_upstream: chain ? state.cup : null,
+    chain_hot: chain && state.cup === "hot" ? state.hot.slice() : null,
+    chain_target: chain ? planes(state.ct) : null,
+    learning_rate: chain ? state.lr : null,
+    steps: chain ? state.steps : null,
+  };
+}
+
+registerView("chain", { properties: PROPERTIES, modelKeys: MODEL_KEYS, modelValues, kinds: KINDS });
+return Object.freeze({ CHAIN_LIMITS, CHAIN_CAPSTONE });
+})();
+
+// web/picture/keys.js
+const $picture_keys = (() => {
+const { registerView } = $widget_state;
+// The picture view's own keys (view=picture): its rows of state.js's one table (the hash),
+// its model keys and model values. This module adds them to the table when it loads
+// (registerView), which the picture view's module (picture-view.js) makes happen;
+// widget/views.js loads it before a link or a model that opens the picture is read. The
+// pooling settings (k, s, p, d, ceil, mode, grad, ...) are the pool view's keys, which apply
+// to the picture too.
+
+
+// The shipped samples (samples/NAME.png, pinned in sitebuild/pins.py, their sources in
+// SOURCES.md beside them), the first one the view's start.
+const PICTURE_SAMPLES = ["camera", "text", "chelsea", "coffee"];
+
+const PROPERTIES = [
+  // A shipped sample; a learner's own picture stays in the browser and out of the link,
+  // which names the sample shown before it.
+  { key: "pic", kind: "enum", values: PICTURE_SAMPLES, initial: () => PICTURE_SAMPLES[0], written: "always", only: true },
+  { key: "psize", kind: "enum", values: ["32", "64", "128", "256"], initial: () => "128", written: "unless-initial", only: true },
+  { key: "pch", kind: "enum", values: ["rgb", "grey", "r", "g", "b"], initial: () => "rgb", written: "unless-initial", only: true },
+  { key: "prep", kind: "enum", values: ["1", "2", "3", "4"], initial: () => "1", written: "unless-initial", only: true },
+  // The selected pixel of the picture's (last) output: row,col.
+  { key: "psel", kind: "selection", digits: 3, initial: () => null, written: "unless-initial", only: true },
+];
+
+// Model key -> hash key (the element's attributes name these).
+const MODEL_KEYS = {
+  picture: "pic",
+  picture_size: "psize",
+  picture_channel: "pch",
+  picture_repeat: "prep",
+  picture_selection: "psel",
+};
+
+// The picture view's model values: null outside it (the keys are then left out).
+function modelValues(state) {
+  const picture = state.view === "picture";
+  return {
+    picture: picture ? state.pic : null,
+    picture_size: picture ? Number(state.psize) : null,
+    picture_channel: picture ? state.pch : null,
+    picture_repeat: picture ? Number(state.prep) : null,
+    picture_selection: picture && state.psel ? state.psel.slice() : null,
+  };
+}
+
+registerView("picture", { properties: PROPERTIES, modelKeys: MODEL_KEYS, modelValues });
+return Object.freeze({ PICTURE_SAMPLES });
+})();
+
+// web/chain/request.js
+const $chain_request = (() => {
+const { wireNumber } = $widget_format;
+// The chain view's request to Python: the state's chain keys as poolgrad.chain_trace's
+// keyword arguments ({"kind": "chain", ...}, docs/trace-contract.md). Pure; no DOM.
+
+
+const planes = (value) => (Array.isArray(value[0]) ? value.map(planes) : value.map(wireNumber));
+
+// The last output's shape, (filters, rows, cols), read off the state's shapes alone: the
+// view offers a convolution of stride 1 without padding, and a pooling whose stride is its
+// window. It only sizes the made-up upstream gradients (a ramp, a hot cell) and the target;
+// every value is Python's. Sides below 1 come back as 0 (Python names the problem).
+function lastOutputShape(state) {
+  const [height, width] = [state.cx[0].length, state.cx[0][0].length];
+  const [kh, kw] = [state.cw[0][0].length, state.cw[0][0][0].length];
+  const conv = [Math.max(0, height - kh + 1), Math.max(0, width - kw + 1)];
+  const pooled = state.cpool === "none" ? conv : conv.map((side, i) => Math.max(0, Math.floor((side - state.cpk[i]) / state.cpk[i]) + 1));
+  return [state.cw.length, ...pooled];
+}
+
+// The made-up dL/d(last output) of the upstream choices that are not a loss: all ones, the
+// ramp 1..n over each filter's plane, or 1 on the hot cell of the first filter.
+function madeUpGradient(state) {
+  if (state.cup === "ones") return 1;
+  const [filters, rows, cols] = lastOutputShape(state);
+  if (rows === 0 || cols === 0) return 1;
+  return Array.from({ length: filters }, (_, f) => Array.from({ length: rows }, (_, r) => Array.from({ length: cols }, (_, c) => {
+    if (state.cup === "ramp") return r * cols + c + 1;
+    return f === 0 && r === state.hot[0] && c === state.hot[1] ? 1 : 0;
+  })));
+}
+
+// The loss an upstream choice names, or null for a made-up gradient.
+const LOSSES = { "loss-mse": "mse", "loss-l1": "l1" };
+
+function chainRequest(state) {
+  const loss = LOSSES[state.cup] ?? null;
+  return {
+    kind: "chain",
+    x: planes(state.cx),
+    weight: planes(state.cw),
+    target: loss ? planes(state.ct) : null,
+    bias: state.cb ? state.cb.map(wireNumber) : null,
+    activation: state.relu ? "relu" : null,
+    pool: state.cpool === "none" ? null : state.cpool,
+    pool_kernel_size: state.cpk,
+    loss,
+    grad_output: loss ? null : madeUpGradient(state),
+    learning_rate: state.lr,
+    steps: state.steps,
+  };
+}
+
+function chainRequestKey(state) {
+  return JSON.stringify(chainRequest(state));
+}
+return Object.freeze({ lastOutputShape, madeUpGradient, LOSSES, chainRequest, chainRequestKey });
 })();
 
 // web/lesson/sentences.js
@@ -3784,184 +4013,6 @@ function mismatchMarks(mismatches) {
 return Object.freeze({ shownPair, mismatchMarks });
 })();
 
-// web/chain/keys.js
-const $chain_keys = (() => {
-const { encodeNumber, sizeText, wireNumber } = $widget_format;
-const { InputError, MATRIX_SPELLINGS, MAX_SIDE, NUMBER_PATTERN, matrixHashText, matrixText, parseMatrix, parseNumberToken, quote, registerView } = $widget_state;
-// The chain view's own keys (view=chain): its rows of state.js's one table (the hash), its
-// model keys and model values, and the kinds of value only the chain has. This module
-// adds them to the table when it loads (registerView), which the chain view's module
-// (chain-view.js) makes happen; widget/views.js loads it before a link or a model that
-// opens the chain is read. Left out of a link, the keys are the capstone's.
-
-
-// The chain view's limits (poolgrad.chain_trace's): input channels, filters, steps.
-const CHAIN_LIMITS = { channels: 3, filters: 4, steps: 500 };
-const MAX_LEARNING_RATE = 100;
-
-// The chain view's default (the capstone: a 6 × 6 input, a 3 × 3 filter, a 2 × 2 max
-// pool and a 2 × 2 target under MSE), as the hash's chain keys start. Its other presets
-// are presets.js's.
-const CHAIN_CAPSTONE = {
-  x: [[[1, 2, 0, 3, 1, 0], [0, 1, 3, 1, 2, 2], [2, 0, 1, 0, 1, 3], [1, 3, 2, 2, 0, 1], [0, 1, 1, 3, 2, 0], [2, 2, 0, 1, 1, 1]]],
-  weight: [[[[0.5, -0.5, 0], [0, 1, 0], [0.5, 0, -0.5]]]],
-  target: [[[2, 1], [0, 3]]],
-};
-
-const KINDS = {
-  // The chain's stacks of planes: `levels` lists, outermost first, each level's separator
-  // ("/" between filters, "|" between channels), its name and its limit; every plane is
-  // a matrix in the hash's spelling, and all planes share one shape.
-  stack: {
-    parse(text, property, source) {
-      const planes = [];
-      const read = (part, depth, where) => {
-        if (depth === property.levels.length) {
-          const plane = parseMatrix(part, MATRIX_SPELLINGS.hash(`${property.name}${where}`));
-          planes.push([where, plane]);
-          return plane;
-        }
-        const { separator, noun, limit } = property.levels[depth];
-        const pieces = part.split(separator);
-        if (pieces.length > limit) {
-          throw new InputError(`${property.name} has ${pieces.length} ${noun}s; the limit is ${limit} (separate ${noun}s by "${separator}")`, source);
-        }
-        return pieces.map((piece, i) => read(piece, depth + 1, `${where} ${noun} ${i}`));
-      };
-      const value = read(text, 0, "");
-      const [firstWhere, first] = planes[0];
-      for (const [where, plane] of planes) {
-        if (plane.length !== first.length || plane[0].length !== first[0].length) {
-          throw new InputError(`${property.name}${where} is ${sizeText([plane.length, plane[0].length])} but${firstWhere} is ${sizeText([first.length, first[0].length])}; every ${property.levels.at(-1).noun} needs the same shape`, source);
-        }
-      }
-      return value;
-    },
-    write(value, property) {
-      const join = (part, depth) => (depth === property.levels.length
-        ? matrixHashText(part)
-        : part.map((piece) => join(piece, depth + 1)).join(property.levels[depth].separator));
-      return join(value, 0);
-    },
-    // A model's nested lists: each plane through matrixText's strict check, each level
-    // above it a list.
-    fromModel(value, property, key) {
-      const join = (part, depth) => {
-        if (depth === property.levels.length) return matrixText(key, part);
-        if (!Array.isArray(part)) {
-          throw new InputError(`${property.name} must be lists of ${property.levels[depth].noun}s, each a grid of numbers; got ${quote(JSON.stringify(part) ?? String(part))}`, "hash");
-        }
-        return part.map((piece) => join(piece, depth + 1)).join(property.levels[depth].separator);
-      };
-      return join(value, 0);
-    },
-  },
-  // A list of numbers (the chain's bias, one per filter).
-  numbers: {
-    parse(text, property, source) {
-      const tokens = text.split(",");
-      if (tokens.length > property.limit) throw new InputError(`${property.name} has ${tokens.length} values; the limit is ${property.limit}`, source);
-      return tokens.map((token, i) => parseNumberToken(token, `${property.name} value ${i}`, source));
-    },
-    write: (values) => values.map(encodeNumber).join(","),
-  },
-  // A positive number (the learning rate).
-  rate: {
-    parse(text, property, source) {
-      const value = NUMBER_PATTERN.test(text.trim()) ? Number(text) : NaN;
-      if (!(value > 0 && value <= MAX_LEARNING_RATE)) {
-        throw new InputError(`${property.name} must be a number above 0 and at most ${MAX_LEARNING_RATE}, like 0.01; got ${quote(text)}`, source);
-      }
-      return value;
-    },
-    write: String,
-  },
-  // A count (the chain's steps).
-  count: {
-    parse(text, property, source) {
-      if (!/^\d{1,6}$/.test(text.trim()) || Number(text) > property.max) {
-        throw new InputError(`${property.name} must be a whole number from 0 to ${property.max}; got ${quote(text)}`, source);
-      }
-      return Number(text);
-    },
-    write: String,
-  },
-};
-
-// In the table's order; each key belongs to view=chain: written there only, and a link that
-// gives one elsewhere is refused.
-const PROPERTIES = [
-  {
-    key: "cx", kind: "stack", name: "the chain's input cx", levels: [{ separator: "|", noun: "channel", limit: CHAIN_LIMITS.channels }],
-    initial: () => structuredClone(CHAIN_CAPSTONE.x), written: "always", only: true,
-  },
-  {
-    key: "cw", kind: "stack", name: "the chain's weight cw",
-    levels: [{ separator: "/", noun: "filter", limit: CHAIN_LIMITS.filters }, { separator: "|", noun: "channel", limit: CHAIN_LIMITS.channels }],
-    initial: () => structuredClone(CHAIN_CAPSTONE.weight), written: "always", only: true,
-    check: (state) => (state.view === "chain" && state.cw[0].length !== state.cx.length
-      ? `the chain's weight cw has ${state.cw[0].length} channel slice${state.cw[0].length > 1 ? "s" : ""} per filter but the input cx has ${state.cx.length} channel${state.cx.length > 1 ? "s" : ""}; give each filter one slice per input channel (slices separated by "|", filters by "/")` : null),
-  },
-  {
-    key: "cb", kind: "numbers", name: "the chain's bias cb", limit: CHAIN_LIMITS.filters, initial: () => null, written: "unless-initial", only: true,
-    check: (state) => (state.view === "chain" && state.cb && state.cb.length !== state.cw.length
-      ? `the chain's bias cb has ${state.cb.length} values but the weight cw has ${state.cw.length} filter${state.cw.length > 1 ? "s" : ""}; give one bias per filter` : null),
-  },
-  { key: "relu", kind: "flag", meaning: "1 puts a ReLU after the convolution", initial: () => false, written: "unless-initial", only: true },
-  { key: "cpool", kind: "enum", values: ["max", "avg", "none"], initial: () => "max", written: "always", only: true },
-  { key: "cpk", kind: "pair", name: "the chain's pooling window (cpk)", min: 1, max: MAX_SIDE, initial: () => [2, 2], written: "unless-initial", only: true },
-  { key: "cup", kind: "enum", values: ["loss-mse", "loss-l1", "ones", "ramp", "hot"], initial: () => "loss-mse", written: "always", only: true },
-  // The hot cell of cup=hot: row,col of the last output (its first filter).
-  {
-    key: "hot", kind: "selection", initial: () => [0, 0], written: "always", only: true,
-    appliesWhen: (state) => state.cup === "hot", whyNot: "the hot cell is the upstream's when cup=hot",
-  },
-  {
-    key: "ct", kind: "stack", name: "the chain's target ct", levels: [{ separator: "|", noun: "filter", limit: CHAIN_LIMITS.filters }],
-    initial: () => structuredClone(CHAIN_CAPSTONE.target), written: "always", only: true,
-  },
-  { key: "lr", kind: "rate", name: "the learning rate (lr)", initial: () => 0.01, written: "always", only: true },
-  { key: "steps", kind: "count", name: "the step count (steps)", max: CHAIN_LIMITS.steps, initial: () => 0, written: "always", only: true },
-];
-
-// Model key -> hash key (the notebook's traits and the element's attributes name these).
-const MODEL_KEYS = {
-  chain_x: "cx",
-  chain_weight: "cw",
-  chain_bias: "cb",
-  chain_relu: "relu",
-  chain_pool: "cpool",
-  chain_pool_kernel_size: "cpk",
-  chain_upstream: "cup",
-  chain_hot: "hot",
-  chain_target: "ct",
-  learning_rate: "lr",
-  steps: "steps",
-};
-
-// The chain's model values: null outside the chain view (the keys are then left out).
-function modelValues(state) {
-  const chain = state.view === "chain";
-  const planes = (value) => (Array.isArray(value) && Array.isArray(value[0]) ? value.map(planes) : value.map(wireNumber));
-  return {
-    chain_x: chain ? planes(state.cx) : null,
-    chain_weight: chain ? planes(state.cw) : null,
-    chain_bias: chain && state.cb ? state.cb.map(wireNumber) : null,
-    chain_relu: chain ? state.relu : null,
-    chain_pool: chain ? state.cpool : null,
-    chain_pool_kernel_size: chain ? state.cpk.slice() : null,
-    chain_upstream: chain ? state.cup : null,
-    chain_hot: chain && state.cup === "hot" ? state.hot.slice() : null,
-    chain_target: chain ? planes(state.ct) : null,
-    learning_rate: chain ? state.lr : null,
-    steps: chain ? state.steps : null,
-  };
-}
-
-registerView("chain", { properties: PROPERTIES, modelKeys: MODEL_KEYS, modelValues, kinds: KINDS });
-return Object.freeze({ CHAIN_LIMITS, CHAIN_CAPSTONE });
-})();
-
 // web/chain/presets.js
 const $chain_presets = (() => {
 const { CHAIN_CAPSTONE } = $chain_keys;
@@ -5274,57 +5325,6 @@ async function fetchPicture(url) {
   return response.blob();
 }
 return Object.freeze({ PictureError, MAX_DECODED_PIXELS, SCALED_DECODE_PIXELS, MAX_FILE_BYTES, sniff, fittedSize, decodePicture, pixelsOf, fetchPicture });
-})();
-
-// web/picture/keys.js
-const $picture_keys = (() => {
-const { registerView } = $widget_state;
-// The picture view's own keys (view=picture): its rows of state.js's one table (the hash),
-// its model keys and model values. This module adds them to the table when it loads
-// (registerView), which the picture view's module (picture-view.js) makes happen;
-// widget/views.js loads it before a link or a model that opens the picture is read. The
-// pooling settings (k, s, p, d, ceil, mode, grad, ...) are the pool view's keys, which apply
-// to the picture too.
-
-
-// The shipped samples (samples/NAME.png, pinned in sitebuild/pins.py, their sources in
-// SOURCES.md beside them), the first one the view's start.
-const PICTURE_SAMPLES = ["camera", "text", "chelsea", "coffee"];
-
-const PROPERTIES = [
-  // A shipped sample; a learner's own picture stays in the browser and out of the link,
-  // which names the sample shown before it.
-  { key: "pic", kind: "enum", values: PICTURE_SAMPLES, initial: () => PICTURE_SAMPLES[0], written: "always", only: true },
-  { key: "psize", kind: "enum", values: ["32", "64", "128", "256"], initial: () => "128", written: "unless-initial", only: true },
-  { key: "pch", kind: "enum", values: ["rgb", "grey", "r", "g", "b"], initial: () => "rgb", written: "unless-initial", only: true },
-  { key: "prep", kind: "enum", values: ["1", "2", "3", "4"], initial: () => "1", written: "unless-initial", only: true },
-  // The selected pixel of the picture's (last) output: row,col.
-  { key: "psel", kind: "selection", digits: 3, initial: () => null, written: "unless-initial", only: true },
-];
-
-// Model key -> hash key (the element's attributes name these).
-const MODEL_KEYS = {
-  picture: "pic",
-  picture_size: "psize",
-  picture_channel: "pch",
-  picture_repeat: "prep",
-  picture_selection: "psel",
-};
-
-// The picture view's model values: null outside it (the keys are then left out).
-function modelValues(state) {
-  const picture = state.view === "picture";
-  return {
-    picture: picture ? state.pic : null,
-    picture_size: picture ? Number(state.psize) : null,
-    picture_channel: picture ? state.pch : null,
-    picture_repeat: picture ? Number(state.prep) : null,
-    picture_selection: picture && state.psel ? state.psel.slice() : null,
-  };
-}
-
-registerView("picture", { properties: PROPERTIES, modelKeys: MODEL_KEYS, modelValues });
-return Object.freeze({ PICTURE_SAMPLES });
 })();
 
 // web/picture/snippet.js
@@ -6772,6 +6772,8 @@ const { InputError, requestKey, stateFromModel } = $widget_state;
 // scheme. Bundled into one module by sitebuild/widget_bundle.py (anywidget cannot resolve
 // relative imports).
 
+// A notebook holds every view at once: the chain's and the picture's keys are in the table
+// before a model is read (on the page, widget/views.js loads them when a view opens).
 
 // What a cell shows: the grids (always there) and the controls. Not the lesson text and
 // its "Try it" guide (the notebook's own cells teach, and the guide keeps progress per
