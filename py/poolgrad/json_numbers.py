@@ -96,21 +96,32 @@ def load_json(text: str, **options) -> object:
     ...
     poolgrad.json_numbers.NumberTooLong: x[0][1] is a number of 5000 digits, too long to read: a number in a request has at most 4300 digits
     """
-    limit = getattr(sys, "get_int_max_str_digits", lambda: 0)()
-    if not limit:  # this Python reads integers of any length
+    try:
         return json.loads(text, **options)
-    too_long = []
+    except ValueError as refused:
+        # Only int() past its limit raises a plain ValueError here (a JSON error is a
+        # JSONDecodeError, a hook's refusal its own kind): read again to say where it is.
+        if type(refused) is not ValueError:
+            raise
+        found = _too_long_integer(text, options)
+        if found is None:
+            raise
+        raise NumberTooLong(found) from None
+
+
+def _too_long_integer(text, options):
+    """Where ``text`` holds an integer past Python's limit, said as a refusal; or None."""
+    limit = getattr(sys, "get_int_max_str_digits", lambda: 0)()
+    if not limit:  # a Python that reads integers of any length
+        return None
 
     def integer(digits):
         count = len(digits) - digits.startswith("-")
-        if count > limit:
-            too_long.append(count)
-            return _TooLong(count)
-        return int(digits)
+        return _TooLong(count) if count > limit else int(digits)
 
-    document = json.loads(text, parse_int=integer, **options)
-    if too_long:
-        where, digits = _first_too_long(document, "")
-        raise NumberTooLong(f"{where or 'the request'} is a number of {digits} digits, too long "
-                            f"to read: a number in a request has at most {limit} digits")
-    return document
+    found = _first_too_long(json.loads(text, parse_int=integer, **options), "")
+    if found is None:
+        return None
+    where, digits = found
+    return (f"{where or 'the request'} is a number of {digits} digits, too long to read: a "
+            f"number in a request has at most {limit} digits")
