@@ -23,8 +23,8 @@ from .geometry import adaptive_bounds, axis_formula, geometry, sampled_lines
 from .json_numbers import NUMBER_NAMES, json_values
 from .lp_pool import lp_pool2d, lp_pool2d_backward
 from .max_pool import max_pool2d, max_pool2d_backward
-from .trace import ADAPTIVE_MODES, MAX_MODES, MODES, _refuse_window_parameters
-from .validation import _pair, as_flag, as_norm_type
+from .trace import ADAPTIVE_MODES, MAX_MODES, pooling_settings
+from .validation import _pair, as_flag
 
 #: The longest side a picture may have: the page scales larger ones down to its size.
 MAX_PICTURE_SIDE = 256
@@ -133,40 +133,6 @@ def fit_picture(pixels: Any, size: int) -> np.ndarray:
     return pixels[rows.astype(np.intp)[:, None], cols.astype(np.intp)]
 
 
-def _settings(mode, kernel_size, stride, padding, dilation, ceil_mode, count_include_pad,
-              output_size, norm_type):
-    """The pooling settings checked once, up front, with trace()'s messages."""
-    if not isinstance(mode, str) or mode not in MODES:
-        raise ValueError(f"mode={mode!r} is not a pooling mode: use one of "
-                         + ", ".join(repr(name) for name in MODES))
-    settings = {"mode": mode, "ceil_mode": as_flag(ceil_mode, "ceil_mode"),
-                "count_include_pad": as_flag(count_include_pad, "count_include_pad")}
-    if norm_type is not None and mode != "lp":
-        raise ValueError(f"norm_type applies to mode='lp' only, not mode={mode!r}")
-    if output_size is not None and mode not in ADAPTIVE_MODES:
-        raise ValueError(f"output_size applies to the adaptive modes only, not mode={mode!r}: "
-                         "use kernel_size and stride")
-    if mode in ADAPTIVE_MODES:
-        _refuse_window_parameters(mode, kernel_size, stride, padding, dilation, ceil_mode)
-        if output_size is None:
-            raise ValueError(f"mode={mode!r} needs output_size (an int or an (h, w) pair)")
-        return {**settings, "output_size": output_size}
-    if kernel_size is None:
-        raise ValueError(f"mode={mode!r} needs kernel_size")
-    if mode == "lp":
-        if norm_type is None:
-            raise ValueError("mode='lp' needs norm_type (p, such as 2)")
-        if _pair(padding, "padding") != (0, 0) or _pair(dilation, "dilation") != (1, 1):
-            raise ValueError("lp_pool2d has no padding and no dilation: use padding=0 and "
-                             "dilation=1 with mode='lp'")
-        settings["norm_type"] = as_norm_type(norm_type)
-    if mode == "avg" and _pair(dilation, "dilation") != (1, 1):
-        raise ValueError(f"dilation={dilation!r} is not available for average pooling "
-                         "(avg_pool2d has no dilation): use dilation=1 or mode='max'")
-    return {**settings, "kernel_size": kernel_size, "stride": stride, "padding": padding,
-            "dilation": dilation}
-
-
 def _forward(planes, s):
     """One stage: (output, indices or None), with the library's pooling of ``s["mode"]``."""
     mode = s["mode"]
@@ -230,8 +196,8 @@ def pool_picture(planes: Any, kernel_size: Any = None, stride: Any = None, paddi
             or not 1 <= repeat <= MAX_REPEAT:
         raise ValueError(f"repeat must be a whole number from 1 to {MAX_REPEAT}, got {repeat!r}")
     gradient = as_flag(gradient, "gradient")
-    s = _settings(mode, kernel_size, stride, padding, dilation, ceil_mode, count_include_pad,
-                  output_size, norm_type)
+    s = pooling_settings(mode, kernel_size, stride, padding, dilation, ceil_mode,
+                         count_include_pad, output_size, norm_type)
     inputs, stages, indices = [], [], []
     current = planes
     for number in range(1, repeat + 1):

@@ -147,19 +147,13 @@ def trace(x: ArrayLike, kernel_size: IntOrPair | None = None, stride: IntOrPair 
     >>> t["pad_value"], t["output"][0], t["argmax"][0][0]
     ('-Infinity', ['NaN', 'NaN', 1.0], [0, 0])
     """
-    if not isinstance(mode, str) or mode not in MODES:
-        raise ValueError(f"mode={mode!r} is not a pooling mode: use one of "
-                         + ", ".join(repr(name) for name in MODES))
-    count_include_pad = as_flag(count_include_pad, "count_include_pad")
+    settings = pooling_settings(mode, kernel_size, stride, padding, dilation, ceil_mode,
+                                count_include_pad, output_size, norm_type)
+    count_include_pad, ceil_mode = settings["count_include_pad"], settings["ceil_mode"]
     unpool = as_flag(unpool, "unpool")
     if unpool and mode not in MAX_MODES:
         raise ValueError(f"unpool applies to the max modes ('max', 'adaptive_max'), not "
                          f"mode={mode!r}: it puts each output back at its argmax")
-    if norm_type is not None and mode != "lp":
-        raise ValueError(f"norm_type applies to mode='lp' only, not mode={mode!r}")
-    if output_size is not None and mode not in ADAPTIVE_MODES:
-        raise ValueError(f"output_size applies to the adaptive modes only, not mode={mode!r}: "
-                         "use kernel_size and stride")
     plane = as_input(x, "x")
     if plane.ndim != 2:
         raise ValueError(
@@ -171,24 +165,9 @@ def trace(x: ArrayLike, kernel_size: IntOrPair | None = None, stride: IntOrPair 
             f"trace(): it describes at most {MAX_TRACE_CELLS} cells (64 x 64); pool larger "
             "planes with max_pool2d / avg_pool2d")
     if mode in ADAPTIVE_MODES:
-        _refuse_window_parameters(mode, kernel_size, stride, padding, dilation, ceil_mode)
-        if output_size is None:
-            raise ValueError(f"mode={mode!r} needs output_size (an int or an (h, w) pair)")
         return _adaptive_trace(plane, mode, output_size, grad_output, unpool)
-    if kernel_size is None:
-        raise ValueError(f"mode={mode!r} needs kernel_size")
-    if mode == "lp":
-        if norm_type is None:
-            raise ValueError("mode='lp' needs norm_type (p, such as 2)")
-        norm_type = as_norm_type(norm_type)
-        if _pair(padding, "padding") != (0, 0) or _pair(dilation, "dilation") != (1, 1):
-            raise ValueError("lp_pool2d has no padding and no dilation: use padding=0 and "
-                             "dilation=1 with mode='lp'")
+    norm_type = settings.get("norm_type")
     geo = geometry(plane.shape, kernel_size, stride, padding, dilation, ceil_mode)
-    if mode == "avg" and geo.dilation != (1, 1):
-        raise ValueError(
-            f"dilation={dilation!r} is not available for average pooling "
-            "(avg_pool2d has no dilation): use dilation=1 or mode='max'")
     (height, width), (out_h, out_w) = geo.input, geo.output
     _refuse_large_output(out_h, out_w, "use a larger kernel or stride, or pool with "
                                        "max_pool2d / avg_pool2d")
@@ -278,6 +257,56 @@ def trace(x: ArrayLike, kernel_size: IntOrPair | None = None, stride: IntOrPair 
             terms = (grad / divisor).ravel()[grouped_outputs]
         _gradient_fields(result, grad, grad_input, terms, bounds, width)
     return result
+
+
+def pooling_settings(mode: str, kernel_size: IntOrPair | None = None,
+                     stride: IntOrPair | None = None, padding: IntOrPair = 0,
+                     dilation: IntOrPair = 1, ceil_mode: bool = False,
+                     count_include_pad: bool = True, output_size: OutputSize | None = None,
+                     norm_type: float | str | None = None) -> dict[str, Any]:
+    """trace()'s settings checked before any input is read, each rule said here once (the
+    picture view's pool_picture checks its settings with it too): the mode, the flags,
+    which settings apply to the mode and which it needs. Returns them as a dict: ``mode``,
+    ``ceil_mode``, ``count_include_pad`` and either ``output_size`` (the adaptive modes)
+    or ``kernel_size``, ``stride``, ``padding``, ``dilation`` (and LP's ``norm_type``) as
+    given; the rules that need the input's size are :func:`poolgrad.geometry`'s.
+
+    >>> pooling_settings("avg", 2)["kernel_size"], pooling_settings("adaptive_max", output_size=3)
+    (2, {'mode': 'adaptive_max', 'ceil_mode': False, 'count_include_pad': True, 'output_size': 3})
+    >>> pooling_settings("avg", 2, dilation=2)
+    Traceback (most recent call last):
+    ...
+    ValueError: dilation=2 is not available for average pooling (avg_pool2d has no dilation): use dilation=1 or mode='max'
+    """
+    if not isinstance(mode, str) or mode not in MODES:
+        raise ValueError(f"mode={mode!r} is not a pooling mode: use one of "
+                         + ", ".join(repr(name) for name in MODES))
+    settings = {"mode": mode, "ceil_mode": as_flag(ceil_mode, "ceil_mode"),
+                "count_include_pad": as_flag(count_include_pad, "count_include_pad")}
+    if norm_type is not None and mode != "lp":
+        raise ValueError(f"norm_type applies to mode='lp' only, not mode={mode!r}")
+    if output_size is not None and mode not in ADAPTIVE_MODES:
+        raise ValueError(f"output_size applies to the adaptive modes only, not mode={mode!r}: "
+                         "use kernel_size and stride")
+    if mode in ADAPTIVE_MODES:
+        _refuse_window_parameters(mode, kernel_size, stride, padding, dilation, ceil_mode)
+        if output_size is None:
+            raise ValueError(f"mode={mode!r} needs output_size (an int or an (h, w) pair)")
+        return {**settings, "output_size": output_size}
+    if kernel_size is None:
+        raise ValueError(f"mode={mode!r} needs kernel_size")
+    if mode == "lp":
+        if norm_type is None:
+            raise ValueError("mode='lp' needs norm_type (p, such as 2)")
+        settings["norm_type"] = as_norm_type(norm_type)
+        if _pair(padding, "padding") != (0, 0) or _pair(dilation, "dilation") != (1, 1):
+            raise ValueError("lp_pool2d has no padding and no dilation: use padding=0 and "
+                             "dilation=1 with mode='lp'")
+    if mode == "avg" and _pair(dilation, "dilation") != (1, 1):
+        raise ValueError(f"dilation={dilation!r} is not available for average pooling "
+                         "(avg_pool2d has no dilation): use dilation=1 or mode='max'")
+    return {**settings, "kernel_size": kernel_size, "stride": stride, "padding": padding,
+            "dilation": dilation}
 
 
 def _refuse_large_output(out_h, out_w, advice):

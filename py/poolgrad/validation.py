@@ -141,11 +141,12 @@ def _is_int(value):
         value, (bool, np.bool_))
 
 
-def _pair(value, name):
+def _pair(value, name, layer="pooling"):
     """An int, a one-element sequence or an (h, w) pair of ints as a tuple of two Python
-    ints (PyTorch reads ``[2]`` as ``2``), each at most :data:`MAX_PARAMETER`."""
+    ints (PyTorch reads ``[2]`` as ``2``), each at most :data:`MAX_PARAMETER`; ``layer``
+    names whose parameter it is in that refusal ("pooling" or "convolution")."""
     if _is_int(value):
-        return _bounded(int(value), name), _bounded(int(value), name)
+        return _bounded(int(value), name, layer), _bounded(int(value), name, layer)
     if isinstance(value, (tuple, list, np.ndarray)) and not isinstance(value, str):
         items = list(np.asarray(value).ravel()) if isinstance(value, np.ndarray) else list(value)
         if len(items) not in (1, 2):
@@ -157,16 +158,25 @@ def _pair(value, name):
                 raise TypeError(
                     f"{name} must be an int or an (h, w) pair of ints, got {item!r} "
                     f"of type {type(item).__name__}")
-        return _bounded(int(items[0]), name), _bounded(int(items[-1]), name)
+        return _bounded(int(items[0]), name, layer), _bounded(int(items[-1]), name, layer)
     raise TypeError(
         f"{name} must be an int or an (h, w) pair of ints, got {value!r} "
         f"of type {type(value).__name__}")
 
 
-def _bounded(value, name):
+def _bounded(value, name, layer="pooling"):
+    """``value``, or a refusal naming ``name`` as a ``layer`` parameter past :data:`MAX_PARAMETER`.
+
+    >>> _bounded(10**400, "stride", "convolution")
+    Traceback (most recent call last):
+    ...
+    ValueError: stride=1000000000... (401 digits) is too large: convolution parameters are 64-bit integers, at most 2**63 - 1 as in PyTorch; use a smaller stride
+    """
     if value > MAX_PARAMETER:
+        digits = str(value)
+        written = digits if len(digits) <= 40 else f"{digits[:10]}... ({len(digits)} digits)"
         raise ValueError(
-            f"{name}={value} is too large: pooling parameters are 64-bit integers, at most "
+            f"{name}={written} is too large: {layer} parameters are 64-bit integers, at most "
             f"2**63 - 1 as in PyTorch; use a smaller {name}")
     return value
 
@@ -270,8 +280,8 @@ def conv_parameters(kernel_hw, stride=1, padding=0, dilation=1, groups=1):
     ...
     ValueError: groups must be at least 1, got 0
     """
-    strides = _pair(stride, "stride")
-    dilations = _pair(dilation, "dilation")
+    strides = _pair(stride, "stride", "convolution")
+    dilations = _pair(dilation, "dilation", "convolution")
     _at_least(1, strides, "stride")
     _at_least(1, dilations, "dilation")
     if not _is_int(groups):
@@ -292,7 +302,7 @@ def conv_parameters(kernel_hw, stride=1, padding=0, dilation=1, groups=1):
             pads = (totals[0] // 2, totals[0] - totals[0] // 2,
                     totals[1] // 2, totals[1] - totals[1] // 2)
     else:
-        pair = _pair(padding, "padding")
+        pair = _pair(padding, "padding", "convolution")
         _at_least(0, pair, "padding")
         pads = (pair[0], pair[0], pair[1], pair[1])
     return ConvParameters(tuple(kernel_hw), strides, pads, dilations, int(groups))

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 
-from .json_numbers import NUMBER_NAMES
+from .json_numbers import NUMBER_NAMES, NumberTooLong, load_json
 from .trace import trace
 
 #: The keyword arguments a request may carry: those of :func:`poolgrad.trace`.
@@ -135,7 +135,9 @@ def _load(request_json):
     if not isinstance(request_json, str):
         raise RequestError(f"the request must be a JSON string, got {type(request_json).__name__}")
     try:
-        request = json.loads(request_json, parse_constant=_refuse_constant)
+        request = load_json(request_json, parse_constant=_refuse_constant)
+    except NumberTooLong as too_long:
+        raise RequestError(str(too_long)) from None
     except RecursionError:
         raise RequestError("the request is nested too deeply to be a pooling request") from None
     except json.JSONDecodeError as error:

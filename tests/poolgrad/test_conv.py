@@ -225,6 +225,22 @@ def test_every_rule_has_its_message(call, error, message):
         call()
 
 
+@pytest.mark.parametrize("kwargs, named", [
+    ({"stride": 10**400}, r"stride=1000000000\.\.\. \(401 digits\) is too large: convolution parameters"),
+    ({"padding": 10**30}, "padding=1000000000000000000000000000000 is too large: convolution parameters"),
+    ({"dilation": (1, 2**63)}, "dilation=9223372036854775808 is too large: convolution parameters"),
+])
+def test_a_parameter_beyond_64_bits_is_named_as_the_convolutions(kwargs, named):
+    # Once said "pooling parameters are 64-bit integers", of a convolution's own parameter.
+    x, weight = np.ones((1, 4, 4)), np.ones((1, 1, 2, 2))
+    with pytest.raises(ValueError, match=named):
+        poolgrad.conv2d(x, weight, **kwargs)
+    with pytest.raises(ValueError, match=named):
+        poolgrad.conv2d_backward(np.ones((1, 3, 3)), x, weight, **kwargs)
+    with pytest.raises(ValueError, match=named):
+        poolgrad.chain_trace(np.ones((4, 4)), np.ones((2, 2)), grad_output=1, pool=None, **kwargs)
+
+
 @pytest.mark.torch
 def test_torch_refuses_what_poolgrad_refuses(torch):
     functional = torch.nn.functional

@@ -276,6 +276,22 @@ def test_the_worker_hook_refuses_what_is_not_a_request(text, message):
     assert message in json.loads(wire.run_trace(text))["error"]
 
 
+LONG = "9" * 5000
+
+
+@pytest.mark.parametrize("text, pixels, message", [
+    ('{"x": [[1]], "kernel_size": 1, "stride": ' + LONG + "}", None, "stride is a number of 5000 digits"),
+    ('{"x": [[1, -' + LONG + ']], "kernel_size": 1}', None, "x[0][1] is a number of 5000 digits"),
+    ('{"kind": "chain", "x": [[1]], "weight": [[[[' + LONG + "]]]]}", None, "weight[0][0][0][0] is a number of 5000 digits"),
+    ('{"kind": "picture", "shape": [1, 1, 4], "kernel_size": ' + LONG + "}", bytes(4), "kernel_size is a number of 5000 digits"),
+], ids=["pool stride", "pool x", "chain weight", "picture kernel_size"])
+def test_a_number_too_long_to_read_is_named_by_its_field(text, pixels, message):
+    # Python's own refusal (past 4300 digits) said "Exceeds the limit (4300 digits) for
+    # integer string conversion ... use sys.set_int_max_str_digits()", and escaped run_trace.
+    answer = wire.run_trace(text) if pixels is None else wire.run_trace(text, pixels)[0]
+    assert json.loads(answer) == {"error": f"{message}, too long to read: a number in a request has at most 4300 digits"}
+
+
 def test_the_worker_hook_carries_the_named_numbers_both_ways():
     request = {"x": [["-0", 0.0], ["NaN", "-Infinity"]], "kernel_size": [1, 2], "stride": 1,
                "grad_output": [["Infinity"], [1]]}

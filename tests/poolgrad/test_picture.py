@@ -130,6 +130,27 @@ def test_a_repeat_outside_one_to_four_and_a_bad_mode_are_refused():
         pool_picture(planes, 3, repeat=2)
 
 
+@pytest.mark.parametrize("settings", [
+    {"mode": "avg", "kernel_size": 2, "dilation": 0},
+    {"mode": "lp", "kernel_size": 2, "norm_type": 0, "padding": 1},
+    {"mode": "lp", "kernel_size": 2},
+    {"mode": "adaptive_avg", "output_size": 2, "stride": 1},
+    {"mode": "max", "norm_type": 2, "kernel_size": 2},
+    {"mode": "median", "kernel_size": 2},
+    {"mode": "max", "kernel_size": 2, "ceil_mode": 1},
+], ids=["avg dilation 0", "lp p=0 padded", "lp without p", "adaptive stride", "norm_type in max",
+        "unknown mode", "ceil_mode 1"])
+def test_a_pictures_settings_are_refused_in_traces_very_words(settings):
+    # One home for the rules: the picture once kept its own copy, which said "dilation=0 is
+    # not available for average pooling" where trace() said "dilation must be at least 1",
+    # and checked LP's padding before its p.
+    with pytest.raises((ValueError, TypeError)) as by_trace:
+        poolgrad.trace(np.zeros((4, 4)), **settings)
+    with pytest.raises((ValueError, TypeError)) as by_picture:
+        pool_picture(picture_planes(rgba(4, 4)), **settings)
+    assert (type(by_picture.value), str(by_picture.value)) == (type(by_trace.value), str(by_trace.value))
+
+
 # -- the zoom ------------------------------------------------------------------------------
 
 def test_the_zoom_of_max_pooling_is_trace_s_cell_with_a_margin():

@@ -8,19 +8,11 @@ import pytest
 from playwright.sync_api import expect
 
 import poolgrad
+from chain_fixture import CAPSTONE_T, CAPSTONE_W, CAPSTONE_X, CHAIN_PLANE_ROWS
 from widget_driver import BOOT_TIMEOUT_MS, axe_violations, shown
 
-CAPSTONE_X = [[1, 2, 0, 3, 1, 0], [0, 1, 3, 1, 2, 2], [2, 0, 1, 0, 1, 3], [1, 3, 2, 2, 0, 1], [0, 1, 1, 3, 2, 0], [2, 2, 0, 1, 1, 1]]
-CAPSTONE_W = [[0.5, -0.5, 0], [0, 1, 0], [0.5, 0, -0.5]]
-CAPSTONE_T = [[2, 1], [0, 3]]
 LESSON_X = [[3, 0, 1, 2, 7], [1, 5, 8, 9, 3], [2, 7, 2, 5, 1], [0, 1, 3, 1, 7], [4, 2, 1, 6, 2]]
 VERTICAL_EDGE = [[1, 0, -1], [1, 0, -1], [1, 0, -1]]
-
-PLANE_VALUES = """([grid, plane]) => {
-  const table = [...document.querySelectorAll(`#chain table[data-grid-name="${grid}"]`)].find((t) => t.dataset.plane === plane);
-  if (!table) return null;
-  return [...table.querySelectorAll("tr")].map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent)).filter((row) => row.length);
-}"""
 
 
 def settled(page, state="ready"):
@@ -38,7 +30,7 @@ def open_chain(widget, hash_="#view=chain"):
 
 
 def plane(page, grid, key="0"):
-    return page.evaluate(PLANE_VALUES, [grid, key])
+    return page.evaluate(CHAIN_PLANE_ROWS, [grid, key])
 
 
 def marked(page, grid, attribute, key="0"):

@@ -11,32 +11,12 @@ import pytest
 from playwright.sync_api import expect
 
 import poolgrad
+from picture_files import KNOWN, KNOWN_RGBA, cmyk_jpeg, jpeg, png
 from poolgrad.picture import gradient_share, picture_planes, pool_picture
 from sitebuild.pins import PICTURE_SAMPLES_SHA256
 from widget_driver import axe_violations
 
 SAMPLE_SIDES = {"camera": (256, 256), "text": (98, 256), "chelsea": (170, 256), "coffee": (171, 256)}
-
-
-def png(pixels, depth=8):
-    """A PNG of `pixels`: (H, W) grey, (H, W, 3) RGB or (H, W, 4) RGBA, made here."""
-    pixels = np.asarray(pixels)
-    colour = 0 if pixels.ndim == 2 else {3: 2, 4: 6}[pixels.shape[2]]
-    height, width = pixels.shape[:2]
-    dtype = ">u2" if depth == 16 else np.uint8
-    raw = b"".join(b"\x00" + pixels[r].astype(dtype).tobytes() for r in range(height))
-
-    def chunk(kind, body):
-        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
-
-    header = struct.pack(">IIBBBBB", width, height, depth, colour, 0, 0, 0)
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
-
-
-# A 6 x 7 RGB picture of distinct values in each channel.
-KNOWN = np.stack([(np.arange(42).reshape(6, 7) * 6 + offset) % 256 for offset in (3, 101, 200)], axis=2).astype(np.uint8)
-KNOWN[2, 3] = [250, 5, 77]
-KNOWN[0, 0] = [3, 102, 200]
 
 
 def settle(page):
@@ -98,11 +78,10 @@ def test_an_uploaded_png_is_pooled_as_poolgrad_pools_it_in_each_channel(picture)
     upload(page, png(KNOWN))
     assert sides(page) == {"input": [6, 7], "output": [3, 4]}
     expect(page.locator("#picture-note")).to_contain_text("known.png: 6 × 7 pixels, used pixel for pixel")
-    rgba = np.concatenate([KNOWN, np.full((6, 7, 1), 255, np.uint8)], axis=2)
     for channel in ("rgb", "grey", "r", "g", "b"):
         page.select_option("#picture-channel", channel)
         settle(page)
-        planes = picture_planes(rgba, channel)
+        planes = picture_planes(KNOWN_RGBA, channel)
         out, indices = poolgrad.max_pool2d(planes, 3, 2, 1, return_indices=True)
         # The input canvas holds the channel's values exactly (one plane: grey or tinted).
         drawn = np.array(page.evaluate("""(() => { const c = document.querySelector('canvas[data-picture="input"]');
@@ -128,7 +107,7 @@ def test_average_pooling_shows_its_decimals_and_repeat_stacks_the_stages(picture
     picture.set_hash("#view=picture&mode=avg&k=2&s=1&pch=g&psel=0,0")
     settle(page)
     upload(page, png(KNOWN))
-    planes = picture_planes(np.concatenate([KNOWN, np.full((6, 7, 1), 255, np.uint8)], axis=2), "g")
+    planes = picture_planes(KNOWN_RGBA, "g")
     mean = poolgrad.avg_pool2d(planes, 2, 1)[0, 0, 0]
     assert mean != int(mean)
     expect(page.locator('td[data-grid="zoom-output"]')).to_have_text(number_text(mean))
@@ -148,7 +127,7 @@ def test_gradient_on_draws_the_routed_ones_and_says_what_share_got_some(picture)
     picture.set_hash("#view=picture&k=2&grad=1&pch=r")
     settle(page)
     upload(page, png(KNOWN))
-    planes = picture_planes(np.concatenate([KNOWN, np.full((6, 7, 1), 255, np.uint8)], axis=2), "r")
+    planes = picture_planes(KNOWN_RGBA, "r")
     grad = pool_picture(planes, 2, gradient=True)["grad_input"]
     share = gradient_share(grad)
     assert sides(page)["grad-input"] == [6, 7]
@@ -192,7 +171,10 @@ def huge_png(height, width):
 REFUSED = [
     ("notes.txt", "text/plain", b"just some words, not pixels", "This file is not a picture the page can read"),
     ("cut.png", "image/png", png(KNOWN)[:60], "The PNG file could not be decoded: it is damaged or cut short."),
+    ("cut.jpg", "image/jpeg", jpeg(np.kron(KNOWN, np.ones((8, 8, 1), np.uint8)))[:400],
+     "The JPEG file could not be decoded: it is damaged or cut short."),
     ("empty.png", "image/png", b"", "The file is empty: it holds no picture."),
+    ("empty.jpg", "image/jpeg", b"", "The file is empty: it holds no picture."),
     ("drawing.svg", "image/svg+xml", b'<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"><script>alert(1)</script></svg>',
      "SVG is a drawing made of shapes, not pixels"),
     ("huge.png", "image/png", huge_png(20000, 20000), "The picture is 20000 × 20000 pixels (400 megapixels): the picture view opens pictures up to 100 megapixels"),
@@ -229,6 +211,27 @@ def test_a_16_bit_png_is_read_as_8_bits_and_said(picture):
     upload(page, png((np.arange(16).reshape(4, 4) * 4096).astype(np.uint16), depth=16), name="deep.png")
     assert sides(page)["input"] == [4, 4]
     expect(page.locator("#picture-note")).to_contain_text("It is a 16-bit PNG: the browser reduces its values to 8 bits")
+
+
+def test_a_cmyk_jpeg_is_converted_to_rgb_by_the_browser_and_said(picture):
+    page = picture.page
+    picture.set_hash("#view=picture&k=1&psel=12,12")
+    settle(page)
+    data, rgb = cmyk_jpeg()
+    upload(page, data, name="print.jpg", mime="image/jpeg")
+    expect(page.locator("#picture-error")).to_have_text("")
+    expect(page.locator("#picture-note")).to_contain_text("It is a CMYK JPEG: the browser converted its colours to RGB.")
+    assert sides(page) == {"input": [16, 16], "output": [16, 16]}
+    drawn = np.array(page.evaluate("""(() => { const c = document.querySelector('canvas[data-picture="input"]');
+        return [...c.getContext('2d').getImageData(0, 0, c.width, c.height).data]; })()""")).reshape(16, 16, 4)
+    assert np.array_equal(drawn[..., :3], rgb)
+    # The zoom around the pixel (12, 12), inside the block with black ink: 97, 112, 82.
+    for channel, index in (("r", 0), ("g", 1), ("b", 2)):
+        page.select_option("#picture-channel", channel)
+        settle(page)
+        expect(page.locator('td[data-grid="zoom-output"]')).to_have_text(str(rgb[12, 12, index]))
+        assert {(r, c): text for r, c, text, _ in zoom_input(page)} == {
+            (r, c): str(rgb[r, c, index]) for r in range(11, 14) for c in range(11, 14)}
 
 
 def test_transparency_is_laid_over_white_and_said(picture):

@@ -99,7 +99,7 @@ export async function decodePicture(blob, size) {
   }
   let bitmap;
   try {
-    bitmap = await createImageBitmap(blob, options);
+    bitmap = await bitmapOf(blob, options);
   } catch {
     if (huge) throw new PictureError(`The picture is ${facts.width} × ${facts.height} pixels (${Math.round(facts.width * facts.height / 1e6)} megapixels), more than this browser can decode; scale it down and open it again.`);
     throw new PictureError(`The ${facts.format} file could not be decoded: it is damaged or cut short.`);
@@ -109,12 +109,32 @@ export async function decodePicture(blob, size) {
   return { bitmap, width, height, format: facts.format, notes: facts.notes };
 }
 
+// createImageBitmap(source, options). An engine that does not know imageOrientation
+// "from-image" (Safari 16, WPE WebKit 2.38) refuses the options with a TypeError: it then
+// decodes with its own default orientation rather than call every picture damaged.
+export async function bitmapOf(source, options) {
+  try {
+    return await createImageBitmap(source, options);
+  } catch (error) {
+    if (!(error instanceof TypeError) || options.imageOrientation === undefined) throw error;
+    const { imageOrientation, ...known } = options;
+    return createImageBitmap(source, known);
+  }
+}
+
+// A 2D canvas of `width` × `height` that is not on the page: an OffscreenCanvas, or a
+// detached <canvas> where the engine has none (Safari 16, WPE WebKit 2.38).
+export function scratchCanvas(width, height) {
+  if (typeof OffscreenCanvas === "function") return new OffscreenCanvas(width, height);
+  return Object.assign(document.createElement("canvas"), { width, height });
+}
+
 // The RGBA bytes of `bitmap` at its fitted size for `size`: {pixels, width, height, scaled,
 // transparent}. Drawn with smoothing when scaled (area-like at high quality), pixel for
 // pixel otherwise.
 export function pixelsOf(picture, size) {
   const fitted = fittedSize(picture.width, picture.height, size);
-  const canvas = new OffscreenCanvas(fitted.width, fitted.height);
+  const canvas = scratchCanvas(fitted.width, fitted.height);
   const context = canvas.getContext("2d", { willReadFrequently: true, colorSpace: "srgb" });
   context.imageSmoothingEnabled = fitted.scaled || picture.bitmap.width !== fitted.width;
   context.imageSmoothingQuality = "high";
