@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 import poolgrad
-from widget_driver import BOOT_TIMEOUT_MS, axe_violations, shown
+from widget_driver import BOOT_TIMEOUT_MS, PYTHON_RUNTIME, axe_violations, shown
 
 CAPSTONE_X = [[1, 2, 0, 3, 1, 0], [0, 1, 3, 1, 2, 2], [2, 0, 1, 0, 1, 3], [1, 3, 2, 2, 0, 1], [0, 1, 1, 3, 2, 0], [2, 2, 0, 1, 1, 1]]
 CAPSTONE_W = [[0.5, -0.5, 0], [0, 1, 0], [0.5, 0, -0.5]]
@@ -224,6 +224,46 @@ def test_the_pool_view_loads_no_chain_code_until_the_chain_opens(widget, site):
     widget.page.select_option("#view", "pool")
     widget.wait_settled()
     assert not widget.hash().startswith("#view") and "view=" not in widget.hash()
+
+
+def test_the_chain_answers_its_presets_from_shipped_traces_while_python_is_held_back(widget, hold_back):
+    """Issue 29: the chain answers at first paint, before Python, like the pool view: a
+    view=chain link and each preset are drawn from the build's chain-traces.json, which
+    only a page that opens the chain reads."""
+    page = widget.page
+    release = hold_back(PYTHON_RUNTIME)
+    asked = []
+    page.on("request", lambda request: asked.append(request.url.rsplit("/", 1)[-1]))
+    widget.open("#view=chain", wait=False)
+    status = page.locator("#status")
+    expect(status).to_have_attribute("data-source", "precomputed")
+    expect(status).to_contain_text("Ready (precomputed): the chain conv 3 × 3 → max pool 2 × 2 → MSE.")
+    assert status.get_attribute("data-state") == "loading"
+    native = poolgrad.chain_trace(CAPSTONE_X, CAPSTONE_W, target=CAPSTONE_T, pool="max", pool_kernel_size=2, loss="mse")
+    for grid, key in [("chain-conv", "conv_output"), ("chain-pool", "pool_output"), ("chain-grad-conv", "grad_conv_output"),
+                      ("chain-grad-input", "grad_input")]:
+        assert plane(page, grid) == shown_planes(native[key]), grid
+    assert plane(page, "chain-grad-weight", "0/0") == shown_planes(native["grad_weight"])
+    expect(page.locator("#chain-loss")).to_have_text(shown(native["loss"]))
+    # A tap answers from the same trace: Y2 (0,1)'s window and argmax.
+    cell(page, "chain-pool", 0, 1).click()
+    assert marked(page, "chain-conv", "data-argmax") == [[1, 2]]
+    # A preset, and a named filter over the capstone's input, are answered the same way.
+    page.select_option("#chain-preset", "lesson-conv")
+    expect(status).to_contain_text("Ready (precomputed): the chain conv 3 × 3 → made-up gradient.")
+    lesson = poolgrad.chain_trace(LESSON_X, VERTICAL_EDGE, pool=None, loss=None, grad_output=[[[1, 2, 3], [4, 5, 6], [7, 8, 9]]])
+    assert plane(page, "chain-grad-weight", "0/0") == shown_planes(lesson["grad_weight"])
+    assert plane(page, "chain-grad-input") == shown_planes(lesson["grad_input"])
+    page.select_option("#chain-preset", "capstone")
+    page.select_option("#chain-preset", "sharpen")
+    expect(status).to_have_attribute("data-source", "precomputed")
+    sharpen = poolgrad.chain_trace(CAPSTONE_X, [[0, -1, 0], [-1, 5, -1], [0, -1, 0]], target=CAPSTONE_T)
+    assert plane(page, "chain-grad-input") == shown_planes(sharpen["grad_input"])
+    assert asked.count("chain-traces.json") == 1
+    assert release() >= 1
+    settled(page)
+    assert status.get_attribute("data-source") is None
+    assert plane(page, "chain-grad-input") == shown_planes(sharpen["grad_input"])
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])

@@ -179,6 +179,8 @@ function mountWith(element, model, options) {
     },
   };
   function openChain() {
+    // The chain's shipped traces are read beside its module: its landing views answer before Python.
+    if (!chainLoading) traces.shippedFor?.("chain").then(shippedArrived);
     chainLoading ??= import("../chain/chain-view.js").then((module) => {
       if (destroyed) return;
       chain = module.mountChain(byId("chain"), chainHost);
@@ -646,11 +648,12 @@ function mountWith(element, model, options) {
   }
   // The shipped traces arrive while Python starts (the landing views', then the first
   // minute's): they may answer the view shown.
-  traces.onShipped?.(() => {
+  function shippedArrived() {
     if (destroyed) return;
     if (answerFromShipped()) render();
     else updateStatus();
-  });
+  }
+  traces.onShipped?.(shippedArrived);
 
   return {
     state: () => app.state,
