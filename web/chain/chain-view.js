@@ -278,11 +278,21 @@ export function mountChain(section, host) {
 
   // ---- grids ----
 
+  // The tables and panels the last drawing built, by grid and plane, and by panel: a
+  // drawing of the same shapes updates them in place (render.js writes only the cells that
+  // changed), so a Step or an edit costs the browser no new nodes to style and lay out.
+  let drawnTables = new Map();
+  let drawnPanels = new Map();
+  let tables = new Map();
+  let panels = new Map();
+
   function valueGrid({ grid, title, planes, scaleOf, hues, plane, attributes, label, editable, zero }) {
     return planes.map((values, index) => {
       const place = plane(index);
       const focus = view.focus.get(`${grid}|${place.key}`) ?? [0, 0];
       const clamped = [Math.min(focus[0], values.length - 1), Math.min(focus[1], values[0].length - 1)];
+      // The title is the table's accessible name, which an update in place leaves as it was.
+      const tableKey = `${grid}|${place.key}|${place.words}`;
       const table = planeTable({
         name: grid,
         title: `${title}${place.words}`,
@@ -300,17 +310,33 @@ export function mountChain(section, host) {
             editor: editing ? editorFor(grid, place, r, c) : null,
           };
         },
-      });
+      }, drawnTables.get(tableKey));
+      tables.set(tableKey, table);
       table.dataset.plane = place.key;
       if (editable) table.dataset.editable = "true";
       return planes.length > 1 ? figure(table, place.caption) : table;
     });
   }
 
+  const figures = new WeakMap();
   function figure(table, caption) {
-    const box = node("figure", { class: "chain-plane" });
-    box.append(node("figcaption", { class: "hint" }, caption), table);
+    if (!figures.has(table)) {
+      const box = node("figure", { class: "chain-plane" });
+      box.append(node("figcaption", { class: "hint" }), table);
+      figures.set(table, box);
+    }
+    const box = figures.get(table);
+    setText(box.firstChild, caption);
     return box;
+  }
+
+  const setText = (target, text) => {
+    if (target.textContent !== text) target.textContent = text;
+  };
+  // Puts `children` in `parent`, in order, unless they are there already.
+  function placeChildren(parent, children) {
+    const current = parent.children;
+    if (current.length !== children.length || children.some((child, i) => current[i] !== child)) parent.replaceChildren(...children);
   }
 
   function editorFor(grid, place, r, c) {
@@ -333,18 +359,28 @@ export function mountChain(section, host) {
   });
 
   function panel(key, title, caption, content, extra = {}) {
-    const box = node("div", { class: "panel chain-panel", "data-panel": key });
-    const heading = node("h3", {}, title);
-    if (extra.shape) heading.append(" ", node("span", { class: "shape" }, extra.shape));
-    const planes = node("div", { class: "chain-planes" });
-    planes.append(...content);
-    box.append(heading, node("p", { class: "caption" }, caption), planes);
+    if (!drawnPanels.has(key)) {
+      const box = node("div", { class: "panel chain-panel", "data-panel": key });
+      box.append(node("h3"), node("p", { class: "caption" }), node("div", { class: "chain-planes" }));
+      drawnPanels.set(key, box);
+    }
+    const box = drawnPanels.get(key);
+    panels.set(key, box);
+    const [heading, captionBox, planes] = box.children;
+    const shape = extra.shape ? node("span", { class: "shape" }, extra.shape) : null;
+    if (heading.firstChild?.textContent !== title || (heading.lastElementChild?.textContent ?? null) !== (extra.shape ?? null)) {
+      heading.replaceChildren(title, ...(shape ? [" ", shape] : []));
+    }
+    setText(captionBox, caption);
+    placeChildren(planes, content);
     return box;
   }
 
   const shapeText = (planes, names) => `${planes.length > 1 ? `${planes.length} ${names} of ` : ""}${planes[0].length} × ${planes[0][0].length}`;
 
   function drawGrids(state, trace) {
+    tables = new Map();
+    panels = new Map();
     const words = captions(trace, state.cup);
     const channels = trace.input.length > 1;
     const filters = trace.weight.length > 1;
@@ -387,7 +423,7 @@ export function mountChain(section, host) {
     forward.push(panel("target", "T", trace.upstream === "loss" ? words.target : `${words.target} (unused: the gradient is made up)`, valueGrid({
       grid: "chain-target", title: "Target T", planes: targetPlanes, scaleOf: valueScale, hues: VALUE_HUES, plane: filterPlane(filters), editable: true,
     })));
-    rows.forward.replaceChildren(...forward);
+    placeChildren(rows.forward, forward);
 
     const gradScale = magnitudeScale([...trace.grad_conv_output, ...(trace.grad_pool_output ?? []), ...trace.grad_input]);
     const backward = [];
@@ -419,7 +455,9 @@ export function mountChain(section, host) {
     backward.push(panel("grad-input", "dL/dX", words.gradInput, valueGrid({
       grid: "chain-grad-input", title: "Gradient dL/dX", planes: trace.grad_input, scaleOf: gradScale, hues: GRADIENT_HUES, plane: channelPlane(channels),
     })));
-    rows.backward.replaceChildren(...backward);
+    placeChildren(rows.backward, backward);
+    drawnTables = tables;
+    drawnPanels = panels;
 
     view.cells = new Map();
     for (const cell of section.querySelectorAll("td[data-grid]")) {
@@ -639,7 +677,9 @@ export function mountChain(section, host) {
   }
 
   function focusCell({ grid, plane, row, col }) {
-    view.cells.get(placeKey(grid, plane, row, col))?.focus();
+    const cell = view.cells.get(placeKey(grid, plane, row, col));
+    // A cell redrawn in place keeps its focus: focusing it again would only cost a relayout.
+    if (cell && root().activeElement !== cell) cell.focus();
   }
 
   function moveFocus(cell, key) {
