@@ -3,6 +3,8 @@ pass, drawn from poolgrad.chain_trace under Pyodide: its numbers against chain_t
 natively, the lesson's conv example, the taps (region P, a pooling window, a weight), the
 hot cell, learning, links good and bad, and axe."""
 
+from xml.etree import ElementTree
+
 import numpy as np
 import pytest
 from playwright.sync_api import expect
@@ -264,6 +266,57 @@ def test_the_chain_answers_its_presets_from_shipped_traces_while_python_is_held_
     settled(page)
     assert status.get_attribute("data-source") is None
     assert plane(page, "chain-grad-input") == shown_planes(sharpen["grad_input"])
+
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def panel_texts(panel):
+    return [node.text or "" for node in panel.iter(f"{SVG}text")]
+
+
+def grid_values(grid, cols):
+    """A drawn grid's cell texts by row: after its caption and column numbers, each row is
+    its number then its cells (takeaway/svg-export.js drawGrid)."""
+    texts = panel_texts(grid)[1 + cols:]
+    return [texts[start + 1:start + 1 + cols] for start in range(0, len(texts), cols + 1)]
+
+
+def test_save_picture_downloads_both_rows_with_their_captions_and_the_loss(booted):
+    page = open_chain(booted, "#view=chain&relu=1&steps=2")
+    page.locator("#chain-code").evaluate("(details) => { details.open = true; }")
+    with page.expect_download() as saving:
+        page.click("#chain-save-picture")
+    download = saving.value
+    assert download.suggested_filename == "poolgrad-chain-relu-max-pool-loss-mse-step2.svg"
+    expect(page.locator("#chain-code-message")).to_have_text("Saved the picture as poolgrad-chain-relu-max-pool-loss-mse-step2.svg.")
+    root = ElementTree.parse(download.path()).getroot()  # well-formed XML, or this raises
+    assert root.find(f"{SVG}title").text == "poolgrad: the chain conv 3 × 3 → ReLU → max pool 2 × 2 → MSE, after 2 steps at learning rate 0.01"
+    native = poolgrad.chain_trace(CAPSTONE_X, CAPSTONE_W, target=CAPSTONE_T, activation="relu", learning_rate=0.01, steps=2)
+    loss = shown(native["loss"])
+    assert root.find(f"{SVG}desc").text == (
+        f"Forward: X, W, Y1, ReLU(Y1), Y2, T; the loss L = {loss}. Backward: dL/dY2, dL/dReLU(Y1), dL/dY1, dL/dW, dL/dX.")
+    # The panels in the view's order, each headed by its title (and shape), then its caption.
+    panels = root.findall(f"{SVG}g")
+    assert [panel_texts(panel)[0] for panel in panels] == [
+        "X  6 × 6", "W  1 × 1 × 3 × 3", "Y1  4 × 4", "ReLU(Y1)", "Y2  2 × 2", "T", f"Loss  L = {loss}",
+        "dL/dY2", "dL/dReLU(Y1)", "dL/dY1", "dL/dW", "dL/dX"]
+    by_title = {panel_texts(panel)[0].split("  ")[0]: panel for panel in panels}
+    grad_input = by_title["dL/dX"]
+    # A panel's own lines (its grids are groups of their own): the title, then the caption.
+    caption = lambda panel: " ".join(node.text for node in panel.findall(f"{SVG}text")[1:])
+    assert caption(grad_input) == "dL/dX = full correlation of dL/dY1 with W turned 180°"
+    assert caption(by_title["Loss"]) == page.locator("#chain-loss-formula").inner_text()
+    # Each grid holds the numbers the view shows, cell for cell: chain_trace's.
+    assert plane(page, "chain-grad-input") == shown_planes(native["grad_input"])
+    for title, grid in [("dL/dX", "chain-grad-input"), ("Y1", "chain-conv"), ("dL/dY1", "chain-grad-conv"), ("W", "chain-weight")]:
+        shown_grid = plane(page, grid, "0/0" if grid == "chain-weight" else "0")
+        assert grid_values(by_title[title].find(f"{SVG}g"), len(shown_grid[0])) == shown_grid, title
+    # Nothing is cut off: every text starts inside the picture.
+    width, height = int(root.get("width")), int(root.get("height"))
+    assert root.get("viewBox") == f"0 0 {width} {height}"
+    assert all(0 < float(node.get("x")) < width and 0 < float(node.get("y")) < height for node in root.iter(f"{SVG}text"))
+    assert width > 1000 and height > 500
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])

@@ -5,16 +5,19 @@
 // being edited, Play) are view state, never in the hash. It does no arithmetic on the
 // chain: Step, Play and Reset change `steps`, and Python redoes the descent.
 
-import { GRADIENT_HUES, VALUE_HUES, heatColours, magnitudeScale } from "../widget/colours.js";
+import { heatColours } from "../widget/colours.js";
 import { cellName, decodeNumber, encodeNumber, formatNumber } from "../widget/format.js";
 import { planeTable } from "../widget/render.js";
 import { renderLesson } from "../lesson/lesson.js";
 import { CHAIN_LIMITS, InputError, parseCellValue } from "../widget/state.js";
 import { PRESET_LABELS, fitTarget, presetChange, presetShowing } from "./presets.js";
 import { chainRequestKey } from "./request.js";
+import { chainPanels } from "./rows.js";
+import { chainPictureName, chainPictureSvg } from "./picture.js";
+import { saveFile } from "../takeaway/code-view.js";
 import { chainPoolgradSnippet, chainTorchSnippet } from "./snippet.js";
 import {
-  TRY_IT, captions, chainLessonBlocks, chainTitle, flatCell, lossFormula, tapSentence,
+  TRY_IT, chainLessonBlocks, chainTitle, flatCell, lossFormula, tapSentence,
 } from "./sentences.js";
 
 const STYLE = new URL("./chain.css", import.meta.url).href;
@@ -79,7 +82,9 @@ const MARKUP = `
 </div>
 <details id="chain-code" class="panel code-view">
   <summary>Code: this chain in PyTorch and poolgrad</summary>
-  <p class="hint">PyTorch that builds the same chain in float64, takes the same steps and checks the numbers shown here with autograd; then the poolgrad call that computed them.</p>
+  <p class="hint">PyTorch that builds the same chain in float64, takes the same steps and checks the numbers shown here with autograd; then the poolgrad call that computed them. Save picture writes both rows, with their captions and the loss, as one SVG.</p>
+  <p><button id="chain-save-picture" type="button">Save picture (SVG)</button></p>
+  <p id="chain-code-message" class="code-message" role="status"></p>
   <h3>PyTorch</h3>
   <pre id="chain-code-torch" class="code-text" tabindex="0"></pre>
   <h3>poolgrad</h3>
@@ -232,6 +237,18 @@ export function mountChain(section, host) {
     continuePlay(view.trace);
   });
 
+  // Save picture: the chain drawn now (the state and trace of the last drawing).
+  byId("chain-save-picture").addEventListener("click", () => {
+    const message = byId("chain-code-message");
+    if (!drawnTrace || section.dataset.busy === "true") {
+      message.textContent = "Nothing to save yet: the picture is saved once the chain for these settings is shown.";
+      return;
+    }
+    const name = chainPictureName(drawnState);
+    saveFile(name, chainPictureSvg(drawnState, drawnTrace), "image/svg+xml");
+    message.textContent = `Saved the picture as ${name}.`;
+  });
+
   function stopPlay() {
     view.playing = false;
     clearTimeout(view.playTimer);
@@ -350,14 +367,6 @@ export function mountChain(section, host) {
     });
   }
 
-  // A plane of the input channels, of the filters, or of the weights' (filter, channel).
-  const channelPlane = (several) => (c) => ({
-    key: String(c), words: several ? `, channel ${c}` : "", caption: `channel ${c}`, attributes: { "data-channel": String(c) },
-  });
-  const filterPlane = (several) => (f) => ({
-    key: String(f), words: several ? `, filter ${f}` : "", caption: `filter ${f}`, attributes: { "data-channel": String(f) },
-  });
-
   function panel(key, title, caption, content, extra = {}) {
     if (!drawnPanels.has(key)) {
       const box = node("div", { class: "panel chain-panel", "data-panel": key });
@@ -376,86 +385,13 @@ export function mountChain(section, host) {
     return box;
   }
 
-  const shapeText = (planes, names) => `${planes.length > 1 ? `${planes.length} ${names} of ` : ""}${planes[0].length} × ${planes[0][0].length}`;
-
   function drawGrids(state, trace) {
     tables = new Map();
     panels = new Map();
-    const words = captions(trace, state.cup);
-    const channels = trace.input.length > 1;
-    const filters = trace.weight.length > 1;
-    const valueScale = magnitudeScale([...trace.input, ...trace.conv_output, ...(trace.pool_output ?? [])]);
-    const weightScale = magnitudeScale(trace.weight.flat(1));
-    const weightPlanes = trace.weight.flatMap((slices, f) => slices.map((slice, c) => ({ slice, f, c })));
-    const weightPlace = (index) => {
-      const { f, c } = weightPlanes[index];
-      const named = [filters ? `filter ${f}` : null, channels ? `channel ${c}` : null].filter(Boolean).join(", ");
-      return { key: `${f}/${c}`, words: named ? `, ${named}` : "", caption: named || "W", attributes: { "data-filter": String(f), "data-channel": String(c) } };
-    };
-    const forward = [
-      panel("input", "X", words.input, valueGrid({
-        grid: "chain-input", title: "Input X", planes: trace.input, scaleOf: valueScale, hues: VALUE_HUES, plane: channelPlane(channels), editable: true,
-      }), { shape: shapeText(trace.input, "channels") }),
-      panel("weight", "W", words.weight, valueGrid({
-        grid: "chain-weight", title: "Weight W", planes: weightPlanes.map(({ slice }) => slice), scaleOf: weightScale, hues: VALUE_HUES, plane: weightPlace, editable: true,
-      }), { shape: `${trace.weight.length} × ${trace.weight[0].length} × ${trace.weight[0][0].length} × ${trace.weight[0][0][0].length}` }),
-    ];
-    if (trace.bias) {
-      forward.push(panel("bias", "b", words.bias, valueGrid({
-        grid: "chain-bias", title: "Bias b", planes: [[trace.bias]], scaleOf: magnitudeScale([[trace.bias]]), hues: VALUE_HUES,
-        plane: () => ({ key: "0", words: "", caption: "b", attributes: {} }), editable: true,
-      })));
-    }
-    forward.push(panel("conv", "Y1", words.conv, valueGrid({
-      grid: "chain-conv", title: "Convolution output Y1", planes: trace.conv_output, scaleOf: valueScale, hues: VALUE_HUES, plane: filterPlane(filters),
-    }), { shape: shapeText(trace.conv_output, "filters") }));
-    if (trace.activation_output) {
-      forward.push(panel("relu", "ReLU(Y1)", words.relu, valueGrid({
-        grid: "chain-relu", title: "ReLU of Y1", planes: trace.activation_output, scaleOf: valueScale, hues: VALUE_HUES, plane: filterPlane(filters),
-      })));
-    }
-    if (trace.pool_output) {
-      forward.push(panel("pool", "Y2", words.pool, valueGrid({
-        grid: "chain-pool", title: "Pooled output Y2", planes: trace.pool_output, scaleOf: valueScale, hues: VALUE_HUES, plane: filterPlane(filters),
-      }), { shape: shapeText(trace.pool_output, "filters") }));
-    }
-    const targetPlanes = trace.target ?? state.ct;
-    forward.push(panel("target", "T", trace.upstream === "loss" ? words.target : `${words.target} (unused: the gradient is made up)`, valueGrid({
-      grid: "chain-target", title: "Target T", planes: targetPlanes, scaleOf: valueScale, hues: VALUE_HUES, plane: filterPlane(filters), editable: true,
-    })));
-    placeChildren(rows.forward, forward);
-
-    const gradScale = magnitudeScale([...trace.grad_conv_output, ...(trace.grad_pool_output ?? []), ...trace.grad_input]);
-    const backward = [];
-    if (trace.grad_pool_output) {
-      backward.push(panel("grad-pool", "dL/dY2", words.gradPool, valueGrid({
-        grid: "chain-grad-pool", title: "Gradient dL/dY2", planes: trace.grad_pool_output, scaleOf: gradScale, hues: GRADIENT_HUES, plane: filterPlane(filters),
-        attributes: (f, r, c) => ({ "data-hot": state.cup === "hot" && f === 0 && r === state.hot[0] && c === state.hot[1] ? "true" : undefined }),
-      })));
-    }
-    if (trace.grad_activation_output) {
-      backward.push(panel("grad-relu", "dL/dReLU(Y1)", trace.pool ? words.gradRelu : words.gradPool, valueGrid({
-        grid: "chain-grad-relu", title: "Gradient at ReLU's output", planes: trace.grad_activation_output, scaleOf: gradScale, hues: GRADIENT_HUES, plane: filterPlane(filters),
-      })));
-    }
-    backward.push(panel("grad-conv", "dL/dY1", trace.pool || trace.activation ? words.gradConv : words.gradPool, valueGrid({
-      grid: "chain-grad-conv", title: "Gradient dL/dY1", planes: trace.grad_conv_output, scaleOf: gradScale, hues: GRADIENT_HUES, plane: filterPlane(filters),
-      zero: trace.pool_receivers ? (f, r, c) => trace.pool_receivers[f][r][c] === 0 : null,
-      attributes: !trace.pool && state.cup === "hot" ? (f, r, c) => ({ "data-hot": f === 0 && r === state.hot[0] && c === state.hot[1] ? "true" : undefined }) : null,
-    })));
-    backward.push(panel("grad-weight", "dL/dW", words.gradWeight, valueGrid({
-      grid: "chain-grad-weight", title: "Gradient dL/dW", planes: trace.grad_weight.flat(1), scaleOf: magnitudeScale(trace.grad_weight.flat(1)), hues: GRADIENT_HUES, plane: weightPlace,
-    })));
-    if (trace.grad_bias) {
-      backward.push(panel("grad-bias", "dL/db", words.gradBias, valueGrid({
-        grid: "chain-grad-bias", title: "Gradient dL/db", planes: [[trace.grad_bias]], scaleOf: magnitudeScale([[trace.grad_bias]]), hues: GRADIENT_HUES,
-        plane: () => ({ key: "0", words: "", caption: "dL/db", attributes: {} }),
-      })));
-    }
-    backward.push(panel("grad-input", "dL/dX", words.gradInput, valueGrid({
-      grid: "chain-grad-input", title: "Gradient dL/dX", planes: trace.grad_input, scaleOf: gradScale, hues: GRADIENT_HUES, plane: channelPlane(channels),
-    })));
-    placeChildren(rows.backward, backward);
+    const draw = ({ key, title, caption, shape, grid }) => panel(key, title, caption, valueGrid(grid), { shape });
+    const { forward, backward } = chainPanels(state, trace);
+    placeChildren(rows.forward, forward.map(draw));
+    placeChildren(rows.backward, backward.map(draw));
     drawnTables = tables;
     drawnPanels = panels;
 
