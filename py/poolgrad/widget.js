@@ -1422,7 +1422,8 @@ const { gradientReceivers, selectedOutput, sharedCells, windowSamples, windowSha
 // function of (state, trace): the marks come from the same facts the page's grids are
 // marked from (trace-view.js), not from the DOM, so the picture is the view whatever the
 // page's layout, theme or step-through position. Plain shapes and text, no script, no
-// external fonts or images: the file opens anywhere, offline.
+// external fonts or images: the file opens anywhere, offline. Its pieces (a grid, a line of
+// text, the document) also draw the chain view's picture (chain/picture.js).
 
 
 const INK = "#1d1d1f";
@@ -1536,10 +1537,11 @@ function gridsOf(state, trace) {
   return grids;
 }
 
-// A cell's width: room for the longest number shown (tabular figures, about 0.6 em each).
+// A cell's width: room for the longest number shown (tabular figures, about 0.6 em each)
+// in `grids`, each {caption, rows, cols, cell(r, c) -> {text, pad, faint, frame, badge}}.
 function cellWidth(grids) {
   let longest = 1;
-  for (const grid of Object.values(grids)) {
+  for (const grid of grids) {
     for (const r of grid.rows) for (const c of grid.cols) longest = Math.max(longest, [...grid.cell(r, c).text].length);
   }
   return Math.max(44, Math.ceil(longest * 9.5 + 16));
@@ -1577,6 +1579,7 @@ function drawCell(x, y, width, spec) {
   return parts.join("");
 }
 
+// One grid, its caption above it, with its top left corner at (left, top).
 function drawGrid(grid, left, top, width) {
   const parts = [tag("text", { x: left, y: top + 16, "font-size": 15, "font-weight": 700, fill: INK }, grid.caption)];
   const cellsTop = top + CAPTION + LABEL;
@@ -1617,7 +1620,7 @@ function legendItems(state, trace, grids) {
 // the answer for this very state.
 function pictureSvg(state, trace) {
   const grids = gridsOf(state, trace);
-  const width = cellWidth(grids);
+  const width = cellWidth(Object.values(grids));
   const input = gridSize(grids.input, width);
   const output = gridSize(grids.output, width);
   const titleHeight = 34;
@@ -1647,26 +1650,35 @@ function pictureSvg(state, trace) {
   });
   const height = legendTop + legend.length * (CELL_HEIGHT + 10) + MARGIN - 10;
   const title = `poolgrad: ${viewTitle(state)}`;
-  // About 10.5 px per character of the 18 px bold title, so it is never cut off.
-  const totalWidth = Math.max(right + MARGIN, 2 * MARGIN + Math.ceil(title.length * 10.5));
+  // Wide enough for the title, so it is never cut off.
+  const totalWidth = Math.max(right + MARGIN, titleWidth(title));
   const description = [
     `Input ${sizeText(trace.input_shape)}, output ${sizeText(trace.output_shape)}.`,
     explanationText(state, trace),
   ].filter(Boolean).join(" ");
+  return svgDocument({ title, description, width: totalWidth, height, body: parts });
+}
+
+// A title line's width: about 10.5 px per character of the 18 px bold title.
+const titleWidth = (title) => 2 * MARGIN + Math.ceil(title.length * 10.5);
+
+// The SVG file: `title` drawn at the top and, with `description`, named for a screen
+// reader; `body` the drawing's parts (SVG text) below it, on white.
+function svgDocument({ title, description, width, height, body }) {
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<svg xmlns="http://www.w3.org/2000/svg" ${attributes({ width: totalWidth, height, viewBox: `0 0 ${totalWidth} ${height}`, role: "img", "aria-labelledby": "picture-title picture-desc" })} font-family="system-ui, -apple-system, 'Segoe UI', Roboto, Arial, sans-serif">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" ${attributes({ width, height, viewBox: `0 0 ${width} ${height}`, role: "img", "aria-labelledby": "picture-title picture-desc" })} font-family="system-ui, -apple-system, 'Segoe UI', Roboto, Arial, sans-serif">`,
     tag("title", { id: "picture-title" }, title),
     tag("desc", { id: "picture-desc" }, description),
     '<defs><pattern id="pad" width="10" height="10" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="10" height="10" fill="#f7f8fa"/><rect width="5" height="10" fill="#eceef2"/></pattern></defs>',
-    tag("rect", { width: totalWidth, height, fill: "#ffffff" }),
+    tag("rect", { width, height, fill: "#ffffff" }),
     tag("text", { x: MARGIN, y: MARGIN + 14, "font-size": 18, "font-weight": 700, fill: INK }, title),
-    ...parts,
+    ...body,
     "</svg>",
     "",
   ].join("\n");
 }
-return Object.freeze({ pictureName, pictureSvg });
+return Object.freeze({ INK, MUTED, MARGIN, PANEL_GAP, tag, pictureName, cellWidth, gridSize, drawGrid, pictureSvg, titleWidth, svgDocument });
 })();
 
 // web/takeaway/code-view.js
@@ -1799,20 +1811,26 @@ class CodeView {
       return;
     }
     const name = pictureName(state);
-    const url = URL.createObjectURL(new Blob([pictureSvg(state, trace)], { type: "image/svg+xml" }));
-    const link = document.createElement("a");
-    link.href = url;
-    link.download = name;
-    link.hidden = true;
-    document.body.append(link);
-    link.click();
-    link.remove();
-    // Revoked later: the download reads the blob after click() returns.
-    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    saveFile(name, pictureSvg(state, trace), "image/svg+xml");
     this.say(`Saved the picture as ${name}.`);
   }
 }
-return Object.freeze({ CodeView });
+
+// Downloads `text` as the file `name` through a link to a blob, which works offline and in
+// a frame (the chain view's picture is saved this way too).
+function saveFile(name, text, type) {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = name;
+  link.hidden = true;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  // Revoked later: the download reads the blob after click() returns.
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+return Object.freeze({ CodeView, saveFile });
 })();
 
 // web/widget/controls.js
@@ -2369,11 +2387,12 @@ function inputGrid(state, trace, view, previous) {
   }, previous);
 }
 
-// A grid of this kind for another view (web/chain/): a new table over a whole plane of
+// A grid of this kind for another view (web/chain/): a table over a whole plane of
 // `shape`, named `title` for screen readers, each cell from describe(row, col) (a spec as
-// above: text, colours, attributes, label, editor), `focus` the cell that takes Tab.
-function planeTable({ name, title, shape: [height, width], focus, describe }) {
-  return gridTable({ name, title, rowIndices: range(0, height), colIndices: range(0, width), focus, describe }, null);
+// above: text, colours, attributes, label, editor), `focus` the cell that takes Tab;
+// `previous`, the table this one replaces, is updated in place when its shape is the same.
+function planeTable({ name, title, shape: [height, width], focus, describe }, previous = null) {
+  return gridTable({ name, title, rowIndices: range(0, height), colIndices: range(0, width), focus, describe }, previous);
 }
 
 // A grid over a whole plane: rows and columns from 0, keyboard focus where the view left it.
@@ -4042,6 +4061,8 @@ function mountWith(element, model, options) {
     },
   };
   function openChain() {
+    // The chain's shipped traces are read beside its module: its landing views answer before Python.
+    if (!chainLoading) traces.shippedFor?.("chain").then(shippedArrived);
     chainLoading ??= Promise.resolve($chain_chain_view).then((module) => {
       if (destroyed) return;
       chain = module.mountChain(byId("chain"), chainHost);
@@ -4509,11 +4530,12 @@ function mountWith(element, model, options) {
   }
   // The shipped traces arrive while Python starts (the landing views', then the first
   // minute's): they may answer the view shown.
-  traces.onShipped?.(() => {
+  function shippedArrived() {
     if (destroyed) return;
     if (answerFromShipped()) render();
     else updateStatus();
-  });
+  }
+  traces.onShipped?.(shippedArrived);
 
   return {
     state: () => app.state,
