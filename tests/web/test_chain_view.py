@@ -171,6 +171,33 @@ def test_twenty_steps_lower_the_capstones_mse_and_the_link_holds_them(booted):
     expect(page.locator("#chain-loss")).to_have_text(shown(start))
 
 
+def test_a_step_redraws_the_grids_in_place_with_the_new_numbers(booted):
+    """A change of the same shapes updates the drawn cells (render.js, planeTable's
+    `previous`): no new nodes for the browser to style and lay out (bench_browser.py
+    --chain-only measured the rebuild at most of a change's time)."""
+    page = open_chain(booted)
+    cell(page, "chain-input", 1, 1).click()
+    keep = "() => { window.keptCells = [...document.querySelectorAll('#chain td[data-grid]')]; }"
+    page.evaluate(keep)
+    plane_before = plane(page, "chain-grad-input")
+    page.click("#chain-step")
+    settled(page)
+    assert page.evaluate("() => window.keptCells.every((td, i) => td === document.querySelectorAll('#chain td[data-grid]')[i])")
+    native = poolgrad.chain_trace(CAPSTONE_X, CAPSTONE_W, target=CAPSTONE_T, learning_rate=0.01, steps=1)
+    # Shown to 4 decimals (a tie may round either way between the page and Python's format).
+    np.testing.assert_allclose(np.array(plane(page, "chain-grad-input"), dtype=float), native["grad_input"][0], atol=1e-4)
+    assert plane(page, "chain-grad-input") != plane_before
+    # The tap's marks are redrawn too: X (1,1) feeds Y1 (0,0)-(1,1).
+    assert marked(page, "chain-conv", "data-fed") == [[0, 0], [0, 1], [1, 0], [1, 1]]
+    # Another shape (no pooling) builds what it lacks; the input keeps its cells.
+    page.select_option("#chain-pool-mode", "none")
+    settled(page)
+    assert page.evaluate("() => window.keptCells[0] === document.querySelector('#chain td[data-grid=\"chain-input\"]')")
+    expect(page.locator('#chain [data-grid="chain-pool"]')).to_have_count(0)
+    booted.set_hash("#view=chain")
+    settled(page)
+
+
 def test_a_link_reopens_the_same_view_and_a_bad_one_says_what_to_fix(booted):
     link = ("#view=chain&cx=1,2,3,0;4,5,6,1;7,8,9,2;1,1,1,1|0,1,0,1;1,0,1,0;0,1,0,1;1,0,1,0"
             "&cw=1,0;0,-1|0.5,0.5;0.5,0.5/0,1;1,0|1,0;0,1&cb=0.5,-1&relu=1&cpool=avg&cup=loss-l1&ct=1|2&lr=0.1&steps=3")

@@ -6,7 +6,8 @@
 // chain: Step, Play and Reset change `steps`, and Python redoes the descent.
 
 import { heatColours } from "../widget/colours.js";
-import { cellName, decodeNumber, encodeNumber, formatNumber } from "../widget/format.js";
+import { cellName, decodeNumber, formatNumber } from "../widget/format.js";
+import { bindGridKeys, exactText } from "../widget/grid-input.js";
 import { planeTable } from "../widget/render.js";
 import { renderLesson } from "../lesson/lesson.js";
 import { CHAIN_LIMITS, InputError, parseCellValue } from "../widget/state.js";
@@ -105,7 +106,6 @@ const MARKUP = `
 // The grids that take edits, and what an edit changes (the state's key).
 const EDIT_NAMES = { "chain-input": "X", "chain-weight": "W", "chain-target": "T", "chain-bias": "b" };
 const TAPPABLE = new Set(["chain-input", "chain-weight", "chain-conv", "chain-pool"]);
-const ARROWS = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
 const PLAY_DELAY_MS = 120;
 const PLAY_WITHOUT_LOSS = 20;
 
@@ -562,7 +562,7 @@ export function mountChain(section, host) {
   function startEditing(cell, draft) {
     const value = valueAt(cell);
     if (value === undefined) return;
-    const initial = encodeNumber(decodeNumber(value));
+    const initial = exactText(value);
     view.editing = { grid: cell.grid, plane: cell.plane, filter: cell.filter, channel: cell.channel, row: cell.row, col: cell.col, draft: draft ?? initial, initial };
     redraw();
     const editor = section.querySelector("[data-editor]");
@@ -618,63 +618,33 @@ export function mountChain(section, host) {
     if (cell && root().activeElement !== cell) cell.focus();
   }
 
-  function moveFocus(cell, key) {
-    const table = cell.node.closest("table");
-    const last = [...table.querySelectorAll("td[data-grid]")].at(-1);
-    const [lastRow, lastCol] = [Number(last.dataset.row), Number(last.dataset.col)];
-    let [row, col] = [cell.row, cell.col];
-    if (key in ARROWS) {
-      row = Math.min(lastRow, Math.max(0, row + ARROWS[key][0]));
-      col = Math.min(lastCol, Math.max(0, col + ARROWS[key][1]));
-    } else if (key === "Home") col = 0;
-    else if (key === "End") col = lastCol;
-    const target = table.querySelector(`td[data-row="${row}"][data-col="${col}"]`);
-    cell.node.tabIndex = -1;
-    target.tabIndex = 0;
-    target.focus();
-    view.focus.set(`${cell.grid}|${cell.plane}`, [row, col]);
-  }
-
   section.addEventListener("click", (event) => {
     if (event.target.closest("[data-editor]")) return;
     const cell = cellOf(event.target);
     if (cell) tap(cell);
   });
 
-  section.addEventListener("keydown", (event) => {
-    const editor = event.target.closest?.("[data-editor]");
-    if (editor) {
-      if (event.key === "Enter") {
-        event.preventDefault();
-        commitEdit(editor);
-      } else if (event.key === "Escape") {
-        event.preventDefault();
-        cancelEdit();
-      }
-      return;
-    }
-    const cell = cellOf(event.target);
-    if (!cell) return;
-    if (event.key in ARROWS || event.key === "Home" || event.key === "End") {
-      event.preventDefault();
-      moveFocus(cell, event.key);
-    } else if (event.key === "Enter" || event.key === " ") {
-      event.preventDefault();
+  bindGridKeys(section, {
+    cellOf,
+    lastCell(cell) {
+      const last = [...cell.node.closest("table").querySelectorAll("td[data-grid]")].at(-1);
+      return [Number(last.dataset.row), Number(last.dataset.col)];
+    },
+    moved: (cell, place) => view.focus.set(`${cell.grid}|${cell.plane}`, place),
+    activate(cell) {
       tap(cell);
       focusCell(cell);
-    } else if (event.key === "Escape" && view.tap) {
+    },
+    escape(cell) {
+      if (!view.tap) return;
       view.tap = null;
       redraw();
       focusCell(cell);
-    } else if (cell.editable && /^[-+.\d]$/.test(event.key)) {
-      event.preventDefault();
-      startEditing(cell, event.key);
-    }
-  });
-
-  section.addEventListener("focusout", (event) => {
-    const editor = event.target.closest?.("[data-editor]");
-    if (editor && view.editing && editor.isConnected) commitEdit(editor);
+    },
+    editable: (cell) => cell.editable,
+    startEditing,
+    commit: commitEdit,
+    cancel: cancelEdit,
   });
 
   // ---- the one render ----
