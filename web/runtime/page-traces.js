@@ -11,8 +11,7 @@
 //   onShipped(callback): callback() each time shipped() can answer more (the landing
 //     views' file, then the first minute's);
 //   shippedAvailable() -> whether shipped() holds the landing views' traces;
-//   shippedFor(view) -> Promise, resolved once shipped() can answer the landing views of
-//     `view`, one that loads when first opened ("chain"): their file is read on the first call;
+//   shippedFor(view) -> Promise: shipped() holds the traces of `view` ("chain");
 //   subscribe({onProgress({step, steps, message}), onReady(message), onFailure(text)}) -> unsubscribe:
 //     the boot's news, replayed at once to a late subscriber (onReady's message is the
 //     runtime's ready message: its startup.files are the files the boot's path used);

@@ -3,16 +3,12 @@
 // runs, so those views answer while Python starts. The landing views' file is fetched by
 // early.js at first paint; the first minute's, about ten times larger, only once the
 // first view has been drawn (a frame after the first file was read), so it never delays
-// it. The chain view's landing views (chain/first-views.js) have a third file, read only
-// when the chain is first opened (viewTracesLoaded), so a visit to the pooling view never
-// downloads it. All are filed by request key (state.js requestKey, the chain's
-// chain/request.js chainRequestKey); a browser test has Python recompute every trace of each.
+// it. The chain's (chain/first-views.js) are read when it first opens (viewTracesLoaded).
+// All are filed by request key; a browser test has Python recompute every trace.
 
 import { FIRST_MINUTE_TRACES, shippedTraces } from "./early.js";
 
-// The tables read so far, the landing views' first.
 const tables = [];
-// The files of the views that load when first opened, beside the landing views' file.
 const VIEW_TRACES = { chain: new URL("../chain-traces.json", import.meta.url) };
 const viewLoads = new Map();
 
@@ -37,8 +33,7 @@ const firstViewDrawn = shippedLoaded.then(() => new Promise((resolve) => {
 // holds any trace.
 export const firstMinuteLoaded = firstViewDrawn.then(() => readTable(FIRST_MINUTE_TRACES));
 
-// Reads the traces file at `url` into a table after the landing views' (so that
-// shippedAvailable reads those first); resolves with whether it held any trace.
+// Adds the file at `url` after the landing views' table (shippedAvailable reads that one).
 async function readTable(url) {
   const file = await fetch(url).then((response) => (response.ok ? response.json() : null)).catch(() => null);
   await shippedLoaded;
@@ -47,8 +42,7 @@ async function readTable(url) {
   return Object.keys(table).length > 0;
 }
 
-// Resolves, once the shipped traces of `view` (one that loads when first opened: "chain")
-// have been read (or could not be), with whether they hold any trace. Fetched on the first call.
+// The same for the traces of `view` ("chain"), fetched on the first call.
 export function viewTracesLoaded(view) {
   if (!viewLoads.has(view)) viewLoads.set(view, readTable(VIEW_TRACES[view]));
   return viewLoads.get(view);

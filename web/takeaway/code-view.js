@@ -131,8 +131,7 @@ export class CodeView {
   }
 }
 
-// Downloads `text` as the file `name` through a link to a blob, which works offline and in
-// a frame (the chain view's picture is saved this way too).
+// Downloads `text` as `name` through a link to a blob, which works offline and in a frame.
 export function saveFile(name, text, type) {
   const url = URL.createObjectURL(new Blob([text], { type }));
   const link = document.createElement("a");

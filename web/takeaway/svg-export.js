@@ -2,8 +2,8 @@
 // function of (state, trace): the marks come from the same facts the page's grids are
 // marked from (trace-view.js), not from the DOM, so the picture is the view whatever the
 // page's layout, theme or step-through position. Plain shapes and text, no script, no
-// external fonts or images: the file opens anywhere, offline. Its pieces (a grid, a line of
-// text, the document) also draw the chain view's picture (chain/picture.js).
+// external fonts or images: the file opens anywhere, offline. Its pieces draw the chain's
+// picture too (chain/picture.js).
 
 import { cellName, escapeXml, formatNumber, sizeText } from "../widget/format.js";
 import { explanationText, viewTitle } from "../lesson/sentences.js";
@@ -120,8 +120,7 @@ function gridsOf(state, trace) {
   return grids;
 }
 
-// A cell's width: room for the longest number shown (tabular figures, about 0.6 em each)
-// in `grids`, each {caption, rows, cols, cell(r, c) -> {text, pad, faint, frame, badge}}.
+// A cell's width: room for the longest number shown (tabular figures, about 0.6 em each).
 export function cellWidth(grids) {
   let longest = 1;
   for (const grid of grids) {
@@ -162,7 +161,6 @@ function drawCell(x, y, width, spec) {
   return parts.join("");
 }
 
-// One grid, its caption above it, with its top left corner at (left, top).
 export function drawGrid(grid, left, top, width) {
   const parts = [tag("text", { x: left, y: top + 16, "font-size": 15, "font-weight": 700, fill: INK }, grid.caption)];
   const cellsTop = top + CAPTION + LABEL;
@@ -242,11 +240,10 @@ export function pictureSvg(state, trace) {
   return svgDocument({ title, description, width: totalWidth, height, body: parts });
 }
 
-// A title line's width: about 10.5 px per character of the 18 px bold title.
+// About 10.5 px per character of the 18 px bold title.
 export const titleWidth = (title) => 2 * MARGIN + Math.ceil(title.length * 10.5);
 
-// The SVG file: `title` drawn at the top and, with `description`, named for a screen
-// reader; `body` the drawing's parts (SVG text) below it, on white.
+// The file: `title` on top and, with `description`, for a screen reader; then `body`.
 export function svgDocument({ title, description, width, height, body }) {
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',

@@ -1,8 +1,7 @@
 // The grids' input: tapping or Enter on an output selects it, a hover previews a window,
 // the arrow keys move a roving focus, and an input or upstream-gradient cell is edited in
 // place. Every edit becomes a state change through the widget's change(); nothing here
-// draws but the hover preview (render.js applyPreview) and the focus. The keys' rules
-// (bindGridKeys) and the text an edit starts from (exactText) are the chain view's too.
+// draws but the hover preview (render.js applyPreview) and the focus.
 
 import { decodeNumber, encodeNumber } from "./format.js";
 import { applyPreview } from "./render.js";
@@ -14,13 +13,10 @@ export const exactText = (value) => encodeNumber(decodeNumber(value));
 
 const ARROWS = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
 
-// The grids' keys, one set of rules for every view's grids: in an open editor ([data-editor])
-// Enter commits and Escape cancels, and leaving it commits; on a cell the arrows, Home and End
-// move the roving focus inside its table, Enter and Space activate it, Escape is the view's,
-// and a digit, sign or point typed on an editable cell opens its editor with that character.
-// `grids`: cellOf(target) -> {node, row, col, ...} or null; lastCell(cell) -> [row, col];
-// moved(cell, [row, col]) (the focus moved there); activate(cell); escape(cell);
-// editable(cell); startEditing(cell, draft); commit(editor); cancel().
+// The grids' keys, the chain's too: an editor's Enter, Escape and leaving; the arrows, Home
+// and End move the roving focus; Enter and Space activate; a digit, sign or point opens an
+// editable cell's editor. `grids`: cellOf, lastCell, moved, activate, escape, editable,
+// startEditing, commit, cancel.
 export function bindGridKeys(root, grids) {
   root.addEventListener("keydown", (event) => {
     const editor = event.target.closest?.("[data-editor]");

@@ -179,7 +179,6 @@ function mountWith(element, model, options) {
     },
   };
   function openChain() {
-    // The chain's shipped traces are read beside its module: its landing views answer before Python.
     if (!chainLoading) traces.shippedFor?.("chain").then(shippedArrived);
     chainLoading ??= import("../chain/chain-view.js").then((module) => {
       if (destroyed) return;
