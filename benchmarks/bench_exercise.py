@@ -10,7 +10,7 @@ worker), waits for the widget to be ready, and then:
   window.poolgradWidget.exerciseTimings.lastRunMs: from the click to the result, Python's
   start included. The files the server sent after Run (the worker's script; the runtime
   and the NumPy snapshot again only when the HTTP cache did not keep them) are counted.
-* warm: five more runs of each exercise, each once the next Run's worker (started in the
+* warm: five more runs of each of the four exercises, each once the next Run's worker (started in the
   background when a Run ends) is up, as after a learner's edit: from the click to the
   result (lastRunMs) and the learner's code on every case inside its worker (lastCheckMs).
 * back to back: the same, each Run pressed the moment the previous one ended, so that it
@@ -31,9 +31,13 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 import sitebuild  # noqa: E402
-from exercise_solutions import BACKWARD, FORWARD  # noqa: E402
+from exercise_solutions import BACKWARD, CONV, FORWARD, MSE  # noqa: E402
 
 WARM_RUNS = 5
+
+#: A correct answer to each exercise, the code the warm runs put in the editor.
+ANSWERS = {"forward": FORWARD["numpy"], "backward": BACKWARD["loops"], "conv2d_backward": CONV["scatter"],
+           "mse_loss_backward": MSE["right"]}
 
 RUN_AND_WAIT = """async ([exercise, code, whenReady]) => {
     while (whenReady && !window.poolgradWidget.exerciseTimings.nextRunReady) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -59,13 +63,13 @@ def one_run(browser, url, server_log):
     before = len(server_log)
     cold = page.evaluate(RUN_AND_WAIT, ["forward", FORWARD["numpy"], False])
     served = [str(request) for request in server_log[before:]]
-    warm = {"forward": [], "backward": [], "back to back": []}
+    warm = {**{exercise: [] for exercise in ANSWERS}, "back to back": []}
     for _ in range(WARM_RUNS):
-        for exercise, code in (("forward", FORWARD["numpy"]), ("backward", BACKWARD["loops"])):
+        for exercise, code in ANSWERS.items():
             warm[exercise].append(page.evaluate(RUN_AND_WAIT, [exercise, code, True]))
         warm["back to back"].append(page.evaluate(RUN_AND_WAIT, ["forward", FORWARD["numpy"], False]))
     context.close()
-    for timing in [cold, *warm["forward"], *warm["backward"], *warm["back to back"]]:
+    for timing in [cold, *(timing for timings in warm.values() for timing in timings)]:
         if timing["state"] != "pass":
             raise SystemExit(f"bench_exercise: a correct answer did not pass: {timing}")
     return cold, served, warm
@@ -85,7 +89,7 @@ def main(argv=None):
     from playwright.sync_api import sync_playwright
 
     server_log = []
-    colds, warms = [], {"forward": [], "backward": [], "back to back": []}
+    colds, warms = [], {**{exercise: [] for exercise in ANSWERS}, "back to back": []}
     with sitebuild.serving(dist, request_log=server_log) as site, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=executable, args=sitebuild.CHROMIUM_ARGS)
         for number in range(1, args.runs + 1):

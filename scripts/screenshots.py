@@ -13,6 +13,9 @@ serves it on a free port of 127.0.0.1 and writes each picture named on the comma
 * exercise-panel.png and exercise-marks.png: the exercise panel after a real failing Run
   of the backward exercise ("last max wins" from tests/exercise_solutions.py), and the
   grids with the case it loaded and the wrong input-gradient cells marked.
+* exercise-chain.png: the exercise panel in the chain view after a real failing Run of
+  conv2d_backward (dL/dW "unweighted", tests/exercise_solutions.py): the lesson's conv
+  example drawn in the panel, the nine wrong dL/dW cells marked.
 * phone-dark.png: the default view's first screen on a 390 x 844 touch phone in the
   dark scheme.
 * picture-1280.png, picture-736.png, picture-360.png: the picture view on Chelsea the cat,
@@ -38,7 +41,7 @@ DOCS = ROOT / "docs"
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from exercise_solutions import BACKWARD  # noqa: E402  (tests/ holds the answers the tests type)
+from exercise_solutions import BACKWARD, CONV  # noqa: E402  (tests/ holds the answers the tests type)
 from lesson_fixture import FIXTURE  # noqa: E402
 from widget_driver import BOOT_TIMEOUT_MS  # noqa: E402  (the widget's stall timeout and a margin)
 RUN_TIMEOUT_MS = 120_000  # the first exercise Run starts the exercise worker's Python
@@ -176,6 +179,25 @@ def exercise_pngs(browser, site, panel_path, marks_path):
     page.context.close()
 
 
+def exercise_chain_png(browser, site, path):
+    from playwright.sync_api import expect
+
+    page = new_page(browser, viewport={"width": 1100, "height": 900})
+    page.goto(site + "index.html#view=chain")
+    expect(page.locator("#status")).to_have_attribute("data-state", "ready", timeout=BOOT_TIMEOUT_MS)
+    page.select_option("#exercise-pick", "conv2d_backward")
+    page.fill("#exercise-code", CONV["unweighted"])
+    page.click("#exercise-run")
+    result = page.locator("#exercise-result")
+    expect(result).not_to_have_attribute("data-state", "running", timeout=RUN_TIMEOUT_MS)
+    expect(result).to_have_attribute("data-state", "fail")
+    expect(page.locator("#exercise-case [data-mismatch]")).to_have_count(9)
+    page.evaluate("document.querySelector('#exercise-code').scrollTo(0, 0)")
+    calm(page)
+    page.locator("#exercise").screenshot(path=path, animations="disabled")
+    page.context.close()
+
+
 def phone_dark_png(browser, site, path):
     page = new_page(browser, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
                     color_scheme="dark")
@@ -211,6 +233,7 @@ SHOTS = {
     "embed-demo": lambda browser, site: embed_demo_png(browser, site, DOCS / "embed-demo.png"),
     "exercise": lambda browser, site: exercise_pngs(browser, site, DOCS / "exercise-panel.png",
                                                     DOCS / "exercise-marks.png"),
+    "exercise-chain": lambda browser, site: exercise_chain_png(browser, site, DOCS / "exercise-chain.png"),
     "phone-dark": lambda browser, site: phone_dark_png(browser, site, DOCS / "phone-dark.png"),
     "picture": lambda browser, site: picture_pngs(browser, site, {
         1280: DOCS / "picture-1280.png", 736: DOCS / "picture-736.png", 360: DOCS / "picture-360.png"}),

@@ -11,11 +11,16 @@ small subset of the module syntax, which it checks and refuses to go beyond:
 
 Each imported module becomes a function scope returning its exports, in dependency
 order (so two modules' private names never meet); the entry stays at the top level,
-with its own exports. The modules of LEFT_OUT are the page's alone (its Python workers):
-the notebook host never calls them, so each becomes a stand-in whose every export throws,
-saying why, and a dynamic `import()` of one resolves to its stand-in (any other dynamic
-import is refused). The output depends only on the sources, so it is reproducible:
-tests/test_widget_bundle.py rebuilds it and compares bytes with the shipped file.
+with its own exports. A dynamic `import("./x.js")` (the views a page loads when first
+opened: the chain, the picture) resolves to the bundled module. The modules of LEFT_OUT
+are the page's alone (its Python workers): the notebook host never calls them, so each
+becomes a stand-in whose every export throws, saying why, and a dynamic `import()` of one
+resolves to its stand-in. A module's stylesheet beside it, `new URL("./x.css",
+import.meta.url).href`, joins widget.css (a blob URL has no neighbours), and the expression
+becomes null, so the module adds no link; a folder beside it (`new URL("./dir/",
+import.meta.url).href`) is not in the bundle and becomes null too. The output depends only
+on the sources, so it is reproducible: tests/test_widget_bundle.py rebuilds it and
+compares bytes with the shipped file.
 """
 
 from __future__ import annotations
@@ -37,8 +42,6 @@ CSS_OUTPUT = OUTPUT.with_name("widget.css")
 LEFT_OUT = {
     "runtime/page-traces.js": "the page's Python in a worker: in a notebook the kernel computes every trace",
     "exercise/exercise.js": "the exercise panel runs learner code in the site's workers: a notebook has poolgrad.check",
-    "picture/picture-view.js": "the picture view loads its stylesheet and samples beside its module, which a blob URL has not: not in notebooks yet",
-    "chain/chain-view.js": "the chain view loads its stylesheet beside its module, which a blob URL has not: not in notebooks yet",
 }
 
 #: The class the notebook host gives its element: the page's style.css applies inside it only.
@@ -50,6 +53,8 @@ _DARK_SET = re.compile(r"@media \(prefers-color-scheme: dark\) \{\s*:root(?:, :h
 _IMPORT = re.compile(r'^import\s+(?:\{(?P<names>[^}]*)\}|\*\s+as\s+(?P<star>\w+))\s+from\s+"(?P<path>\.[^"]+)";[ \t]*\n?',
                      re.MULTILINE)
 _DYNAMIC_IMPORT = re.compile(r'\bimport\(\s*"(?P<path>\.[^"]+)"\s*\)')
+#: A module's neighbour: its stylesheet (which joins widget.css) or a folder of files.
+_NEIGHBOUR = re.compile(r'new URL\("\./(?P<path>[\w-]+\.css|[\w-]+/)", import\.meta\.url\)\.href')
 _EXPORT_LIST = re.compile(r"^export\s*\{(?P<names>[\w\s,]*)\};?[ \t]*\n?", re.MULTILINE)
 _EXPORT = re.compile(r"^export\s+(?=(?:async\s+)?(?:function\*?|class|const|let)\s+(\w+))", re.MULTILINE)
 _UNSUPPORTED = [
@@ -94,22 +99,30 @@ def _stand_in(path: Path) -> str:
     return f"\n// {where}: left out\nconst {_name(path)} = Object.freeze({{ {members} }});\n"
 
 
-def _parse(path: Path, entry: bool):
+def _parse(path: Path, entry: bool, styles: list[Path]):
     """The module's source less its imports, its imports [(binding, module path)], its
-    export names. The entry keeps its exports, `export default` among them (anywidget's
-    widget object). A dynamic import of a left-out module becomes its stand-in."""
+    export names, the modules it imports dynamically. The entry keeps its exports, `export
+    default` among them (anywidget's widget object). A dynamic import becomes the bundled
+    module (a left-out one's stand-in); a stylesheet beside the module is added to
+    `styles` and becomes null."""
     where = path.relative_to(paths.ROOT).as_posix()
     source = path.read_text(encoding="utf-8")
     dynamic = []
 
-    def stand_in(m):
+    def bundled(m):
         target = (path.parent / m.group("path")).resolve()
-        if not target.is_file() or paths.WEB not in target.parents or not _left_out(target):
+        if not target.is_file() or paths.WEB not in target.parents:
             return m.group(0)
         dynamic.append(target)
         return f"Promise.resolve({_name(target)})"
 
-    source = _DYNAMIC_IMPORT.sub(stand_in, source)
+    def neighbour(m):
+        if m.group("path").endswith(".css"):
+            styles.append((path.parent / m.group("path")).resolve())
+        return "null"
+
+    source = _DYNAMIC_IMPORT.sub(bundled, source)
+    source = _NEIGHBOUR.sub(neighbour, source)
     imports = []
     for m in _IMPORT.finditer(source):
         target = (path.parent / m.group("path")).resolve()
@@ -129,10 +142,16 @@ def _parse(path: Path, entry: bool):
 
 def bundle(entry: Path | None = None) -> str:
     """The bundle's text: every module `entry` (web/notebook.js) imports, then `entry` itself."""
+    return _bundled(entry)[0]
+
+
+def _bundled(entry: Path | None = None) -> tuple[str, list[Path]]:
+    """The bundle's text, and the stylesheets its modules load beside them, in bundle order."""
     entry = entry or paths.WEB / ENTRY_NAME
     order: list[Path] = []
     parsed = {}
     visiting: list[Path] = []
+    styles: list[Path] = []
 
     def visit(path):
         if path in parsed:
@@ -144,7 +163,7 @@ def bundle(entry: Path | None = None) -> str:
         if _left_out(path):
             parsed[path] = None
         else:
-            parsed[path] = _parse(path, entry=not visiting[:-1])
+            parsed[path] = _parse(path, entry=not visiting[:-1], styles=styles)
             for target in [target for _, target in parsed[path][1]] + parsed[path][3]:
                 visit(target)
         visiting.pop()
@@ -165,19 +184,22 @@ def bundle(entry: Path | None = None) -> str:
         else:
             chunks.append(f"\n// {where}\nconst {_name(path)} = (() => {{\n{lines}{_EXPORT.sub('', body)}"
                           f"return Object.freeze({{ {', '.join(exports)} }});\n}})();\n")
-    return "".join(chunks)
+    return "".join(chunks), list(dict.fromkeys(styles))
 
 
 def stylesheet() -> str:
     """web/style.css for a notebook: inside SCOPE only (a notebook is someone else's page),
-    its root's properties on the widget's element, its dark set under data-scheme."""
+    its root's properties on the widget's element, its dark set under data-scheme; then
+    the stylesheets the bundled modules load beside them (the chain's, the picture's)."""
     css = (paths.WEB / "style.css").read_text(encoding="utf-8")
+    for style in _bundled()[1]:
+        css += f"\n/* {style.relative_to(paths.WEB).as_posix()} */\n" + style.read_text(encoding="utf-8")
     css, found = _DARK_SET.subn(lambda m: f':scope[data-scheme="dark"] {{{m.group("set")}}}', css)
     if found != 1:
         raise BuildError("widget bundle: style.css no longer has one `@media (prefers-color-scheme: dark) "
                          "{ :root { ... } }` set for the notebook's dark theme")
     css = re.sub(r"^:root(?:, :host)?(?= \{)", ":scope", css, flags=re.MULTILINE)
-    return (f"/* web/style.css inside {SCOPE}, by `python build.py widget-bundle`. Do not edit. */\n"
+    return (f"/* web/style.css and the views' stylesheets inside {SCOPE}, by `python build.py widget-bundle`. Do not edit. */\n"
             f"@scope ({SCOPE}) {{\n{css}}}\n")
 
 

@@ -1,4 +1,4 @@
-"""Answers to the lesson's two exercises, right and wrong, as a learner would type them:
+"""Answers to the lesson's exercises, right and wrong, as a learner would type them:
 the native checker tests (tests/poolgrad/test_exercise_check.py) and the browser tests
 (tests/web/test_exercise.py) run the same texts. Each wrong answer makes one typical
 mistake, named by its key."""
@@ -123,5 +123,75 @@ BACKWARD = {
     for i in range(len(grad_output)):
         grad[i][cols] += grad_output[i][0]
     return grad
+''',
+}
+
+
+_CONV_HEAD = '''import numpy as np
+
+
+def conv2d_backward(x, w, grad_output):
+    kh, kw = w.shape
+    grad_w = np.zeros(w.shape)
+    grad_x = np.zeros(x.shape)
+'''
+
+# Each output (i, j) hands its gradient to the weights (times the window it read) and to
+# the window's cells (times the weights): the scatter form of the two correlations.
+_CONV_SCATTER = _CONV_HEAD + '''    for i in range(grad_output.shape[0]):
+        for j in range(grad_output.shape[1]):
+            grad_w += grad_output[i, j] * x[i:i + kh, j:j + kw]
+            grad_x[i:i + kh, j:j + kw] += grad_output[i, j] * w
+'''
+
+
+def _conv_full(turned):
+    """dL/dX as the full correlation of the padded dL/dY with `turned`, the filter as written."""
+    return _CONV_HEAD + f'''    for a in range(kh):
+        for b in range(kw):
+            grad_w[a, b] = (x[a:a + grad_output.shape[0], b:b + grad_output.shape[1]] * grad_output).sum()
+    padded = np.pad(grad_output, ((kh - 1, kh - 1), (kw - 1, kw - 1)))
+    for r in range(x.shape[0]):
+        for c in range(x.shape[1]):
+            grad_x[r, c] = (padded[r:r + kh, c:c + kw] * {turned}).sum()
+    return grad_w, grad_x
+'''
+
+
+CONV = {
+    "scatter": _CONV_SCATTER + "    return grad_w, grad_x\n",
+    "full": _conv_full("w[::-1, ::-1]"),
+    # The gradients in the wrong order.
+    "swapped": _CONV_SCATTER + "    return grad_x, grad_w\n",
+    # The filter turned left to right only: for the lesson's edge filter, whose rows are
+    # alike, that is the same as turned 180°, so only the asymmetric filter shows it.
+    "columns_flipped": _conv_full("w[:, ::-1]"),
+    # dL/dW as if dL/dY were all ones: the windows summed, not weighted by their gradient.
+    "unweighted": _CONV_SCATTER.replace("grad_w += grad_output[i, j] * x", "grad_w += x") + "    return grad_w, grad_x\n",
+    # A list of the two grids, not a tuple.
+    "as_list": _CONV_SCATTER + "    return [grad_w, grad_x]\n",
+    "starter": '''def conv2d_backward(x, w, grad_output):
+    raise NotImplementedError
+''',
+}
+
+MSE = {
+    "right": '''def mse_loss_backward(prediction, target):
+    return 2 * (prediction - target) / prediction.size
+''',
+    # n taken as rows squared: right for the square examples only.
+    "square_only": '''def mse_loss_backward(prediction, target):
+    n = len(prediction) ** 2
+    return 2 * (prediction - target) / n
+''',
+    "no_mean": '''def mse_loss_backward(prediction, target):
+    return 2 * (prediction - target)
+''',
+    # The loss itself, one number, instead of its gradient.
+    "the_loss": '''import numpy as np
+
+
+def mse_loss_backward(prediction, target):
+    return np.mean((prediction - target) ** 2)
 ''',
 }

@@ -33,7 +33,7 @@ def test_the_bundle_is_one_module_whose_default_export_renders(tmp_path):
 @pytest.mark.parametrize("source, what", [
     ('export default 1;\n', "an export other than"),
     ('import "./format.js";\n', "a side-effect import"),
-    ('const m = await import("./format.js");\nexport const a = m;\n', "a dynamic import()"),
+    ('const m = await import(where);\nexport const a = m;\n', "a dynamic import()"),
     ('export const here = import.meta.url;\n', "import.meta"),
 ])
 def test_the_bundler_refuses_what_it_does_not_handle(tmp_path, monkeypatch, source, what):
@@ -69,3 +69,28 @@ def test_the_wheel_ships_the_bundle(tmp_path):
         for name in ("widget.js", "widget.css"):
             shipped = (paths.ROOT / "py" / "poolgrad" / name).read_bytes()
             assert hashlib.sha256(zf.read(f"poolgrad/{name}")).digest() == hashlib.sha256(shipped).digest()
+
+
+def test_a_view_imported_when_first_opened_is_bundled_and_its_stylesheet_joins_widget_css(tmp_path, monkeypatch):
+    web = tmp_path / "web"
+    web.mkdir()
+    (web / "view.js").write_text('const STYLE = new URL("./view.css", import.meta.url).href;\n'
+                                 'export const shown = () => `${STYLE} 7`;\n', encoding="utf-8")
+    (web / "view.css").write_text(".view { color: red; }\n", encoding="utf-8")
+    (web / "notebook.js").write_text('const view = await import("./view.js");\nconsole.log(view.shown());\n',
+                                     encoding="utf-8")
+    monkeypatch.setattr(paths, "ROOT", tmp_path)
+    monkeypatch.setattr(paths, "WEB", web)
+    text, styles = widget_bundle._bundled()
+    assert styles == [web / "view.css"]
+    out = tmp_path / "out.mjs"
+    out.write_text(text, encoding="utf-8")
+    assert subprocess.run(["node", str(out)], capture_output=True, text=True, check=True).stdout == "null 7\n"
+
+
+def test_the_shipped_stylesheet_holds_the_chain_and_picture_views_styles_in_scope():
+    css = widget_bundle.CSS_OUTPUT.read_text(encoding="utf-8")
+    for style in ("chain/chain.css", "picture/picture.css"):
+        assert (paths.WEB / style).read_text(encoding="utf-8") in css
+    assert css.startswith("/* web/style.css and the views' stylesheets inside .poolgrad-notebook")
+    assert css.rstrip().endswith("}") and css.count("@scope (.poolgrad-notebook) {") == 1

@@ -5,6 +5,7 @@
 // scheme. Bundled into one module by sitebuild/widget_bundle.py (anywidget cannot resolve
 // relative imports).
 
+import { chainRequestKey } from "./chain/request.js";
 import { mount } from "./widget/mount.js";
 import { InputError, requestKey, stateFromModel } from "./widget/state.js";
 
@@ -73,12 +74,15 @@ export function notebookModel(model) {
   };
 }
 
-// The request key (state.js requestKey) of settings in the model's keys, or null for
-// settings the page's rules refuse.
+// The request key of settings in the model's keys (state.js requestKey, the chain's
+// chainRequestKey), or null for settings the page's rules refuse and for the picture view
+// (whose requests carry their pixels' shape, answered by the kernel each time).
 export function viewKey(settings) {
   if (!settings) return null;
   try {
-    return requestKey(stateFromModel((key) => settings[key] ?? null));
+    const state = stateFromModel((key) => settings[key] ?? null);
+    if (state.view === "picture") return null;
+    return state.view === "chain" ? chainRequestKey(state) : requestKey(state);
   } catch (problem) {
     if (problem instanceof InputError) return null;
     throw problem;
@@ -87,7 +91,9 @@ export function viewKey(settings) {
 
 // The trace source (docs/design.md, "mount"): each request goes to the kernel as a custom
 // message {type: "trace", id, key}, which widget.py answers with poolgrad.wire.run_trace
-// ({type: "trace", id, answer}). The kernel also syncs the trace of every view it computes
+// ({type: "trace", id, answer}). A picture's request ({json, pixels}, pixels null for the
+// kernel's own picture) goes as {type: "picture", id, key: json} with its pixels, if any,
+// as the message's one buffer, and its answer's planes come back as the answer's buffer. The kernel also syncs the trace of every view it computes
 // (`trace`, which a saved notebook keeps) with the settings it computed it from
 // (`trace_settings`): a request for that view is answered from it, with no round trip,
 // and so is one still waiting when it arrives. No Python to boot: ready at once.
@@ -115,25 +121,31 @@ export function kernelTraces(model, timeoutMs = KERNEL_TIMEOUT_MS) {
       + "(run the widget's cell again; a notebook opened from its saved state shows its last view only).",
     timedOut: true,
   });
-  const ask = (key, lane) => {
+  const ask = (key, lane, pixels = undefined) => {
     const id = `${source}:${++count}`;
     return new Promise((resolve) => {
       waiting.set(id, { key, lane, resolve, timer: setTimeout(() => settle(id, unanswered()), timeoutMs) });
       if (lane !== null) lanes.set(lane, id);
       try {
-        model.send({ type: "trace", id, key });
+        if (pixels === undefined) model.send({ type: "trace", id, key });
+        else model.send({ type: "picture", id, key }, undefined, pixels ? [pixels] : []);
       } catch {
         settle(id, unanswered());
       }
     });
   };
-  const onMessage = (message) => {
-    if (message?.type !== "trace" || !waiting.has(message.id)) return;
+  const onMessage = (message, buffers) => {
+    if ((message?.type !== "trace" && message?.type !== "picture") || !waiting.has(message.id)) return;
     let answer;
     try {
       answer = JSON.parse(message.answer);
     } catch {
       answer = { error: "the kernel's answer was not JSON" };
+    }
+    if (message.type === "picture" && answer.picture) {
+      // The planes as an ArrayBuffer of their own, as the page's worker hands them over.
+      const [planes] = buffers ?? [];
+      answer.planes = planes ? planes.buffer.slice(planes.byteOffset, planes.byteOffset + planes.byteLength) : new ArrayBuffer(0);
     }
     settle(message.id, answer);
   };
@@ -146,6 +158,7 @@ export function kernelTraces(model, timeoutMs = KERNEL_TIMEOUT_MS) {
   return {
     latest(key, lane) {
       if (lanes.has(lane)) settle(lanes.get(lane), { superseded: true });
+      if (typeof key === "object") return ask(key.json, lane, key.pixels ?? null);
       if (key === syncedKey()) return Promise.resolve({ trace: model.get("trace") });
       return ask(key, lane);
     },
@@ -159,6 +172,24 @@ export function kernelTraces(model, timeoutMs = KERNEL_TIMEOUT_MS) {
       model.off("msg:custom", onMessage);
       model.off("change:trace_settings", onSynced);
       for (const id of [...waiting.keys()]) settle(id, { superseded: true });
+    },
+  };
+}
+
+// The picture view's picture: the kernel's (poolgrad.Widget(image)), described by the
+// `picture_source` trait, {name, shape: [height, width], sizes: {size: [height, width]}}
+// (the sides Python scales it to for each longer side the view offers); its pixels stay
+// in the kernel. A widget made without a picture has none to offer.
+export function kernelPicture(model) {
+  return {
+    at(size) {
+      const source = model.get("picture_source") ?? {};
+      const sides = source.sizes?.[String(size)];
+      if (!sides) {
+        return { error: "This widget has no picture: make one with poolgrad.Widget(image), image an (H, W), (H, W, 3) or (3, H, W) array." };
+      }
+      const [height, width] = sides;
+      return { name: source.name, width, height, original: source.shape, scaled: height !== source.shape[0] || width !== source.shape[1] };
     },
   };
 }
@@ -206,6 +237,7 @@ async function render({ model, el }) {
     traces,
     parts: PARTS,
     scheme,
+    picture: kernelPicture(model),
     invalid: (message) => `Not valid: ${message}. The widget keeps its last good view.`,
   });
   const showMismatches = () => widget.showMismatches(model.get("mismatches"));

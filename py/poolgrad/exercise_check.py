@@ -1,12 +1,15 @@
 """Judges a learner's answer to one of the lesson's exercises against :mod:`poolgrad.exercises`.
 
 The cases are the lesson's examples and cases made to break one rule each (ties,
-negatives, sizes that do not divide, overlapping windows, integer dtypes, rounding); their
-expected answers are computed when this module is imported. :mod:`poolgrad.exercise_run`
+negatives, sizes that do not divide, overlapping windows, integer dtypes, rounding; for the
+chain's exercises a 1 x 1 filter, a filter as big as its input, an asymmetric filter,
+negative and non-square inputs, the mean over every cell); their expected answers are
+computed when this module is imported. :mod:`poolgrad.exercise_run`
 runs the learner's code on the cases' inputs (:func:`case_inputs`) and reports what it
 returned as plain data; :func:`judge` compares those reports with the expected answers,
 stops at the first case that is wrong and says which rule that case tests, so the page can
-load the case into the widget's grids and mark each wrong cell.
+show the case with each wrong cell marked: a pooling case in the widget's grids, a chain
+case (a bare function call, with no pooling or loss around it) in the panel's own.
 
 In the page the two halves never share a Python: the judge lives in a worker that runs no
 learner code (web/exercise/exercise-judge.js, entry :func:`run_check`), the learner's code
@@ -15,7 +18,10 @@ how it is compared. :func:`check` runs both halves here, for native use and test
 
 Every answer is a JSON-safe dict with ``state`` (``"pass"``, ``"fail"``, ``"error"`` or
 ``"timeout"``) and a ``sentence`` for the learner; a ``fail`` (and an ``error`` raised
-while a case ran) also carries the ``case`` and, cell by cell, the ``mismatches``. Numbers
+while a case ran) also carries the ``case`` and, cell by cell, the ``mismatches``
+(``{grid, row, col, expected, got}``; ``grid`` is ``"output"`` or ``"grad-input"`` for the
+pooling exercises, ``"grad-weight"`` and ``"grad-input"`` for ``conv2d_backward``,
+``"grad-prediction"`` for ``mse_loss_backward``). Numbers
 the learner's code returned that strict JSON cannot write travel as ``"NaN"``,
 ``"Infinity"`` and ``"-Infinity"``, as :mod:`poolgrad.json_numbers` writes them.
 """
@@ -36,12 +42,16 @@ from .exercise_run import clip as _clip
 from .exercise_run import number as _number
 from .json_numbers import NUMBER_NAMES
 
-#: The names the page uses for the two exercises, and the function each one asks for.
+#: The names the page uses for the exercises, and the function each one asks for.
 FUNCTION_NAMES = {exercise: function.__name__ for exercise, function in exercise_run.REFERENCES.items()}
 
 #: How far two gradient cells may differ and still agree (the answers are rounded to 4
 #: decimals; this only absorbs how the rounding itself was done).
 GRADIENT_TOLERANCE = 1e-9
+
+#: The chain's exercises are not rounded: a cell agrees within this much, relative to the
+#: expected value's size (at least 1), whatever order the learner's sums run in.
+CHAIN_TOLERANCE = 1e-9
 
 #: Each rule a case can test, as the sentence that names it.
 RULES = {
@@ -57,6 +67,15 @@ RULES = {
     "gaps": "gaps: with stride > pool_size, cells between windows get 0",
     "rounding": "rounding: results are rounded to 4 decimals",
     "random": "random inputs: every rule at once",
+    "flip": "the flipped filter: dL/dX correlates dL/dY with w turned 180° (both axes), and dL/dW is x ⋆ dL/dY",
+    "one-by-one": "a 1 x 1 filter: dL/dY is as big as x, and dL/dW sums x · dL/dY over every cell",
+    "whole-filter": "a filter as big as its input: one output, so dL/dW = x · dL/dY and dL/dX = w · dL/dY",
+    "signs": "negative values: each product keeps its sign in the sums",
+    "decimals": "decimals: no rounding; each cell is compared to within 1e-9",
+    "mean": "the mean: divide by n, the number of cells (rows × columns)",
+    "direction": "the sign: 2/n (prediction − target) is positive where the prediction is too high",
+    "perfect": "a perfect prediction: the gradient is 0 everywhere",
+    "one-cell": "one cell: n = 1, so the gradient is 2 (prediction − target)",
     "return-type": "the return type",
     "shape": "the output's shape",
 }
@@ -140,8 +159,78 @@ def _backward_cases():
     )
 
 
+@dataclass(frozen=True)
+class ConvCase:
+    """One call of ``conv2d_backward(x, w, grad_output)`` and the reference's
+    ``(grad_w, grad_x)``."""
+
+    rule: str
+    x: np.ndarray
+    w: np.ndarray
+    grad_output: np.ndarray
+    expected: tuple
+
+
+@dataclass(frozen=True)
+class LossCase:
+    """One call of ``mse_loss_backward(prediction, target)`` and the reference's gradient."""
+
+    rule: str
+    prediction: np.ndarray
+    target: np.ndarray
+    expected: np.ndarray
+
+
+def _conv_case(rule, x, w, grad_output):
+    x, w, grad_output = (np.asarray(values, dtype=np.float64) for values in (x, w, grad_output))
+    return ConvCase(rule, x, w, grad_output, exercises.conv2d_backward(x, w, grad_output))
+
+
+def _loss_case(rule, prediction, target):
+    prediction, target = np.asarray(prediction, dtype=np.float64), np.asarray(target, dtype=np.float64)
+    return LossCase(rule, prediction, target, exercises.mse_loss_backward(prediction, target))
+
+
+#: The lesson's conv example (its numbers are recorded in tests/data/golden.npz, "lesson/").
+LESSON_X = [[3, 0, 1, 2, 7], [1, 5, 8, 9, 3], [2, 7, 2, 5, 1], [0, 1, 3, 1, 7], [4, 2, 1, 6, 2]]
+VERTICAL_EDGE = [[1, 0, -1], [1, 0, -1], [1, 0, -1]]
+
+
+def _conv_cases():
+    return (
+        _conv_case("example", LESSON_X, VERTICAL_EDGE, np.arange(1, 10).reshape(3, 3)),
+        _conv_case("flip", [[1, 2, 0, 3], [0, 1, 2, 1], [3, 0, 1, 2], [1, 1, 0, 2]], [[1, 2], [3, 4]],
+                   [[1, 0, 2], [0, 3, 1], [2, 1, 0]]),
+        _conv_case("one-by-one", [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]], [[3]],
+                   [[1, 0, -1, 2], [0, 2, 1, 0], [1, 1, 0, -2]]),
+        _conv_case("whole-filter", [[1, 2, 3], [4, 5, 6], [7, 8, 9]], [[0, 1, 0], [2, 0, -1], [0, -3, 1]], [[2]]),
+        _conv_case("signs", [[-1, 2, -3], [4, -5, 6], [-7, 8, -9]], [[-1, 0], [2, -2]], [[-1, 2], [3, -4]]),
+        _conv_case("non-square", np.arange(24).reshape(4, 6) % 5, [[1, 0, -1], [2, 1, 0]],
+                   [[1, 2, 0, 1], [0, -1, 3, 2], [2, 0, 1, -1]]),
+        _conv_case("decimals", [[0.1, 0.2, 0.3], [0.4, 0.5, 0.6], [0.7, 0.8, 0.9]], [[0.1, -0.3], [0.7, 0.2]],
+                   [[0.3, -0.1], [0.6, 0.7]]),
+        _conv_case("random", _random_ints(7, (6, 5)), _random_ints(8, (3, 2), -3, 3),
+                   _random_ints(9, (4, 4)) / 4),
+    )
+
+
+def _loss_cases():
+    return (
+        # The capstone's pooled output Y2 against its target T.
+        _loss_case("example", [[4, 2], [3.5, 3]], [[2, 1], [0, 3]]),
+        _loss_case("mean", [[1, 2, 3], [4, 5, 6]], [[0, 0, 0], [0, 0, 0]]),
+        _loss_case("direction", [[-1, 2], [0, -3]], [[1, -2], [0, -1]]),
+        _loss_case("perfect", [[1.5, -2], [0, 7]], [[1.5, -2], [0, 7]]),
+        _loss_case("one-cell", [[5]], [[2]]),
+        _loss_case("non-square", [[1, 0, 2, 0, 3], [0, 1, 0, 2, 0]], [[0, 0, 0, 0, 0], [1, 1, 1, 1, 1]]),
+        _loss_case("decimals", [[0.1, 0.2, 0.3], [0.4, 0.5, 0.6], [0.7, 0.8, 0.9]], np.zeros((3, 3))),
+        _loss_case("random", _random_ints(10, (4, 4)) / 2, _random_ints(11, (4, 4)) / 2),
+    )
+
+
 #: Every exercise's cases, in the order they are tried: the lesson's examples first.
-CASES = {"forward": _forward_cases(), "backward": _backward_cases()}
+CASES = {"forward": _forward_cases(), "backward": _backward_cases(), "conv2d_backward": _conv_cases(),
+         "mse_loss_backward": _loss_cases()}
 
 
 class _Verdict(Exception):
@@ -161,12 +250,20 @@ def case_inputs(exercise: str) -> list:
 
     >>> case_inputs("backward")[1]
     {'x': [[10, 20], [15, 5]], 'pool_size': 2, 'stride': 2, 'grad_output': [[1]]}
+    >>> case_inputs("mse_loss_backward")[4]
+    {'prediction': [[5.0]], 'target': [[2.0]]}
     """
+    cases = CASES[exercise]
     if exercise == "forward":
         return [{"x": case.x.tolist(), "dtype": case.x.dtype.str, "pool_size": case.pool_size,
-                 "stride": case.stride} for case in CASES[exercise]]
-    return [{"x": case.x.tolist(), "pool_size": case.pool_size, "stride": case.stride,
-             "grad_output": [list(row) for row in case.grad_output]} for case in CASES[exercise]]
+                 "stride": case.stride} for case in cases]
+    if exercise == "backward":
+        return [{"x": case.x.tolist(), "pool_size": case.pool_size, "stride": case.stride,
+                 "grad_output": [list(row) for row in case.grad_output]} for case in cases]
+    if exercise == "conv2d_backward":
+        return [{"x": case.x.tolist(), "w": case.w.tolist(), "grad_output": case.grad_output.tolist()}
+                for case in cases]
+    return [{"prediction": case.prediction.tolist(), "target": case.target.tolist()} for case in cases]
 
 
 def case_inputs_json(exercise: str) -> str:
@@ -175,8 +272,9 @@ def case_inputs_json(exercise: str) -> str:
 
 
 def check(fn_or_source: Callable | str, exercise: str) -> dict:
-    """Run the learner's answer to ``exercise`` (``"forward"`` or ``"backward"``) on every
-    case and judge what it returned; the answer says what happened, as JSON-safe data.
+    """Run the learner's answer to ``exercise`` (``"forward"``, ``"backward"``,
+    ``"conv2d_backward"`` or ``"mse_loss_backward"``) on every case and judge what it
+    returned; the answer says what happened, as JSON-safe data.
 
     The answer is a function (from Python: ``check(my_max_pool2d, "forward")``) or the
     source text that defines it under the exercise's name, as the page's panel sends it.
@@ -218,12 +316,23 @@ def check(fn_or_source: Callable | str, exercise: str) -> dict:
     >>> check(first_cell, "forward")["sentence"][:49]
     "Case 1 of 13 fails on the lesson's example. 4 cel"
 
-    A function works as well as its source:
+    The chain's exercises are checked the same way; conv2d_backward returns two grids, and
+    each wrong cell says which:
 
-    >>> def first_cell(image, pool_size=2):
-    ...     return image[::pool_size, ::pool_size]
-    >>> check(first_cell, "forward")["sentence"][:49]
-    "Case 1 of 13 fails on the lesson's example. 4 cel"
+    >>> unflipped = '''
+    ... import numpy as np
+    ... from numpy.lib.stride_tricks import sliding_window_view
+    ... def conv2d_backward(x, w, grad_output):
+    ...     grad_w = np.einsum("ijab,ij->ab", sliding_window_view(x, w.shape), grad_output)
+    ...     padded = np.pad(grad_output, [(w.shape[0] - 1,) * 2, (w.shape[1] - 1,) * 2])
+    ...     grad_x = np.einsum("rcab,ab->rc", sliding_window_view(padded, w.shape), w)
+    ...     return grad_w, grad_x
+    ... '''
+    >>> answer = check(unflipped, "conv2d_backward")
+    >>> answer["sentence"]
+    "Case 1 of 8 fails on the lesson's example. 25 cells differ from the reference (25 of dL/dX): the case is shown below, wrong cells marked."
+    >>> answer["mismatches"][0]
+    {'grid': 'grad-input', 'row': 0, 'col': 0, 'expected': 1.0, 'got': -1.0}
     """
     _check_exercise(exercise)
     if not callable(fn_or_source) and not isinstance(fn_or_source, str):
@@ -271,7 +380,7 @@ def judge(exercise: str, reports, ended: dict | None = None) -> dict:
                 return {"state": "error", "exercise": exercise, "line": _line(raised.get("line")),
                         "sentence": f"{where} ({RULES[case.rule]}): {_raised_text(raised)}.",
                         "case": _describe(case, exercise, number, len(cases), None), "mismatches": []}
-            (_judge_forward if exercise == "forward" else _judge_backward)(case, report["returned"])
+            JUDGES[exercise](case, report["returned"])
         except _Verdict as verdict:
             return {"state": "fail", "exercise": exercise, "rule": verdict.rule,
                     "sentence": f"{where} fails on {RULES[verdict.rule]}. {verdict.detail}",
@@ -293,7 +402,7 @@ def run_check(request_json: str) -> str:
     >>> json.loads(run_check(json.dumps({"exercise": "forward", "reports": reports})))["sentence"]
     'Your code does not define max_pool2d.'
     >>> json.loads(run_check('{"exercise": "sideways", "reports": []}'))["sentence"]
-    "exercise must be one of forward, backward; got 'sideways'"
+    "exercise must be one of forward, backward, conv2d_backward, mse_loss_backward; got 'sideways'"
     """
     try:
         request = json.loads(request_json)
@@ -391,7 +500,7 @@ def _judge_forward(case, got):
         raise _Unreadable(got)
     wrong = np.argwhere(values != expected)
     if len(wrong):
-        raise _Verdict(case.rule, _cells_text(len(wrong), "output"), values.tolist(),
+        raise _Verdict(case.rule, _cells_text(len(wrong), _loaded("output")), values.tolist(),
                        [_mismatch("output", r, c, expected[r, c], values[r, c]) for r, c in wrong.tolist()])
     if dtype != expected.dtype:
         raise _Verdict("dtype", f"The input is {case.x.dtype}, so the output should be {expected.dtype}; "
@@ -420,8 +529,99 @@ def _judge_backward(case, got):
     wrong = [(r, c) for r in range(height) for c in range(width)
              if not abs(values[r][c] - expected[r][c]) <= GRADIENT_TOLERANCE]
     if wrong:
-        raise _Verdict(case.rule, _cells_text(len(wrong), "input-gradient"), values,
+        raise _Verdict(case.rule, _cells_text(len(wrong), _loaded("input-gradient")), values,
                        [_mismatch("grad-input", r, c, expected[r][c], values[r][c]) for r, c in wrong])
+
+
+def _shape_of(got):
+    """A returned grid's shape (rows x the row widths, for a list), or None if it has none."""
+    if got["kind"] == "ndarray":
+        return tuple(int(side) for side in got["shape"])
+    if got["kind"] == "list" and got.get("rows") is not None:
+        widths = {len(row) for row in got["rows"]} or {0}
+        return (len(got["rows"]), widths.pop()) if len(widths) == 1 else (len(got["rows"]), None)
+    return None
+
+
+def _grid_values(got, name):
+    """The values of a returned grid of the right shape, as float64, or a verdict on why it
+    holds no numbers."""
+    if got["kind"] == "ndarray":
+        dtype = np.dtype(str(got["dtype"]))
+        if dtype.kind not in "iuf" or got["values"] is None:
+            raise _Verdict("return-type", f"{name} should hold numbers; yours has dtype {dtype}.")
+        return np.array(_decoded(got["values"]), dtype=np.float64)
+    for r, row in enumerate(got["rows"]):
+        for c, value in enumerate(row):
+            if isinstance(value, dict):
+                raise _Verdict("return-type", f"Row {r}, col {c} of {name} is {_clip(str(value['type']))}, "
+                                              f"not a number.")
+    return np.array([[_as_float(value) for value in row] for row in _decoded(got["rows"])], dtype=np.float64)
+
+
+def _wrong_cells(grid, expected, values):
+    """The mismatches of one grid: cells further than CHAIN_TOLERANCE (relative) from the
+    reference, NaN included."""
+    close = np.abs(values - expected) <= CHAIN_TOLERANCE * np.maximum(1.0, np.abs(expected))
+    return [_mismatch(grid, r, c, expected[r, c], values[r, c]) for r, c in np.argwhere(~close).tolist()]
+
+
+def _shape_words(shape):
+    if len(shape) == 0:
+        return "a single number"
+    return f"{shape[0]} rows of different lengths" if shape[-1] is None else _shape_text(shape)
+
+
+def _judge_conv(case, got):
+    """Judges conv2d_backward's two grids, (grad_w, grad_x), each cell within CHAIN_TOLERANCE."""
+    expected_w, expected_x = case.expected
+    if got["kind"] != "tuple":
+        what = "one grid" if got["kind"] in ("ndarray", "list") else _clip(str(got["type"]))
+        raise _Verdict("return-type", f"conv2d_backward must return two grids, grad_w, grad_x (a tuple); yours "
+                                      f"returned {what}.")
+    if got["length"] != 2:
+        raise _Verdict("return-type", f"conv2d_backward must return two grids, grad_w, grad_x; yours returned "
+                                      f"{got['length']} item{'' if got['length'] == 1 else 's'}.")
+    items = got["items"]
+    shapes = [_shape_of(item) for item in items]
+    if shapes == [expected_x.shape, expected_w.shape] and expected_x.shape != expected_w.shape:
+        raise _Verdict("shape", f"dL/dW comes first, shaped like w ({_shape_text(expected_w.shape)}), then dL/dX, "
+                                f"shaped like x ({_shape_text(expected_x.shape)}); yours are the other way round: "
+                                f"return grad_w, grad_x.")
+    for item, shape, expected, name, like in ((items[0], shapes[0], expected_w, "grad_w (dL/dW)", "w"),
+                                              (items[1], shapes[1], expected_x, "grad_x (dL/dX)", "x")):
+        if shape is None or item["kind"] not in ("ndarray", "list"):
+            raise _Verdict("return-type", f"{name} must be a NumPy array (or a list of rows); yours is "
+                                          f"{_clip(str(item['type']))}.")
+        if shape != expected.shape:
+            raise _Verdict("shape", f"{name} should be {_shape_text(expected.shape)}, the shape of {like}; yours is "
+                                    f"{_shape_words(shape)}.")
+    got_w, got_x = _grid_values(items[0], "grad_w"), _grid_values(items[1], "grad_x")
+    wrong_w, wrong_x = _wrong_cells("grad-weight", expected_w, got_w), _wrong_cells("grad-input", expected_x, got_x)
+    if wrong_w or wrong_x:
+        parts = [f"{len(wrong)} of {name}" for wrong, name in ((wrong_w, "dL/dW"), (wrong_x, "dL/dX")) if wrong]
+        raise _Verdict(case.rule, _cells_text(len(wrong_w) + len(wrong_x), f" ({', '.join(parts)}){SHOWN_BELOW}"),
+                       (got_w, got_x), wrong_w + wrong_x)
+
+
+def _judge_mse(case, got):
+    """Judges mse_loss_backward's gradient, each cell within CHAIN_TOLERANCE."""
+    expected = case.expected
+    shape = _shape_of(got)
+    if shape is None or got["kind"] not in ("ndarray", "list"):
+        number = str(got["type"]).startswith(("float", "int"))
+        raise _Verdict("return-type", f"mse_loss_backward must return a NumPy array shaped like prediction "
+                                      f"({_shape_text(expected.shape)}), one gradient per cell; yours returned "
+                                      f"{_clip(str(got['type']))}"
+                                      f"{': the loss is one number, its gradient one per cell' if number else ''}.")
+    if shape != expected.shape:
+        hint = ": the loss is one number, its gradient one per cell" if len(shape) == 0 else ""
+        raise _Verdict("shape", f"The gradient should be {_shape_text(expected.shape)}, the shape of prediction; "
+                                f"yours is {_shape_words(shape)}{hint}.")
+    values = _grid_values(got, "the gradient")
+    wrong = _wrong_cells("grad-prediction", expected, values)
+    if wrong:
+        raise _Verdict(case.rule, _cells_text(len(wrong), SHOWN_BELOW), values, wrong)
 
 
 def _decoded(values):
@@ -435,9 +635,19 @@ def _decoded(values):
     raise _Unreadable(values)
 
 
-def _cells_text(count, grid):
+#: Where a chain case's wrong cells are marked: the panel draws the case under the sentence.
+SHOWN_BELOW = ": the case is shown below, wrong cells marked."
+
+
+def _loaded(grid):
+    """Where a pooling case's wrong cells are marked: in the widget's grid ``grid``."""
+    return f": the case is loaded into the grids, wrong {grid} cells marked."
+
+
+def _cells_text(count, where):
+    """How many cells differ from the reference; ``where`` ends the sentence."""
     cells = "1 cell differs" if count == 1 else f"{count} cells differ"
-    return f"{cells} from the reference: the case is loaded into the grids, wrong {grid} cells marked."
+    return f"{cells} from the reference{where}"
 
 
 def _as_float(value):
@@ -457,8 +667,18 @@ def _matrix(values):
 
 
 def _describe(case, exercise, number, total, got):
-    """The case as the page loads it into the widget: the input, window, stride and
-    upstream gradient, what the reference answers and what the learner's code did."""
+    """The case as the page shows it: for the pooling exercises the input, window, stride
+    and upstream gradient it loads into the widget; for the chain's the function's
+    arguments; and what the reference answers and what the learner's code returned."""
+    if exercise == "conv2d_backward":
+        return {"number": number, "total": total, "rule": case.rule, "x": _matrix(case.x), "w": _matrix(case.w),
+                "grad_output": _matrix(case.grad_output),
+                "expected": {"grad_w": _matrix(case.expected[0]), "grad_x": _matrix(case.expected[1])},
+                "got": None if got is None else {"grad_w": _matrix(got[0]), "grad_x": _matrix(got[1])}}
+    if exercise == "mse_loss_backward":
+        return {"number": number, "total": total, "rule": case.rule, "prediction": _matrix(case.prediction),
+                "target": _matrix(case.target), "expected": _matrix(case.expected),
+                "got": None if got is None else _matrix(got)}
     return {
         "number": number,
         "total": total,
@@ -471,6 +691,11 @@ def _describe(case, exercise, number, total, got):
         "expected": _matrix(case.expected),
         "got": None if got is None else _matrix(got),
     }
+
+
+#: Each exercise's judge: it raises a _Verdict when the returned value is wrong.
+JUDGES = {"forward": _judge_forward, "backward": _judge_backward, "conv2d_backward": _judge_conv,
+          "mse_loss_backward": _judge_mse}
 
 
 def _rules_covered(cases):

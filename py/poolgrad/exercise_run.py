@@ -13,8 +13,10 @@ Each report is one JSON text: ``{"load": {"sentence", "line"}}`` when the code c
 loaded (the only report then), else one per case in order, ``{"returned": value}`` or
 ``{"raised": {"type", "message", "line", "kind"}}``. A returned value is ``{"kind": "ndarray",
 "type", "shape", "dtype", "values"}``, ``{"kind": "list", "type", "rows"}`` (each cell a
-number or ``{"type": name}``) or ``{"kind": "other", "type"}``; numbers strict JSON cannot
-write travel as ``"NaN"``, ``"Infinity"``, ``"-Infinity"``.
+number or ``{"type": name}``), ``{"kind": "tuple", "type", "length", "items"}`` (its first
+items, each reported as a value that is not a tuple; ``conv2d_backward`` returns two grids)
+or ``{"kind": "other", "type"}``; numbers strict JSON cannot write travel as ``"NaN"``,
+``"Infinity"``, ``"-Infinity"``.
 """
 
 from __future__ import annotations
@@ -33,7 +35,8 @@ from .json_numbers import number_name
 
 #: The page's name of each exercise, and the reference function it asks learners to write
 #: (its name and signature are the ones the learner's code must define).
-REFERENCES = {"forward": exercises.max_pool2d, "backward": exercises.max_pool2d_backward}
+REFERENCES = {"forward": exercises.max_pool2d, "backward": exercises.max_pool2d_backward,
+              "conv2d_backward": exercises.conv2d_backward, "mse_loss_backward": exercises.mse_loss_backward}
 
 #: The file name compile() gives the learner's code, so tracebacks can find its lines.
 SOURCE_NAME = "<your code>"
@@ -44,6 +47,9 @@ MAX_MESSAGE = 300
 #: A returned value with more cells than this is reported by its shape alone (every case's
 #: answer fits the widget's 16 x 16 grids).
 MAX_CELLS = 4096
+
+#: A returned tuple reports this many items (and its length): no answer holds more than two.
+MAX_ITEMS = 4
 
 
 def signature_text(exercise: str) -> str:
@@ -177,8 +183,15 @@ def returned(value) -> dict:
     {'kind': 'ndarray', 'type': 'Liar', 'shape': [1, 2], 'dtype': '|i1', 'values': [[0, 0]]}
     >>> returned([[1.5, True]])
     {'kind': 'list', 'type': 'list', 'rows': [[1.5, {'type': 'bool'}]]}
+    >>> returned(([[2]], ((),)))
+    {'kind': 'tuple', 'type': 'tuple', 'length': 2, 'items': [{'kind': 'list', 'type': 'list', 'rows': [[2]]}, {'kind': 'other', 'type': 'tuple'}]}
     """
     kind = type(value)
+    if issubclass(kind, tuple):
+        items = [tuple.__getitem__(value, i) for i in range(min(tuple.__len__(value), MAX_ITEMS))]
+        return {"kind": "tuple", "type": kind.__name__, "length": tuple.__len__(value),
+                "items": [{"kind": "other", "type": type(item).__name__} if issubclass(type(item), tuple)
+                          else returned(item) for item in items]}
     if issubclass(kind, np.ndarray):
         shape = [int(side) for side in np.ndarray.shape.__get__(value)]
         dtype = np.ndarray.dtype.__get__(value)
@@ -203,11 +216,19 @@ def _numbers(values):
     return values if isinstance(values, bool) else number(values)
 
 
-def _call(function, exercise, case):
+def _arguments(exercise, case):
+    """The learner's function's arguments for one case, as the exercise's text promises them."""
     if exercise == "forward":
-        arguments = (np.array(case["x"], dtype=np.dtype(case["dtype"])), case["pool_size"])
-    else:
-        arguments = (case["x"], case["grad_output"], case["pool_size"], case["stride"])
+        return np.array(case["x"], dtype=np.dtype(case["dtype"])), case["pool_size"]
+    if exercise == "backward":
+        return case["x"], case["grad_output"], case["pool_size"], case["stride"]
+    if exercise == "conv2d_backward":
+        return tuple(np.array(case[name], dtype=np.float64) for name in ("x", "w", "grad_output"))
+    return np.array(case["prediction"], dtype=np.float64), np.array(case["target"], dtype=np.float64)
+
+
+def _call(function, exercise, case):
+    arguments = _arguments(exercise, case)
     try:
         return {"returned": returned(function(*arguments))}
     except BaseException as error:  # noqa: BLE001 - whatever the learner's code raises is reported

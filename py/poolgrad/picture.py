@@ -28,6 +28,8 @@ from .validation import _pair, as_flag, as_norm_type
 
 #: The longest side a picture may have: the page scales larger ones down to its size.
 MAX_PICTURE_SIDE = 256
+#: The longer sides the view offers (#picture-size): a larger picture is scaled down to one.
+PICTURE_SIZES = (32, 64, 128, 256)
 #: How many times the same pooling may be stacked.
 MAX_REPEAT = 4
 #: What the picture view pools: every colour channel on its own, their luma, or one.
@@ -68,6 +70,67 @@ def picture_planes(rgba: Any, channel: str = "rgb") -> np.ndarray:
     if channel in ("r", "g", "b"):
         planes = planes["rgb".index(channel)][None]
     return planes.astype(np.uint8)
+
+
+def picture_rgba(image: Any) -> np.ndarray:
+    """An image array as the ``(H, W, 4)`` RGBA uint8 pixels the picture view pools.
+
+    ``image`` is ``(H, W)`` (grey: each colour channel the same), ``(H, W, 3)`` or
+    ``(3, H, W)`` (red, green, blue; ``(H, W, 3)`` is read first when both fit), of uint8 or
+    of whole numbers from 0 to 255 (a picture file's values); alpha is 255.
+
+    >>> picture_rgba([[0, 255]]).tolist()
+    [[[0, 0, 0, 255], [255, 255, 255, 255]]]
+    >>> picture_rgba(np.zeros((3, 1, 2))).shape
+    (1, 2, 4)
+    >>> picture_rgba([[0.5]])
+    Traceback (most recent call last):
+    ...
+    ValueError: the picture's values must be whole numbers from 0 to 255 (uint8, or numbers such as a picture file holds); got 0.5
+    """
+    pixels = np.asarray(image)
+    shape = pixels.shape
+    if pixels.ndim == 3 and shape[2] == 3:
+        rgb = pixels
+    elif pixels.ndim == 3 and shape[0] == 3:
+        rgb = pixels.transpose(1, 2, 0)
+    elif pixels.ndim == 2:
+        rgb = np.repeat(pixels[..., None], 3, axis=2)
+    else:
+        raise ValueError(f"a picture must be (H, W) grey, (H, W, 3) or (3, H, W) colour, got shape {shape}")
+    if 0 in rgb.shape:
+        raise ValueError(f"the picture must have at least one row and one column, got shape {shape}")
+    if pixels.dtype != np.uint8:
+        if pixels.dtype.kind not in "iuf":
+            raise ValueError(f"the picture's values must be numbers from 0 to 255, got dtype {pixels.dtype}")
+        outside = rgb[~((rgb >= 0) & (rgb <= 255) & (rgb == np.round(rgb)))] if pixels.dtype.kind == "f" \
+            else rgb[(rgb < 0) | (rgb > 255)]
+        if outside.size:
+            raise ValueError("the picture's values must be whole numbers from 0 to 255 (uint8, or numbers "
+                             f"such as a picture file holds); got {outside.flat[0].item()!r}")
+    rgba = np.full(rgb.shape[:2] + (4,), 255, dtype=np.uint8)
+    rgba[..., :3] = rgb
+    return rgba
+
+
+def fit_picture(pixels: Any, size: int) -> np.ndarray:
+    """``pixels`` (``(H, W, ...)``) with its longer side at most ``size``: as it is when it
+    fits, else scaled down keeping its aspect, each pixel the nearest one of the picture
+    (so the values stay the picture's own).
+
+    >>> fit_picture(np.arange(16).reshape(4, 4), 2).tolist()
+    [[5, 7], [13, 15]]
+    >>> fit_picture(np.zeros((300, 100, 4)), 128).shape
+    (128, 43, 4)
+    """
+    pixels = np.asarray(pixels)
+    height, width = pixels.shape[:2]
+    longer = max(height, width)
+    if longer <= size:
+        return pixels
+    sides = [max(1, (side * size + longer // 2) // longer) for side in (height, width)]
+    rows, cols = ((np.arange(n) + 0.5) * side / n for n, side in zip(sides, (height, width)))
+    return pixels[rows.astype(np.intp)[:, None], cols.astype(np.intp)]
 
 
 def _settings(mode, kernel_size, stride, padding, dilation, ceil_mode, count_include_pad,

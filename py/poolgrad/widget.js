@@ -109,6 +109,66 @@ function writeStored(key, text) {
 return Object.freeze({ NON_FINITE, isSentNumber, decodeNumber, formatNumber, cellName, pairText, sizeText, listCells, formatSum, encodeNumber, wireNumber, describeSpan, escapeXml, readStored, writeStored });
 })();
 
+// web/chain/request.js
+const $chain_request = (() => {
+const { wireNumber } = $widget_format;
+// The chain view's request to Python: the state's chain keys as poolgrad.chain_trace's
+// keyword arguments ({"kind": "chain", ...}, docs/trace-contract.md). Pure; no DOM.
+
+
+const planes = (value) => (Array.isArray(value[0]) ? value.map(planes) : value.map(wireNumber));
+
+// The last output's shape, (filters, rows, cols), read off the state's shapes alone: the
+// view offers a convolution of stride 1 without padding, and a pooling whose stride is its
+// window. It only sizes the made-up upstream gradients (a ramp, a hot cell) and the target;
+// every value is Python's. Sides below 1 come back as 0 (Python names the problem).
+function lastOutputShape(state) {
+  const [height, width] = [state.cx[0].length, state.cx[0][0].length];
+  const [kh, kw] = [state.cw[0][0].length, state.cw[0][0][0].length];
+  const conv = [Math.max(0, height - kh + 1), Math.max(0, width - kw + 1)];
+  const pooled = state.cpool === "none" ? conv : conv.map((side, i) => Math.max(0, Math.floor((side - state.cpk[i]) / state.cpk[i]) + 1));
+  return [state.cw.length, ...pooled];
+}
+
+// The made-up dL/d(last output) of the upstream choices that are not a loss: all ones, the
+// ramp 1..n over each filter's plane, or 1 on the hot cell of the first filter.
+function madeUpGradient(state) {
+  if (state.cup === "ones") return 1;
+  const [filters, rows, cols] = lastOutputShape(state);
+  if (rows === 0 || cols === 0) return 1;
+  return Array.from({ length: filters }, (_, f) => Array.from({ length: rows }, (_, r) => Array.from({ length: cols }, (_, c) => {
+    if (state.cup === "ramp") return r * cols + c + 1;
+    return f === 0 && r === state.hot[0] && c === state.hot[1] ? 1 : 0;
+  })));
+}
+
+// The loss an upstream choice names, or null for a made-up gradient.
+const LOSSES = { "loss-mse": "mse", "loss-l1": "l1" };
+
+function chainRequest(state) {
+  const loss = LOSSES[state.cup] ?? null;
+  return {
+    kind: "chain",
+    x: planes(state.cx),
+    weight: planes(state.cw),
+    target: loss ? planes(state.ct) : null,
+    bias: state.cb ? state.cb.map(wireNumber) : null,
+    activation: state.relu ? "relu" : null,
+    pool: state.cpool === "none" ? null : state.cpool,
+    pool_kernel_size: state.cpk,
+    loss,
+    grad_output: loss ? null : madeUpGradient(state),
+    learning_rate: state.lr,
+    steps: state.steps,
+  };
+}
+
+function chainRequestKey(state) {
+  return JSON.stringify(chainRequest(state));
+}
+return Object.freeze({ lastOutputShape, madeUpGradient, LOSSES, chainRequest, chainRequestKey });
+})();
+
 // web/widget/presets.js
 const $widget_presets = (() => {
 // Presets offered by #preset. Their keys are the option values of the DOM contract. Most
@@ -3550,13 +3610,15 @@ const WIDGET_MARKUP = `
   </section>
 </div>
 
-<section id="exercise" data-part="exercise" data-view-part="pool" class="panel exercise" aria-labelledby="exercise-title">
+<section id="exercise" data-part="exercise" data-view-part="pool chain" class="panel exercise" aria-labelledby="exercise-title">
   <h2 id="exercise-title">Write it yourself</h2>
-  <p class="hint">Your code runs in a Python of its own in this page and is checked against poolgrad on the lesson's examples and on cases for every rule. The first case it gets wrong is loaded into the grids above.</p>
+  <p class="hint">Your code runs in a Python of its own in this page and is checked against poolgrad on the lesson's examples and on cases for every rule. The first case it gets wrong is shown with its wrong cells marked: a pooling exercise's in the pooling view's grids, a chain exercise's here, below the result.</p>
   <label for="exercise-pick">Exercise</label>
   <select id="exercise-pick" class="exercise-pick" name="exercise-pick">
     <option value="forward">max_pool2d: the forward pass (NumPy)</option>
     <option value="backward">max_pool2d_backward: the backward pass (lists)</option>
+    <option value="conv2d_backward">conv2d_backward: dL/dW and dL/dX of one channel (NumPy)</option>
+    <option value="mse_loss_backward">mse_loss_backward: where the chain's gradient starts (NumPy)</option>
   </select>
   <p id="exercise-task" class="exercise-task"></p>
   <label for="exercise-code">Your code</label>
@@ -3567,6 +3629,7 @@ const WIDGET_MARKUP = `
     <button id="exercise-reset" type="button">Reset to the starter code</button>
   </div>
   <p id="exercise-result" class="exercise-result" role="status"></p>
+  <div id="exercise-case" class="exercise-case" role="group" aria-label="The failing case: the arguments and the right answer" hidden></div>
 </section>
 <details id="code" data-part="code" data-view-part="pool" class="panel code-view">
   <summary>Code: take this view away</summary>
@@ -3871,7 +3934,7 @@ return Object.freeze({ playerSteps, frame, marksByCell, Player });
 })();
 
 // web/exercise/exercise.js: left out
-const $exercise_exercise = Object.freeze({ EXERCISES() { throw new Error("web/exercise/exercise.js is not in the notebook bundle (the exercise panel runs learner code in the site's workers: a notebook has poolgrad.check)"); }, parseAnswer() { throw new Error("web/exercise/exercise.js is not in the notebook bundle (the exercise panel runs learner code in the site's workers: a notebook has poolgrad.check)"); }, caseState() { throw new Error("web/exercise/exercise.js is not in the notebook bundle (the exercise panel runs learner code in the site's workers: a notebook has poolgrad.check)"); }, resultText() { throw new Error("web/exercise/exercise.js is not in the notebook bundle (the exercise panel runs learner code in the site's workers: a notebook has poolgrad.check)"); }, indent() { throw new Error("web/exercise/exercise.js is not in the notebook bundle (the exercise panel runs learner code in the site's workers: a notebook has poolgrad.check)"); }, dedent() { throw new Error("web/exercise/exercise.js is not in the notebook bundle (the exercise panel runs learner code in the site's workers: a notebook has poolgrad.check)"); }, newline() { throw new Error("web/exercise/exercise.js is not in the notebook bundle (the exercise panel runs learner code in the site's workers: a notebook has poolgrad.check)"); }, ExerciseRunner() { throw new Error("web/exercise/exercise.js is not in the notebook bundle (the exercise panel runs learner code in the site's workers: a notebook has poolgrad.check)"); }, storageKey() { throw new Error("web/exercise/exercise.js is not in the notebook bundle (the exercise panel runs learner code in the site's workers: a notebook has poolgrad.check)"); }, mountExercise() { throw new Error("web/exercise/exercise.js is not in the notebook bundle (the exercise panel runs learner code in the site's workers: a notebook has poolgrad.check)"); }, mismatchMarks() { throw new Error("web/exercise/exercise.js is not in the notebook bundle (the exercise panel runs learner code in the site's workers: a notebook has poolgrad.check)"); }, shownPair() { throw new Error("web/exercise/exercise.js is not in the notebook bundle (the exercise panel runs learner code in the site's workers: a notebook has poolgrad.check)"); } });
+const $exercise_exercise = Object.freeze({ EXERCISES() { throw new Error("web/exercise/exercise.js is not in the notebook bundle (the exercise panel runs learner code in the site's workers: a notebook has poolgrad.check)"); }, parseAnswer() { throw new Error("web/exercise/exercise.js is not in the notebook bundle (the exercise panel runs learner code in the site's workers: a notebook has poolgrad.check)"); }, caseState() { throw new Error("web/exercise/exercise.js is not in the notebook bundle (the exercise panel runs learner code in the site's workers: a notebook has poolgrad.check)"); }, caseGrids() { throw new Error("web/exercise/exercise.js is not in the notebook bundle (the exercise panel runs learner code in the site's workers: a notebook has poolgrad.check)"); }, panelMarks() { throw new Error("web/exercise/exercise.js is not in the notebook bundle (the exercise panel runs learner code in the site's workers: a notebook has poolgrad.check)"); }, resultText() { throw new Error("web/exercise/exercise.js is not in the notebook bundle (the exercise panel runs learner code in the site's workers: a notebook has poolgrad.check)"); }, indent() { throw new Error("web/exercise/exercise.js is not in the notebook bundle (the exercise panel runs learner code in the site's workers: a notebook has poolgrad.check)"); }, dedent() { throw new Error("web/exercise/exercise.js is not in the notebook bundle (the exercise panel runs learner code in the site's workers: a notebook has poolgrad.check)"); }, newline() { throw new Error("web/exercise/exercise.js is not in the notebook bundle (the exercise panel runs learner code in the site's workers: a notebook has poolgrad.check)"); }, ExerciseRunner() { throw new Error("web/exercise/exercise.js is not in the notebook bundle (the exercise panel runs learner code in the site's workers: a notebook has poolgrad.check)"); }, storageKey() { throw new Error("web/exercise/exercise.js is not in the notebook bundle (the exercise panel runs learner code in the site's workers: a notebook has poolgrad.check)"); }, mountExercise() { throw new Error("web/exercise/exercise.js is not in the notebook bundle (the exercise panel runs learner code in the site's workers: a notebook has poolgrad.check)"); }, mismatchMarks() { throw new Error("web/exercise/exercise.js is not in the notebook bundle (the exercise panel runs learner code in the site's workers: a notebook has poolgrad.check)"); }, shownPair() { throw new Error("web/exercise/exercise.js is not in the notebook bundle (the exercise panel runs learner code in the site's workers: a notebook has poolgrad.check)"); } });
 
 // web/exercise/marks.js
 const $exercise_marks = (() => {
@@ -3899,11 +3962,1980 @@ return Object.freeze({ shownPair, mismatchMarks });
 // web/runtime/page-traces.js: left out
 const $runtime_page_traces = Object.freeze({ pageTraces() { throw new Error("web/runtime/page-traces.js is not in the notebook bundle (the page's Python in a worker: in a notebook the kernel computes every trace)"); } });
 
-// web/chain/chain-view.js: left out
-const $chain_chain_view = Object.freeze({ mountChain() { throw new Error('web/chain/chain-view.js is not in the notebook bundle (the chain view loads its stylesheet beside its module, which a blob URL has not: not in notebooks yet)'); } });
+// web/chain/presets.js
+const $chain_presets = (() => {
+const { CHAIN_CAPSTONE } = $widget_presets;
+const { lastOutputShape } = $chain_request;
+// The chain view's presets (#chain-preset): whole views of the lesson (its conv example,
+// the capstone, a 3 × 3 pooling block, two filters over three channels) and the filters
+// its exercises name, which replace W over the input shown. Pure; no DOM.
 
-// web/picture/picture-view.js: left out
-const $picture_picture_view = Object.freeze({ mountPicture() { throw new Error('web/picture/picture-view.js is not in the notebook bundle (the picture view loads its stylesheet and samples beside its module, which a blob URL has not: not in notebooks yet)'); } });
+
+// The lesson's conv example (issue "The whole backward pass"): Y = [[-5,-4,0],[-10,-2,2],[0,-2,-4]].
+const LESSON_X = [[3, 0, 1, 2, 7], [1, 5, 8, 9, 3], [2, 7, 2, 5, 1], [0, 1, 3, 1, 7], [4, 2, 1, 6, 2]];
+
+const FILTERS = {
+  "vertical-edge": { label: "Filter: vertical edge", filter: [[1, 0, -1], [1, 0, -1], [1, 0, -1]] },
+  "horizontal-edge": { label: "Filter: horizontal edge", filter: [[1, 1, 1], [0, 0, 0], [-1, -1, -1]] },
+  blur: { label: "Filter: blur", filter: [[0.0625, 0.125, 0.0625], [0.125, 0.25, 0.125], [0.0625, 0.125, 0.0625]] },
+  sharpen: { label: "Filter: sharpen", filter: [[0, -1, 0], [-1, 5, -1], [0, -1, 0]] },
+  identity: { label: "Filter: identity", filter: [[0, 0, 0], [0, 1, 0], [0, 0, 0]] },
+  random: { label: "Filter: random", filter: null },
+};
+
+const rgbPlane = (shift) => CHAIN_CAPSTONE.x[0].map((row, r) => row.map((value, c) => (value + shift * (r + c)) % 4));
+
+// Whole views: every chain key they set (the others keep their start).
+const VIEWS = {
+  "lesson-conv": {
+    label: "Lesson: conv example (5 × 5, vertical edge)",
+    settings: { cx: [LESSON_X], cw: [[FILTERS["vertical-edge"].filter]], cb: null, relu: false, cpool: "none", cpk: [2, 2], cup: "ramp", ct: [[[0, 0, 0], [0, 0, 0], [0, 0, 0]]] },
+  },
+  capstone: {
+    label: "Capstone: conv, 2 × 2 max pool, MSE",
+    settings: { cx: CHAIN_CAPSTONE.x, cw: CHAIN_CAPSTONE.weight, cb: null, relu: false, cpool: "max", cpk: [2, 2], cup: "loss-mse", ct: CHAIN_CAPSTONE.target },
+  },
+  "pool-3x3": {
+    label: "A 3 × 3 pooling block on 6 × 6",
+    settings: { cx: CHAIN_CAPSTONE.x, cw: [[[[1]]]], cb: null, relu: false, cpool: "max", cpk: [3, 3], cup: "loss-mse", ct: [[[3, 2], [1, 3]]] },
+  },
+  "rgb-two-filters": {
+    label: "Two filters over three channels (RGB-like)",
+    settings: {
+      cx: [rgbPlane(0), rgbPlane(1), rgbPlane(2)],
+      cw: [
+        [[[1, 0, -1], [1, 0, -1], [1, 0, -1]], [[0, 0, 0], [0, 1, 0], [0, 0, 0]], [[0, 0, 0], [0, 0, 0], [0, 0, 0]]],
+        [[[0, 0, 0], [0, 0, 0], [0, 0, 0]], [[1, 1, 1], [0, 0, 0], [-1, -1, -1]], [[0.25, 0, 0], [0, 0.25, 0], [0, 0, 0.25]]],
+      ],
+      cb: [0, 0], relu: false, cpool: "max", cpk: [2, 2], cup: "loss-mse", ct: [[[2, 1], [0, 3]], [[1, 0], [2, 1]]],
+    },
+  },
+};
+
+const PRESET_LABELS = Object.fromEntries([...Object.entries(VIEWS), ...Object.entries(FILTERS)].map(([key, { label }]) => [key, label]));
+
+// A random 3 × 3 filter, one decimal in [-1, 1].
+const randomFilter = (random) => Array.from({ length: 3 }, () => Array.from({ length: 3 }, () => Math.round(random() * 20 - 10) / 10));
+
+// The target fitted to the last output's shape: the values it has where they still fit,
+// 0 in the new cells (a pooling or filter change may change the shape).
+function fitTarget(state) {
+  const [filters, rows, cols] = lastOutputShape(state);
+  const fitted = Array.from({ length: filters }, (_, f) => Array.from({ length: Math.max(rows, 1) }, (_, r) => Array.from({ length: Math.max(cols, 1) }, (_, c) => state.ct[f]?.[r]?.[c] ?? 0)));
+  const same = JSON.stringify(fitted) === JSON.stringify(state.ct);
+  if (!same) state.ct = fitted;
+  return state;
+}
+
+// The state change of preset `name`, as a mutator: a view sets its keys, a filter replaces
+// W (one filter, the same slice over every input channel) and drops the bias. Either way
+// learning starts over (steps=0) and the hot cell goes back to (0,0).
+function presetChange(name, random = Math.random) {
+  return (state) => {
+    if (VIEWS[name]) Object.assign(state, structuredClone(VIEWS[name].settings));
+    else {
+      const filter = FILTERS[name].filter ?? randomFilter(random);
+      state.cw = [state.cx.map(() => structuredClone(filter))];
+      state.cb = null;
+    }
+    state.steps = 0;
+    state.hot = [0, 0];
+    fitTarget(state);
+  };
+}
+
+// The preset the state shows, or "custom".
+function presetShowing(state, lastRandom) {
+  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  for (const [name, { settings }] of Object.entries(VIEWS)) {
+    if (Object.entries(settings).every(([key, value]) => same(state[key], value))) return name;
+  }
+  for (const [name, { filter }] of Object.entries(FILTERS)) {
+    const shown = filter ?? lastRandom;
+    if (shown && state.cw.length === 1 && state.cw[0].every((slice) => same(slice, shown))) return name;
+  }
+  return "custom";
+}
+return Object.freeze({ FILTERS, VIEWS, PRESET_LABELS, fitTarget, presetChange, presetShowing });
+})();
+
+// web/chain/snippet.js
+const $chain_snippet = (() => {
+const { pythonNumber, pythonPair } = $takeaway_snippets;
+const { decodeNumber } = $widget_format;
+const { LOSSES, madeUpGradient } = $chain_request;
+// The chain's take-away code: PyTorch that builds the same chain, takes the same steps and
+// checks with autograd the numbers the view shows (as the lesson's capstone does), and the
+// poolgrad call that computed them. Pure functions of the state and its trace.
+
+
+// Nested lists as a Python literal, exactly the float64 values held.
+const pythonList = (value) => (Array.isArray(value) ? `[${value.map(pythonList).join(", ")}]` : pythonNumber(decodeNumber(value)));
+
+function pythonUpstream(state) {
+  const made = madeUpGradient(state);
+  return typeof made === "number" ? "torch.ones_like(last)" : `torch.tensor(${pythonList(made)}, dtype=torch.float64)`;
+}
+
+function chainTorchSnippet(state, trace) {
+  const loss = LOSSES[state.cup] ?? null;
+  const lines = [
+    "import torch",
+    "import torch.nn.functional as F",
+    "",
+    `x = torch.tensor(${pythonList(state.cx)}, dtype=torch.float64)`,
+    `weight = torch.tensor(${pythonList(state.cw)}, dtype=torch.float64, requires_grad=True)`,
+    state.cb ? `bias = torch.tensor(${pythonList(state.cb)}, dtype=torch.float64, requires_grad=True)` : "bias = None",
+    loss ? `target = torch.tensor(${pythonList(state.ct)}, dtype=torch.float64)` : `upstream = None  # made up: dL/d(last output)`,
+    `learning_rate, steps = ${pythonNumber(state.lr)}, ${state.steps}`,
+    "",
+    "def chain(weight, bias):",
+    "    y1 = F.conv2d(x, weight, bias)",
+    "    y1.retain_grad()",
+    `    last = ${state.relu ? "torch.relu(y1)" : "y1"}`,
+  ];
+  if (state.cpool !== "none") lines.push(`    last = F.${state.cpool}_pool2d(last, ${pythonPair(state.cpk)})`);
+  lines.push("    return y1, last", "");
+  const objective = loss
+    ? `F.${loss === "mse" ? "mse_loss" : "l1_loss"}(last, target)`
+    : `(last * ${pythonUpstream(state)}).sum()  # its gradient is the made-up upstream`;
+  lines.push(
+    "def objective(last):",
+    `    return ${objective}`,
+    "",
+    "params = [weight] + ([bias] if bias is not None else [])",
+    "for _ in range(steps):  # W <- W - lr * dL/dW (and b), as Step does",
+    "    grads = torch.autograd.grad(objective(chain(weight, bias)[1]), params)",
+    "    with torch.no_grad():",
+    "        for param, grad in zip(params, grads):",
+    "            param -= learning_rate * grad",
+    "",
+    "x.requires_grad_(True)",
+    "y1, last = chain(weight, bias)",
+    "L = objective(last)",
+    "L.backward()",
+    "",
+    "# The view's numbers (poolgrad.chain_trace), checked against autograd:",
+    "check = lambda got, shown: torch.testing.assert_close(got, torch.tensor(shown, dtype=torch.float64), rtol=1e-9, atol=1e-12)",
+    `check(y1, ${pythonList(trace.conv_output)})`,
+    `check(weight.grad, ${pythonList(trace.grad_weight)})`,
+    `check(y1.grad, ${pythonList(trace.grad_conv_output)})`,
+    `check(x.grad, ${pythonList(trace.grad_input)})`,
+  );
+  if (trace.grad_bias) lines.push(`check(bias.grad, ${pythonList(trace.grad_bias)})`);
+  if (loss) lines.push(`check(L, ${pythonNumber(decodeNumber(trace.loss))})`);
+  lines.push('print("autograd agrees with the view")');
+  return `${lines.join("\n")}\n`;
+}
+
+function chainPoolgradSnippet(state) {
+  const loss = LOSSES[state.cup] ?? null;
+  const args = [
+    `    ${pythonList(state.cx)},`,
+    `    ${pythonList(state.cw)},`,
+    loss ? `    target=${pythonList(state.ct)},` : null,
+    state.cb ? `    bias=${pythonList(state.cb)},` : null,
+    state.relu ? '    activation="relu",' : null,
+    `    pool=${state.cpool === "none" ? "None" : `"${state.cpool}"`},`,
+    state.cpool === "none" ? null : `    pool_kernel_size=${pythonPair(state.cpk)},`,
+    `    loss=${loss ? `"${loss}"` : "None"},`,
+    loss ? null : `    grad_output=${(() => { const made = madeUpGradient(state); return typeof made === "number" ? made : pythonList(made); })()},`,
+    `    learning_rate=${pythonNumber(state.lr)},`,
+    `    steps=${state.steps},`,
+  ].filter(Boolean);
+  return `import poolgrad\n\nchain = poolgrad.chain_trace(\n${args.join("\n")}\n)\nprint(chain["loss"], chain["grad_weight"])\n`;
+}
+return Object.freeze({ chainTorchSnippet, chainPoolgradSnippet });
+})();
+
+// web/chain/sentences.js
+const $chain_sentences = (() => {
+const { cellName, formatNumber, listCells } = $widget_format;
+// The chain view's words: its title, each grid's one-line caption, the loss's formula
+// with the live numbers, the sentence about the tapped cell, and the lesson text. Pure
+// functions of chain_trace's answer (and the tap); every number they quote is the trace's.
+
+
+const POOL_NAMES = { max: "max pool", avg: "average pool" };
+const LOSS_NAMES = { mse: "MSE", l1: "L1" };
+const UPSTREAM_NAMES = { ones: "all ones", ramp: "a ramp 1..n", hot: "one hot cell" };
+
+// The Y1 cell at flat index `index` of a plane `width` wide (chain_trace's pool_indices).
+const flatCell = (index, width) => [Math.floor(index / width), index % width];
+
+const shapeOf = (planes) => [planes.length, planes[0].length, planes[0][0].length];
+// The last output of the forward pass: Y2, or Y1 (after the ReLU) without pooling.
+const lastOutput = (trace) => trace.pool_output ?? trace.activation_output ?? trace.conv_output;
+
+function chainTitle(trace) {
+  const [, , kh, kw] = [trace.weight.length, trace.weight[0].length, trace.weight[0][0].length, trace.weight[0][0][0].length];
+  const parts = [`conv ${kh} × ${kw}`];
+  if (trace.activation) parts.push("ReLU");
+  if (trace.pool) parts.push(`${POOL_NAMES[trace.pool]} ${trace.pool_kernel_size[0]} × ${trace.pool_kernel_size[1]}`);
+  parts.push(trace.upstream === "loss" ? LOSS_NAMES[trace.loss_function] : "made-up gradient");
+  return `the chain ${parts.join(" → ")}`;
+}
+
+// How many Y1 cells got gradient from the pooling (pool_receivers > 0), of how many.
+function gradientCount(trace) {
+  if (!trace.pool_receivers) return null;
+  const cells = trace.pool_receivers.flat(2);
+  return { got: cells.filter((count) => count > 0).length, total: cells.length };
+}
+
+// Each grid's one-line caption: how it was computed.
+function captions(trace, upstream) {
+  const l1 = trace.loss_function === "l1";
+  const k = `${trace.pool_kernel_size[0]} × ${trace.pool_kernel_size[1]}`;
+  const lastName = trace.pool ? "Y2" : "Y1";
+  let gradLast;
+  if (trace.upstream === "loss") {
+    gradLast = l1 ? `dL/d${lastName} = sign(${lastName} − T) / n` : `dL/d${lastName} = 2/n · (${lastName} − T), from the loss`;
+  } else {
+    gradLast = `dL/d${lastName} is made up: ${UPSTREAM_NAMES[upstream] ?? "given"}${upstream === "hot" ? " (tap a cell to move it)" : ""}`;
+  }
+  const routed = {
+    max: `dL/dY1: each window's gradient goes to its maximum; the other cells get 0 (dashed: got nothing)`,
+    avg: `dL/dY1: each window's gradient is spread evenly over its ${k} cells`,
+  }[trace.pool] ?? `dL/dY1 = dL/d${lastName}: no pooling`;
+  return {
+    input: "X: the input (tap a cell to see the Y1 cells it feeds)",
+    weight: "W: the filter (tap a weight to see the X cells it multiplies)",
+    bias: "b: one bias per filter, added to every Y1 cell",
+    conv: `Y1 = X ⋆ W${trace.bias ? " + b" : ""}: each cell sums its window's products`,
+    relu: "ReLU(Y1) = max(Y1, 0)",
+    pool: `Y2 = ${trace.pool === "max" ? "the maximum" : "the mean"} of each ${k} window of Y1 (tap a cell to see its window)`,
+    target: `T: the target ${lastName} should match`,
+    gradPool: gradLast,
+    gradRelu: "dL/dReLU(Y1), before the ReLU's gate",
+    gradConv: trace.activation ? `${routed}, times 1 where Y1 > 0 (ReLU)` : routed,
+    gradWeight: "dL/dW = X ⋆ dL/dY1: each weight collects from every Y1 cell",
+    gradBias: "dL/db = the sum of dL/dY1",
+    gradInput: "dL/dX = full correlation of dL/dY1 with W turned 180°",
+  };
+}
+
+// The loss's formula with the live numbers: "L = 1/4 · [(y − t)² + …] = value".
+function lossFormula(trace) {
+  const l1 = trace.loss_function === "l1";
+  if (trace.upstream !== "loss") return "No loss: the gradient starts from a made-up dL/d(last output).";
+  const outputs = lastOutput(trace).flat(2);
+  const targets = trace.target.flat(2);
+  const terms = outputs.map((value, i) => (l1
+    ? `|${formatNumber(value)} − ${formatNumber(targets[i])}|`
+    : `(${formatNumber(value)} − ${formatNumber(targets[i])})²`));
+  const shown = terms.length > 6 ? [...terms.slice(0, 5), "…"] : terms;
+  const name = l1 ? "mean |Y − T|" : "mean (Y − T)²";
+  return `L = ${name} = 1/${outputs.length} · [${shown.join(" + ")}] = ${formatNumber(trace.loss)}`;
+}
+
+// "a × b + c × d": the terms of a sum, as the pool view's sentences quote them.
+const products = (pairs) => {
+  const shown = pairs.length > 8 ? [...pairs.slice(0, 7), null] : pairs;
+  return shown.map((pair) => (pair ? `${formatNumber(pair[0])} × ${formatNumber(pair[1])}` : "…")).join(" + ");
+};
+
+// The sentence about the tapped cell (`tap`: {grid, filter, channel, row, col}); `conv`
+// is the selected Y1 cell [filter, row, col] a weight's tap refers to.
+function tapSentence(trace, tap, conv) {
+  if (!trace || !tap) return "Tap a cell of X, W, Y1 or Y2 to see how it is connected.";
+  const { row, col } = tap;
+  const here = cellName([row, col]);
+  const feeds = trace.connections.feeds;
+  const reads = trace.connections.reads;
+  const kw = trace.weight[0][0][0].length;
+  if (tap.grid === "chain-input") {
+    const c = tap.channel;
+    const region = feeds[row][col];
+    if (region.length === 0) return `X ${here} feeds no Y1 cell: the filter never reaches it, so dL/dX ${here} = 0.`;
+    const pairs = [];
+    for (let f = 0; f < trace.weight.length; f += 1) {
+      for (const [oh, ow, i, j] of region) pairs.push([trace.grad_conv_output[f][oh][ow], trace.weight[f][c][i][j]]);
+    }
+    const cells = listCells(region.map(([oh, ow]) => [oh, ow]));
+    return `X ${here} feeds ${region.length} Y1 cell${region.length > 1 ? "s" : ""}, ${cells} (its region P), each through another weight. `
+      + `Only those cells can pass gradient back to it, so dL/dX ${here} is the sum over exactly them of dL/dY1 × the weight that touched it: `
+      + `${products(pairs)} = ${formatNumber(trace.grad_input[c][row][col])}.`;
+  }
+  if (tap.grid === "chain-pool") {
+    const f = tap.channel;
+    const window = trace.pool_windows[row][col];
+    const values = window.map(([r, c]) => formatNumber(lastBeforePool(trace)[f][r][c]));
+    const grad = formatNumber(trace.grad_pool_output[f][row][col]);
+    if (trace.pool === "max") {
+      const width = trace.conv_output[0][0].length;
+      const argmax = flatCell(trace.pool_indices[f][row][col], width);
+      return `Y2 ${here} = ${formatNumber(trace.pool_output[f][row][col])}, the largest of its window's Y1 cells ${listCells(window)} (${values.join(", ")}). `
+        + `Its gradient dL/dY2 ${here} = ${grad} goes to Y1 ${cellName(argmax)} alone; the window's other ${window.length - 1} cells get nothing from it.`;
+    }
+    return `Y2 ${here} = ${formatNumber(trace.pool_output[f][row][col])}, the mean of its window's Y1 cells ${listCells(window)} (${values.join(", ")}). `
+      + `Its gradient ${grad} is shared evenly among those ${window.length} cells.`;
+  }
+  if (tap.grid === "chain-conv") {
+    const [f] = [tap.channel];
+    const window = reads[row][col];
+    const pairs = [];
+    for (let c = 0; c < trace.input.length; c += 1) {
+      window.forEach(([r, cc], t) => pairs.push([trace.weight[f][c][Math.floor(t / kw)][t % kw], trace.input[c][r]?.[cc] ?? 0]));
+    }
+    return `Y1 ${here} sums W × X over its window, X rows ${window[0][0]}–${window.at(-1)[0]}, cols ${window[0][1]}–${window.at(-1)[1]}: `
+      + `${products(pairs)}${trace.bias ? ` + b ${formatNumber(trace.bias[f])}` : ""} = ${formatNumber(trace.conv_output[f][row][col])}. `
+      + `Its gradient dL/dY1 ${here} = ${formatNumber(trace.grad_conv_output[f][row][col])}.`;
+  }
+  if (tap.grid === "chain-weight") {
+    const { filter: f, channel: c } = tap;
+    const t = row * kw + col;
+    const [cf, oh, ow] = conv[0] === f ? conv : [f, 0, 0];
+    const [r, cc] = reads[oh][ow][t];
+    const pairs = reads.flat(1).map((cells, index) => {
+      const [gr, gc] = [Math.floor(index / reads[0].length), index % reads[0].length];
+      const [xr, xc] = cells[t];
+      return [trace.grad_conv_output[cf][gr][gc], trace.input[c][xr]?.[xc] ?? 0];
+    });
+    return `W ${here} multiplied X ${cellName([r, cc])} (${formatNumber(trace.input[c][r]?.[cc] ?? 0)}) for Y1 ${cellName([oh, ow])}. `
+      + `It touches every Y1 cell, one X cell each, so it collects gradient from all ${pairs.length}: dL/dW ${here} = ${products(pairs)} = ${formatNumber(trace.grad_weight[f][c][row][col])}.`;
+  }
+  return "";
+}
+
+// What the pooling reads: Y1, or ReLU(Y1).
+const lastBeforePool = (trace) => trace.activation_output ?? trace.conv_output;
+
+// The lesson text: the two facts behind the derivation, the flipped filter, pooling's
+// routing inside the chain (with the live count), learning.
+function chainLessonBlocks(trace) {
+  const blocks = [
+    {
+      topic: "one-weight",
+      title: "One weight touches every output",
+      sentences: ["A filter slides over the input, so each weight multiplies one input cell for every Y1 cell.",
+        "Its gradient therefore collects from every Y1 cell: dL/dW = X ⋆ dL/dY1, the input correlated with the gradient."],
+    },
+    {
+      topic: "region-p",
+      title: "One input feeds only its region P",
+      sentences: ["An input cell reaches only the Y1 cells whose windows cover it (its region P), each through a different weight.",
+        "Its gradient is the sum over exactly those: tap an X cell to see the sum with its numbers."],
+    },
+    {
+      topic: "flipped",
+      title: "The flipped filter",
+      sentences: ["Written out for every input cell at once, those sums are a full correlation of dL/dY1 with W turned 180°: the cell at the window's top left met the filter's bottom-right weight last."],
+    },
+  ];
+  const routing = ["Inside the chain, pooling decides which Y1 cells hear from the loss at all."];
+  const count = trace ? gradientCount(trace) : null;
+  if (trace?.pool === "max" && count) {
+    routing.push(`With max pooling only each window's winner gets gradient: here ${count.got} of the ${count.total} Y1 cells got gradient, so only their windows of X teach the filter.`);
+  } else if (trace?.pool === "avg" && count) {
+    routing.push(`Average pooling spreads each window's gradient evenly: ${count.got} of the ${count.total} Y1 cells got some.`);
+  } else {
+    routing.push("Without pooling, every Y1 cell gets its gradient straight from the upstream: the view is the lesson's conv gradient explorer.");
+  }
+  blocks.push({ topic: "routing", title: "Pooling routes the gradient", sentences: routing });
+  blocks.push({
+    topic: "learning",
+    title: "Learning",
+    sentences: ["Step applies W ← W − lr · dL/dW (and b ← b − lr · dL/db) and runs the chain again; the plot shows the loss before each step.",
+      trace && trace.loss_history ? `After ${trace.loss_history.length - 1} step${trace.loss_history.length === 2 ? "" : "s"} the loss is ${formatNumber(trace.loss)}, from ${formatNumber(trace.loss_history[0])} at the start.` : "With a made-up gradient there is no loss to lower: Step still moves W along it."],
+  });
+  return blocks;
+}
+
+// The lesson's exercises, as "Try it".
+const TRY_IT = [
+  "An edge or blur filter: pick Filter: vertical edge, horizontal edge or blur, and watch Y1 and dL/dX change.",
+  "A single hot pixel: set the gradient to start at one hot cell, tap cells of dL/dY2 to move it, and see which X cells receive it.",
+  "A 3 × 3 block: pick the 3 × 3 pooling preset; only one Y1 cell in nine gets gradient.",
+  "A bias: turn the bias on; dL/db is the sum of dL/dY1.",
+  "L1 in place of MSE: its gradient is sign(Y − T)/n, the same size wherever Y misses T.",
+];
+return Object.freeze({ flatCell, lastOutput, chainTitle, gradientCount, captions, lossFormula, tapSentence, lastBeforePool, chainLessonBlocks, TRY_IT });
+})();
+
+// web/chain/chain-view.js
+const $chain_chain_view = (() => {
+const { GRADIENT_HUES, VALUE_HUES, heatColours, magnitudeScale } = $widget_colours;
+const { cellName, decodeNumber, encodeNumber, formatNumber } = $widget_format;
+const { planeTable } = $widget_render;
+const { renderLesson } = $lesson_lesson;
+const { CHAIN_LIMITS, InputError, parseCellValue } = $widget_state;
+const { PRESET_LABELS, fitTarget, presetChange, presetShowing } = $chain_presets;
+const { chainRequestKey } = $chain_request;
+const { chainPoolgradSnippet, chainTorchSnippet } = $chain_snippet;
+const { TRY_IT, captions, chainLessonBlocks, chainTitle, flatCell, lossFormula, tapSentence } = $chain_sentences;
+// The chain view: X -conv W-> Y1 (-ReLU) -pool-> Y2 -loss vs T-> L and its backward pass, drawn from chain_trace's answer; mount.js loads it the first time view=chain opens.
+//
+// It draws and listens inside its own section; the state stays mount's (host.change), and
+// the view's own marks (the tapped cell, the Y1 cell a weight's tap refers to, the cell
+// being edited, Play) are view state, never in the hash. It does no arithmetic on the
+// chain: Step, Play and Reset change `steps`, and Python redoes the descent.
+
+
+// The view's stylesheet, beside it (null in the notebook bundle, whose widget.css holds it).
+const STYLE = null;
+
+const MARKUP = `
+<div class="chain-bar panel">
+  <span class="chain-field">
+    <label for="chain-preset">Preset</label>
+    <select id="chain-preset" name="chain-preset"></select>
+  </span>
+  <span class="chain-field">
+    <label for="chain-pool-mode">Pooling</label>
+    <select id="chain-pool-mode" name="chain-pool-mode">
+      <option value="max">max</option>
+      <option value="avg">average</option>
+      <option value="none">none</option>
+    </select>
+  </span>
+  <span class="chain-field">
+    <label for="chain-upstream">Gradient starts from</label>
+    <select id="chain-upstream" name="chain-upstream">
+      <option value="loss-mse">the loss: MSE against T</option>
+      <option value="loss-l1">the loss: L1 against T</option>
+      <option value="ones">made up: all ones</option>
+      <option value="ramp">made up: a ramp 1..n</option>
+      <option value="hot">made up: one hot cell</option>
+    </select>
+  </span>
+  <label class="check"><input id="chain-relu" name="chain-relu" type="checkbox"> ReLU after the convolution</label>
+  <label class="check"><input id="chain-bias" name="chain-bias" type="checkbox"> Bias</label>
+</div>
+<div class="chain-learn panel">
+  <h2>Learning</h2>
+  <div class="chain-learn-controls">
+    <span class="chain-field">
+      <label for="chain-lr">Learning rate</label>
+      <input id="chain-lr" name="chain-lr" type="text" inputmode="decimal" autocomplete="off" spellcheck="false" size="6">
+    </span>
+    <button id="chain-step" type="button">Step</button>
+    <button id="chain-play" type="button" aria-pressed="false">Play</button>
+    <button id="chain-reset" type="button">Reset</button>
+    <span id="chain-steps" class="hint"></span>
+  </div>
+  <svg id="chain-loss-plot" class="chain-plot" viewBox="0 0 240 90" role="img" aria-label="The loss over the steps"></svg>
+</div>
+<div class="chain-row" role="group" aria-labelledby="chain-forward-title">
+  <h2 id="chain-forward-title" class="chain-row-title">Forward</h2>
+  <div class="chain-panels" data-row="forward"></div>
+  <div class="panel chain-loss-panel">
+    <h3>Loss</h3>
+    <p>L = <output id="chain-loss">…</output></p>
+    <p id="chain-loss-formula" class="caption"></p>
+  </div>
+</div>
+<div class="chain-row" role="group" aria-labelledby="chain-backward-title">
+  <h2 id="chain-backward-title" class="chain-row-title">Backward</h2>
+  <div class="chain-panels" data-row="backward"></div>
+</div>
+<div class="panel chain-explain">
+  <p id="chain-explanation" class="explanation"></p>
+  <p id="chain-announcer" class="visually-hidden" aria-live="polite"></p>
+</div>
+<details id="chain-code" class="panel code-view">
+  <summary>Code: this chain in PyTorch and poolgrad</summary>
+  <p class="hint">PyTorch that builds the same chain in float64, takes the same steps and checks the numbers shown here with autograd; then the poolgrad call that computed them.</p>
+  <h3>PyTorch</h3>
+  <pre id="chain-code-torch" class="code-text" tabindex="0"></pre>
+  <h3>poolgrad</h3>
+  <pre id="chain-code-poolgrad" class="code-text" tabindex="0"></pre>
+</details>
+<div class="teach">
+  <section class="panel lesson" aria-labelledby="chain-lesson-title">
+    <h2 id="chain-lesson-title">What the chain shows</h2>
+    <div id="chain-lesson"></div>
+  </section>
+  <section class="panel guide" aria-labelledby="chain-try-title">
+    <h2 id="chain-try-title">Try it</h2>
+    <ul id="chain-try" class="chain-try"></ul>
+  </section>
+</div>
+`;
+
+// The grids that take edits, and what an edit changes (the state's key).
+const EDIT_NAMES = { "chain-input": "X", "chain-weight": "W", "chain-target": "T", "chain-bias": "b" };
+const TAPPABLE = new Set(["chain-input", "chain-weight", "chain-conv", "chain-pool"]);
+const ARROWS = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+const PLAY_DELAY_MS = 120;
+const PLAY_WITHOUT_LOSS = 20;
+
+const node = (tag, attributes = {}, text) => {
+  const made = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) if (value !== undefined && value !== null) made.setAttribute(name, value);
+  if (text !== undefined) made.textContent = text;
+  return made;
+};
+
+// A cell's place: its grid and its plane ("f/c" for the weights, the channel or filter else).
+const placeKey = (grid, plane, row, col) => `${grid}|${plane}|${row},${col}`;
+
+function mountChain(section, host) {
+  section.innerHTML = MARKUP;
+  if (STYLE) section.prepend(node("link", { rel: "stylesheet", href: STYLE }));
+  const byId = (id) => section.querySelector(`#${id}`);
+  const controls = {
+    preset: byId("chain-preset"),
+    pool: byId("chain-pool-mode"),
+    upstream: byId("chain-upstream"),
+    relu: byId("chain-relu"),
+    bias: byId("chain-bias"),
+    lr: byId("chain-lr"),
+    step: byId("chain-step"),
+    play: byId("chain-play"),
+    reset: byId("chain-reset"),
+    steps: byId("chain-steps"),
+    plot: byId("chain-loss-plot"),
+  };
+  const rows = { forward: section.querySelector('[data-row="forward"]'), backward: section.querySelector('[data-row="backward"]') };
+  const lossOutput = byId("chain-loss");
+  const lossFormulaBox = byId("chain-loss-formula");
+  const explanation = byId("chain-explanation");
+  const announcer = byId("chain-announcer");
+  for (const [value, label] of [...Object.entries(PRESET_LABELS), ["custom", "Your own numbers"]]) {
+    controls.preset.append(node("option", { value, ...(value === "custom" ? { disabled: "" } : {}) }, label));
+  }
+  byId("chain-try").replaceChildren(...TRY_IT.map((text) => node("li", {}, text)));
+
+  const view = {
+    state: null,
+    trace: null,
+    // The tapped cell {grid, plane, filter, channel, row, col}, and the Y1 cell [f, r, c]
+    // a weight's tap refers to.
+    tap: null,
+    conv: [0, 0, 0],
+    focus: new Map(),
+    editing: null,
+    playing: false,
+    playTimer: null,
+    lastRandom: null,
+    cells: new Map(),
+  };
+
+  const change = (mutator) => host.change(mutator);
+  // A change of the start (the numbers, the settings) starts learning over.
+  const restart = (mutator) => change((state) => {
+    mutator(state);
+    state.steps = 0;
+  });
+
+  // ---- controls ----
+
+  controls.preset.addEventListener("change", () => {
+    const name = controls.preset.value;
+    stopPlay();
+    view.tap = null;
+    change((state) => {
+      presetChange(name)(state);
+      if (name === "random") view.lastRandom = state.cw[0][0];
+    });
+  });
+  controls.pool.addEventListener("change", () => {
+    view.tap = null;
+    restart((state) => {
+      state.cpool = controls.pool.value;
+      fitTarget(state);
+    });
+  });
+  controls.upstream.addEventListener("change", () => restart((state) => {
+    state.cup = controls.upstream.value;
+  }));
+  controls.relu.addEventListener("change", () => restart((state) => {
+    state.relu = controls.relu.checked;
+  }));
+  controls.bias.addEventListener("change", () => restart((state) => {
+    state.cb = controls.bias.checked ? state.cw.map(() => 0) : null;
+  }));
+  controls.lr.addEventListener("change", () => {
+    let value;
+    try {
+      value = Number(controls.lr.value.trim());
+      if (!(value > 0 && value <= 100)) throw new InputError(`The learning rate must be a number above 0 and at most 100, like 0.01; got "${controls.lr.value.slice(0, 24)}"`, "field");
+    } catch (problem) {
+      controls.lr.setAttribute("aria-invalid", "true");
+      host.reportError(problem.message);
+      return;
+    }
+    controls.lr.removeAttribute("aria-invalid");
+    host.reportError(null);
+    change((state) => {
+      state.lr = value;
+    });
+  });
+  const stepOnce = () => change((state) => {
+    state.steps = Math.min(CHAIN_LIMITS.steps, state.steps + 1);
+  });
+  controls.step.addEventListener("click", () => {
+    stopPlay();
+    stepOnce();
+  });
+  controls.reset.addEventListener("click", () => {
+    stopPlay();
+    change((state) => {
+      state.steps = 0;
+    });
+  });
+  controls.play.addEventListener("click", () => {
+    if (view.playing) {
+      stopPlay();
+      return;
+    }
+    view.playing = true;
+    view.playStart = view.state.steps;
+    controls.play.setAttribute("aria-pressed", "true");
+    controls.play.textContent = "Pause";
+    continuePlay(view.trace);
+  });
+
+  function stopPlay() {
+    view.playing = false;
+    clearTimeout(view.playTimer);
+    view.playTimer = null;
+    controls.play.setAttribute("aria-pressed", "false");
+    controls.play.textContent = "Play";
+  }
+
+  // Play takes the next step once the current one is drawn, while the loss falls (with a
+  // made-up gradient: for a fixed count of steps).
+  function continuePlay(trace) {
+    if (!view.playing || view.playTimer !== null || !trace) return;
+    const { state } = view;
+    const history = trace.loss_history;
+    const falling = history ? history.length < 2 || decodeNumber(history.at(-1)) < decodeNumber(history.at(-2)) : state.steps - view.playStart < PLAY_WITHOUT_LOSS;
+    if (!falling || state.steps >= CHAIN_LIMITS.steps) {
+      stopPlay();
+      announce(history ? `Stopped after step ${state.steps}: the loss no longer falls (${formatNumber(trace.loss)}).` : `Stopped after ${state.steps} steps.`);
+      return;
+    }
+    view.playTimer = setTimeout(() => {
+      view.playTimer = null;
+      if (view.playing) stepOnce();
+    }, PLAY_DELAY_MS);
+  }
+
+  function announce(text) {
+    announcer.textContent = text;
+  }
+
+  function syncControls(state) {
+    controls.preset.value = presetShowing(state, view.lastRandom);
+    controls.pool.value = state.cpool;
+    controls.upstream.value = state.cup;
+    controls.relu.checked = state.relu;
+    controls.bias.checked = state.cb !== null;
+    if (root().activeElement !== controls.lr) controls.lr.value = String(state.lr);
+    controls.steps.textContent = `step ${state.steps}`;
+    controls.reset.disabled = state.steps === 0;
+    controls.step.disabled = state.steps >= CHAIN_LIMITS.steps;
+  }
+
+  const root = () => section.getRootNode();
+
+  // ---- grids ----
+
+  function valueGrid({ grid, title, planes, scaleOf, hues, plane, attributes, label, editable, zero }) {
+    return planes.map((values, index) => {
+      const place = plane(index);
+      const focus = view.focus.get(`${grid}|${place.key}`) ?? [0, 0];
+      const clamped = [Math.min(focus[0], values.length - 1), Math.min(focus[1], values[0].length - 1)];
+      const table = planeTable({
+        name: grid,
+        title: `${title}${place.words}`,
+        shape: [values.length, values[0].length],
+        focus: clamped,
+        describe(r, c) {
+          const value = values[r][c];
+          const editing = view.editing && view.editing.grid === grid && view.editing.plane === place.key && view.editing.row === r && view.editing.col === c;
+          const nothing = zero?.(index, r, c);
+          return {
+            text: formatNumber(value),
+            colours: heatColours(value, scaleOf, hues, view.scheme),
+            attributes: { ...place.attributes, "data-zero": nothing ? "true" : undefined, ...attributes?.(index, r, c) },
+            label: `${label ?? title}${place.words} row ${r}, col ${c}: ${formatNumber(value)}${nothing ? "; got no gradient" : ""}`,
+            editor: editing ? editorFor(grid, place, r, c) : null,
+          };
+        },
+      });
+      table.dataset.plane = place.key;
+      if (editable) table.dataset.editable = "true";
+      return planes.length > 1 ? figure(table, place.caption) : table;
+    });
+  }
+
+  function figure(table, caption) {
+    const box = node("figure", { class: "chain-plane" });
+    box.append(node("figcaption", { class: "hint" }, caption), table);
+    return box;
+  }
+
+  function editorFor(grid, place, r, c) {
+    return node("input", {
+      class: "cell-editor",
+      type: "text",
+      inputmode: "decimal",
+      value: view.editing.draft,
+      "aria-label": `New value for ${EDIT_NAMES[grid]}${place.words} row ${r}, col ${c}`,
+      "data-editor": grid,
+    });
+  }
+
+  // A plane of the input channels, of the filters, or of the weights' (filter, channel).
+  const channelPlane = (several) => (c) => ({
+    key: String(c), words: several ? `, channel ${c}` : "", caption: `channel ${c}`, attributes: { "data-channel": String(c) },
+  });
+  const filterPlane = (several) => (f) => ({
+    key: String(f), words: several ? `, filter ${f}` : "", caption: `filter ${f}`, attributes: { "data-channel": String(f) },
+  });
+
+  function panel(key, title, caption, content, extra = {}) {
+    const box = node("div", { class: "panel chain-panel", "data-panel": key });
+    const heading = node("h3", {}, title);
+    if (extra.shape) heading.append(" ", node("span", { class: "shape" }, extra.shape));
+    const planes = node("div", { class: "chain-planes" });
+    planes.append(...content);
+    box.append(heading, node("p", { class: "caption" }, caption), planes);
+    return box;
+  }
+
+  const shapeText = (planes, names) => `${planes.length > 1 ? `${planes.length} ${names} of ` : ""}${planes[0].length} × ${planes[0][0].length}`;
+
+  function drawGrids(state, trace) {
+    const words = captions(trace, state.cup);
+    const channels = trace.input.length > 1;
+    const filters = trace.weight.length > 1;
+    const valueScale = magnitudeScale([...trace.input, ...trace.conv_output, ...(trace.pool_output ?? [])]);
+    const weightScale = magnitudeScale(trace.weight.flat(1));
+    const weightPlanes = trace.weight.flatMap((slices, f) => slices.map((slice, c) => ({ slice, f, c })));
+    const weightPlace = (index) => {
+      const { f, c } = weightPlanes[index];
+      const named = [filters ? `filter ${f}` : null, channels ? `channel ${c}` : null].filter(Boolean).join(", ");
+      return { key: `${f}/${c}`, words: named ? `, ${named}` : "", caption: named || "W", attributes: { "data-filter": String(f), "data-channel": String(c) } };
+    };
+    const forward = [
+      panel("input", "X", words.input, valueGrid({
+        grid: "chain-input", title: "Input X", planes: trace.input, scaleOf: valueScale, hues: VALUE_HUES, plane: channelPlane(channels), editable: true,
+      }), { shape: shapeText(trace.input, "channels") }),
+      panel("weight", "W", words.weight, valueGrid({
+        grid: "chain-weight", title: "Weight W", planes: weightPlanes.map(({ slice }) => slice), scaleOf: weightScale, hues: VALUE_HUES, plane: weightPlace, editable: true,
+      }), { shape: `${trace.weight.length} × ${trace.weight[0].length} × ${trace.weight[0][0].length} × ${trace.weight[0][0][0].length}` }),
+    ];
+    if (trace.bias) {
+      forward.push(panel("bias", "b", words.bias, valueGrid({
+        grid: "chain-bias", title: "Bias b", planes: [[trace.bias]], scaleOf: magnitudeScale([[trace.bias]]), hues: VALUE_HUES,
+        plane: () => ({ key: "0", words: "", caption: "b", attributes: {} }), editable: true,
+      })));
+    }
+    forward.push(panel("conv", "Y1", words.conv, valueGrid({
+      grid: "chain-conv", title: "Convolution output Y1", planes: trace.conv_output, scaleOf: valueScale, hues: VALUE_HUES, plane: filterPlane(filters),
+    }), { shape: shapeText(trace.conv_output, "filters") }));
+    if (trace.activation_output) {
+      forward.push(panel("relu", "ReLU(Y1)", words.relu, valueGrid({
+        grid: "chain-relu", title: "ReLU of Y1", planes: trace.activation_output, scaleOf: valueScale, hues: VALUE_HUES, plane: filterPlane(filters),
+      })));
+    }
+    if (trace.pool_output) {
+      forward.push(panel("pool", "Y2", words.pool, valueGrid({
+        grid: "chain-pool", title: "Pooled output Y2", planes: trace.pool_output, scaleOf: valueScale, hues: VALUE_HUES, plane: filterPlane(filters),
+      }), { shape: shapeText(trace.pool_output, "filters") }));
+    }
+    const targetPlanes = trace.target ?? state.ct;
+    forward.push(panel("target", "T", trace.upstream === "loss" ? words.target : `${words.target} (unused: the gradient is made up)`, valueGrid({
+      grid: "chain-target", title: "Target T", planes: targetPlanes, scaleOf: valueScale, hues: VALUE_HUES, plane: filterPlane(filters), editable: true,
+    })));
+    rows.forward.replaceChildren(...forward);
+
+    const gradScale = magnitudeScale([...trace.grad_conv_output, ...(trace.grad_pool_output ?? []), ...trace.grad_input]);
+    const backward = [];
+    if (trace.grad_pool_output) {
+      backward.push(panel("grad-pool", "dL/dY2", words.gradPool, valueGrid({
+        grid: "chain-grad-pool", title: "Gradient dL/dY2", planes: trace.grad_pool_output, scaleOf: gradScale, hues: GRADIENT_HUES, plane: filterPlane(filters),
+        attributes: (f, r, c) => ({ "data-hot": state.cup === "hot" && f === 0 && r === state.hot[0] && c === state.hot[1] ? "true" : undefined }),
+      })));
+    }
+    if (trace.grad_activation_output) {
+      backward.push(panel("grad-relu", "dL/dReLU(Y1)", trace.pool ? words.gradRelu : words.gradPool, valueGrid({
+        grid: "chain-grad-relu", title: "Gradient at ReLU's output", planes: trace.grad_activation_output, scaleOf: gradScale, hues: GRADIENT_HUES, plane: filterPlane(filters),
+      })));
+    }
+    backward.push(panel("grad-conv", "dL/dY1", trace.pool || trace.activation ? words.gradConv : words.gradPool, valueGrid({
+      grid: "chain-grad-conv", title: "Gradient dL/dY1", planes: trace.grad_conv_output, scaleOf: gradScale, hues: GRADIENT_HUES, plane: filterPlane(filters),
+      zero: trace.pool_receivers ? (f, r, c) => trace.pool_receivers[f][r][c] === 0 : null,
+      attributes: !trace.pool && state.cup === "hot" ? (f, r, c) => ({ "data-hot": f === 0 && r === state.hot[0] && c === state.hot[1] ? "true" : undefined }) : null,
+    })));
+    backward.push(panel("grad-weight", "dL/dW", words.gradWeight, valueGrid({
+      grid: "chain-grad-weight", title: "Gradient dL/dW", planes: trace.grad_weight.flat(1), scaleOf: magnitudeScale(trace.grad_weight.flat(1)), hues: GRADIENT_HUES, plane: weightPlace,
+    })));
+    if (trace.grad_bias) {
+      backward.push(panel("grad-bias", "dL/db", words.gradBias, valueGrid({
+        grid: "chain-grad-bias", title: "Gradient dL/db", planes: [[trace.grad_bias]], scaleOf: magnitudeScale([[trace.grad_bias]]), hues: GRADIENT_HUES,
+        plane: () => ({ key: "0", words: "", caption: "dL/db", attributes: {} }),
+      })));
+    }
+    backward.push(panel("grad-input", "dL/dX", words.gradInput, valueGrid({
+      grid: "chain-grad-input", title: "Gradient dL/dX", planes: trace.grad_input, scaleOf: gradScale, hues: GRADIENT_HUES, plane: channelPlane(channels),
+    })));
+    rows.backward.replaceChildren(...backward);
+
+    view.cells = new Map();
+    for (const cell of section.querySelectorAll("td[data-grid]")) {
+      view.cells.set(placeKey(cell.dataset.grid, cell.closest("table").dataset.plane, cell.dataset.row, cell.dataset.col), cell);
+    }
+  }
+
+  // ---- the tapped cell's marks and sentence ----
+
+  function mark(grid, plane, row, col, attribute, note) {
+    const cell = view.cells.get(placeKey(grid, plane, row, col));
+    if (!cell) return;
+    cell.setAttribute(attribute, "true");
+    if (note) cell.setAttribute("aria-label", `${cell.getAttribute("aria-label")}; ${note}`);
+  }
+
+  function drawTap(trace) {
+    const { tap } = view;
+    if (!tap) return;
+    mark(tap.grid, tap.plane, tap.row, tap.col, "aria-selected", "selected");
+    const filters = trace.weight.length;
+    const here = cellName([tap.row, tap.col]);
+    if (tap.grid === "chain-input") {
+      for (const [oh, ow] of trace.connections.feeds[tap.row][tap.col]) {
+        for (let f = 0; f < filters; f += 1) {
+          mark("chain-conv", String(f), oh, ow, "data-fed", `fed by X ${here}`);
+          mark("chain-grad-conv", String(f), oh, ow, "data-fed", `sends gradient to X ${here}`);
+        }
+      }
+      mark("chain-grad-input", tap.plane, tap.row, tap.col, "data-for-selected", `the sum for X ${here}`);
+    } else if (tap.grid === "chain-pool") {
+      const f = tap.channel;
+      const width = trace.conv_output[0][0].length;
+      const argmax = trace.pool_indices ? flatCell(trace.pool_indices[f][tap.row][tap.col], width) : null;
+      for (const [r, c] of trace.pool_windows[tap.row][tap.col]) {
+        const isArgmax = argmax && argmax[0] === r && argmax[1] === c;
+        for (const grid of ["chain-conv", "chain-grad-conv"]) {
+          mark(grid, String(f), r, c, "data-in-window", `in the window of Y2 ${here}`);
+          if (isArgmax) mark(grid, String(f), r, c, "data-argmax", `maximum of Y2 ${here}`);
+        }
+      }
+      mark("chain-grad-pool", String(f), tap.row, tap.col, "data-for-selected", `gradient of Y2 ${here}`);
+    } else if (tap.grid === "chain-conv") {
+      const channels = trace.input.length;
+      for (const [r, c] of trace.connections.reads[tap.row][tap.col]) {
+        for (let ch = 0; ch < channels; ch += 1) mark("chain-input", String(ch), r, c, "data-in-window", `read by Y1 ${here}`);
+      }
+      mark("chain-grad-conv", tap.plane, tap.row, tap.col, "data-for-selected", `gradient of Y1 ${here}`);
+    } else if (tap.grid === "chain-weight") {
+      const kw = trace.weight[0][0][0].length;
+      const t = tap.row * kw + tap.col;
+      const [f, oh, ow] = view.conv[0] === tap.filter ? view.conv : [tap.filter, 0, 0];
+      const reads = trace.connections.reads;
+      reads.forEach((line) => line.forEach((cells) => {
+        const [r, c] = cells[t];
+        mark("chain-input", String(tap.channel), r, c, "data-touched", `multiplied by W ${here}`);
+      }));
+      const [r, c] = reads[oh][ow][t];
+      mark("chain-input", String(tap.channel), r, c, "data-in-window", `multiplied by W ${here} for Y1 ${cellName([oh, ow])}`);
+      mark("chain-conv", String(f), oh, ow, "data-for-selected", "the selected Y1 cell");
+      mark("chain-grad-weight", tap.plane, tap.row, tap.col, "data-for-selected", `the sum for W ${here}`);
+    }
+  }
+
+  // ---- the loss, the plot, the lesson ----
+
+  function drawLoss(state, trace) {
+    lossOutput.textContent = trace.upstream === "loss" ? formatNumber(trace.loss) : "none";
+    lossFormulaBox.textContent = lossFormula(trace);
+    drawPlot(trace);
+  }
+
+  function drawPlot(trace) {
+    const svg = controls.plot;
+    const history = (trace.loss_history ?? []).map(decodeNumber).filter(Number.isFinite);
+    const ns = "http://www.w3.org/2000/svg";
+    const make = (tag, attributes) => {
+      const made = document.createElementNS(ns, tag);
+      for (const [name, value] of Object.entries(attributes)) made.setAttribute(name, String(value));
+      return made;
+    };
+    const [left, top, width, height] = [34, 8, 198, 66];
+    const parts = [make("rect", { x: left, y: top, width, height, class: "plot-frame" })];
+    if (history.length === 0) {
+      const note = make("text", { x: left + 6, y: top + 36, class: "plot-text" });
+      note.textContent = "no loss: the gradient is made up";
+      parts.push(note);
+      svg.setAttribute("aria-label", "No loss to plot: the gradient is made up.");
+    } else {
+      const high = Math.max(...history);
+      const low = Math.min(0, ...history);
+      const span = high - low || 1;
+      const x = (i) => left + (history.length === 1 ? 0 : (i / (history.length - 1)) * width);
+      const y = (v) => top + height - ((v - low) / span) * height;
+      parts.push(make("polyline", { points: history.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(" "), class: "plot-line" }));
+      parts.push(make("circle", { cx: x(history.length - 1).toFixed(1), cy: y(history.at(-1)).toFixed(1), r: 3, class: "plot-dot" }));
+      for (const [value, where] of [[high, top + 4], [low, top + height]]) {
+        const label = make("text", { x: left - 4, y: where, class: "plot-text", "text-anchor": "end" });
+        label.textContent = formatNumber(Number(value.toPrecision(3)));
+        parts.push(label);
+      }
+      const axis = make("text", { x: left + width, y: top + height + 13, class: "plot-text", "text-anchor": "end" });
+      axis.textContent = `step ${history.length - 1}`;
+      parts.push(axis);
+      svg.setAttribute("aria-label", `The loss over ${history.length - 1} steps: from ${formatNumber(history[0])} to ${formatNumber(history.at(-1))}.`);
+    }
+    svg.replaceChildren(...parts);
+  }
+
+  // ---- taps, keys, edits ----
+
+  function cellOf(target) {
+    const cell = target.closest?.("td[data-grid]");
+    if (!cell || !section.contains(cell)) return null;
+    const plane = cell.closest("table").dataset.plane;
+    return {
+      node: cell,
+      grid: cell.dataset.grid,
+      plane,
+      filter: cell.dataset.filter !== undefined ? Number(cell.dataset.filter) : null,
+      channel: cell.dataset.channel !== undefined ? Number(cell.dataset.channel) : 0,
+      row: Number(cell.dataset.row),
+      col: Number(cell.dataset.col),
+      editable: cell.closest("table").dataset.editable === "true",
+    };
+  }
+
+  const sameCell = (a, b) => a && b && a.grid === b.grid && a.plane === b.plane && a.row === b.row && a.col === b.col;
+
+  function tap(cell) {
+    view.focus.set(`${cell.grid}|${cell.plane}`, [cell.row, cell.col]);
+    if (cell.grid === "chain-grad-pool" || (cell.grid === "chain-grad-conv" && !view.trace?.pool)) {
+      if (view.state.cup === "hot" && cell.channel === 0) {
+        change((state) => {
+          state.hot = [cell.row, cell.col];
+        });
+        return;
+      }
+    }
+    if (!TAPPABLE.has(cell.grid)) {
+      if (cell.editable) startEditing(cell);
+      return;
+    }
+    if (cell.editable && sameCell(view.tap, cell)) {
+      startEditing(cell);
+      return;
+    }
+    if (cell.grid === "chain-conv") view.conv = [cell.channel, cell.row, cell.col];
+    view.tap = { ...cell, node: null };
+    redraw();
+    const sentence = explanation.textContent;
+    announce(sentence);
+  }
+
+  // The exact spelling of the value an editor starts from: the state's for X and T, the
+  // trace's (after the steps) for W and b, which become the new start.
+  function valueAt(cell) {
+    const { state, trace } = view;
+    if (cell.grid === "chain-input") return state.cx[cell.channel]?.[cell.row]?.[cell.col];
+    if (cell.grid === "chain-target") return state.ct[cell.channel]?.[cell.row]?.[cell.col];
+    if (cell.grid === "chain-weight") return trace?.weight[cell.filter]?.[cell.channel]?.[cell.row]?.[cell.col];
+    if (cell.grid === "chain-bias") return trace?.bias?.[cell.col];
+    return undefined;
+  }
+
+  function startEditing(cell, draft) {
+    const value = valueAt(cell);
+    if (value === undefined) return;
+    const initial = encodeNumber(decodeNumber(value));
+    view.editing = { grid: cell.grid, plane: cell.plane, filter: cell.filter, channel: cell.channel, row: cell.row, col: cell.col, draft: draft ?? initial, initial };
+    redraw();
+    const editor = section.querySelector("[data-editor]");
+    editor?.focus();
+    if (editor && draft === undefined) editor.select();
+  }
+
+  function commitEdit(editor) {
+    const editing = view.editing;
+    if (!editing) return;
+    if (editor.value.trim() === editing.initial) {
+      cancelEdit();
+      return;
+    }
+    let value;
+    try {
+      value = parseCellValue(editor.value, `${EDIT_NAMES[editing.grid]} cell ${cellName([editing.row, editing.col])}`);
+    } catch (problem) {
+      if (!(problem instanceof InputError)) throw problem;
+      host.reportError(problem.message);
+      editor.setAttribute("aria-invalid", "true");
+      return;
+    }
+    host.reportError(null);
+    view.editing = null;
+    const { trace } = view;
+    stopPlay();
+    restart((state) => {
+      // W and b start over from what the steps made of them (the trace's), with the edit.
+      if (editing.grid === "chain-weight" || editing.grid === "chain-bias") {
+        state.cw = trace.weight.map((slices) => slices.map((slice) => slice.map((row) => row.map(decodeNumber))));
+        state.cb = trace.bias ? trace.bias.map(decodeNumber) : null;
+      }
+      if (editing.grid === "chain-input") state.cx[editing.channel][editing.row][editing.col] = value;
+      else if (editing.grid === "chain-target") state.ct[editing.channel][editing.row][editing.col] = value;
+      else if (editing.grid === "chain-weight") state.cw[editing.filter][editing.channel][editing.row][editing.col] = value;
+      else state.cb[editing.col] = value;
+    });
+    focusCell(editing);
+  }
+
+  function cancelEdit() {
+    const editing = view.editing;
+    view.editing = null;
+    host.reportError(null);
+    redraw();
+    if (editing) focusCell(editing);
+  }
+
+  function focusCell({ grid, plane, row, col }) {
+    view.cells.get(placeKey(grid, plane, row, col))?.focus();
+  }
+
+  function moveFocus(cell, key) {
+    const table = cell.node.closest("table");
+    const last = [...table.querySelectorAll("td[data-grid]")].at(-1);
+    const [lastRow, lastCol] = [Number(last.dataset.row), Number(last.dataset.col)];
+    let [row, col] = [cell.row, cell.col];
+    if (key in ARROWS) {
+      row = Math.min(lastRow, Math.max(0, row + ARROWS[key][0]));
+      col = Math.min(lastCol, Math.max(0, col + ARROWS[key][1]));
+    } else if (key === "Home") col = 0;
+    else if (key === "End") col = lastCol;
+    const target = table.querySelector(`td[data-row="${row}"][data-col="${col}"]`);
+    cell.node.tabIndex = -1;
+    target.tabIndex = 0;
+    target.focus();
+    view.focus.set(`${cell.grid}|${cell.plane}`, [row, col]);
+  }
+
+  section.addEventListener("click", (event) => {
+    if (event.target.closest("[data-editor]")) return;
+    const cell = cellOf(event.target);
+    if (cell) tap(cell);
+  });
+
+  section.addEventListener("keydown", (event) => {
+    const editor = event.target.closest?.("[data-editor]");
+    if (editor) {
+      if (event.key === "Enter") {
+        event.preventDefault();
+        commitEdit(editor);
+      } else if (event.key === "Escape") {
+        event.preventDefault();
+        cancelEdit();
+      }
+      return;
+    }
+    const cell = cellOf(event.target);
+    if (!cell) return;
+    if (event.key in ARROWS || event.key === "Home" || event.key === "End") {
+      event.preventDefault();
+      moveFocus(cell, event.key);
+    } else if (event.key === "Enter" || event.key === " ") {
+      event.preventDefault();
+      tap(cell);
+      focusCell(cell);
+    } else if (event.key === "Escape" && view.tap) {
+      view.tap = null;
+      redraw();
+      focusCell(cell);
+    } else if (cell.editable && /^[-+.\d]$/.test(event.key)) {
+      event.preventDefault();
+      startEditing(cell, event.key);
+    }
+  });
+
+  section.addEventListener("focusout", (event) => {
+    const editor = event.target.closest?.("[data-editor]");
+    if (editor && view.editing && editor.isConnected) commitEdit(editor);
+  });
+
+  // ---- the one render ----
+
+  let drawnTrace = null;
+  let drawnState = null;
+  let drawnScheme = null;
+
+  function redraw() {
+    const { state, trace } = view;
+    if (!trace) return;
+    const focused = cellOf(root().activeElement ?? document.body);
+    drawGrids(state, trace);
+    drawTap(trace);
+    explanation.textContent = tapSentence(trace, view.tap, view.conv);
+    if (focused && !view.editing) focusCell(focused);
+  }
+
+  function render(state, trace, info) {
+    // Any other state ends an edit: the cell edited belonged to the state left.
+    if (view.editing && drawnState && JSON.stringify(state) !== JSON.stringify(drawnState)) view.editing = null;
+    view.state = state;
+    view.scheme = info.scheme;
+    syncControls(state);
+    section.dataset.busy = String(info.awaiting);
+    if (!trace) {
+      if (info.error) stopPlay();
+      if (!drawnTrace) {
+        const waiting = node("p", { class: "placeholder" }, info.error ? "No chain: this combination is not valid (see the message above)." : "The chain appears when Python is ready.");
+        rows.forward.replaceChildren(waiting);
+        rows.backward.replaceChildren();
+        lossOutput.textContent = "…";
+      }
+      return;
+    }
+    // A tap on a cell the new trace no longer has is dropped.
+    if (view.tap && !(trace.connections && tapFits(view.tap, trace))) view.tap = null;
+    const sameDrawing = drawnTrace === trace && drawnScheme === view.scheme && JSON.stringify(drawnState) === JSON.stringify(state) && !view.editing;
+    view.trace = trace;
+    if (!sameDrawing) {
+      redraw();
+      drawLoss(state, trace);
+      renderLesson(byId("chain-lesson"), chainLessonBlocks(trace));
+      byId("chain-code-torch").textContent = chainTorchSnippet(state, trace);
+      byId("chain-code-poolgrad").textContent = chainPoolgradSnippet(state);
+      drawnTrace = trace;
+      drawnState = state;
+      drawnScheme = view.scheme;
+    }
+    continuePlay(trace);
+  }
+
+  function tapFits(place, trace) {
+    const planes = {
+      "chain-input": trace.input,
+      "chain-conv": trace.conv_output,
+      "chain-pool": trace.pool_output,
+      "chain-weight": trace.weight[place.filter ?? 0],
+    }[place.grid];
+    const plane = planes?.[place.channel];
+    return Boolean(plane && place.row < plane.length && place.col < plane[0].length);
+  }
+
+  return {
+    requestKey: chainRequestKey,
+    title: chainTitle,
+    render,
+  };
+}
+return Object.freeze({ mountChain });
+})();
+
+// web/picture/decode.js
+const $picture_decode = (() => {
+// From a file, a paste, a drop or a URL to the RGBA bytes the picture view sends to Python.
+// The browser decodes (createImageBitmap: off the page's main thread, and scaled while it
+// decodes), so a huge picture never freezes the page; what a file is, and what the page
+// must say about it, is read from its first bytes before anything is decoded. Every
+// refusal is a PictureError with one sentence for #picture-error.
+
+class PictureError extends Error {}
+
+// Past this many pixels a picture is refused before it is decoded: the decoded bitmap alone
+// would take 4 bytes a pixel (a 20000 × 20000 picture, 1.6 GB). Past SCALED_DECODE_PIXELS
+// it is decoded straight to the size asked, off the page's thread.
+const MAX_DECODED_PIXELS = 100e6;
+const SCALED_DECODE_PIXELS = 16e6;
+// Past this many bytes a file is refused unread.
+const MAX_FILE_BYTES = 64e6;
+
+const startsWith = (bytes, ...values) => values.every((value, i) => bytes[i] === value);
+const ascii = (bytes, from, to) => String.fromCharCode(...bytes.subarray(from, to));
+const u16be = (b, i) => (b[i] << 8) | b[i + 1];
+const u32be = (b, i) => ((b[i] << 24) >>> 0) + (b[i + 1] << 16) + (b[i + 2] << 8) + b[i + 3];
+
+// A JPEG's size and colour components, from its first frame header (SOFn).
+function jpegFacts(bytes) {
+  let at = 2;
+  while (at + 9 < bytes.length) {
+    if (bytes[at] !== 0xff) return null;
+    const marker = bytes[at + 1];
+    if (marker === 0xd8 || (marker >= 0xd0 && marker <= 0xd7) || marker === 0x01 || marker === 0xff) {
+      at += marker === 0xff ? 1 : 2;
+      continue;
+    }
+    const length = u16be(bytes, at + 2);
+    if (marker >= 0xc0 && marker <= 0xcf && ![0xc4, 0xc8, 0xcc].includes(marker)) {
+      return { height: u16be(bytes, at + 5), width: u16be(bytes, at + 7), components: bytes[at + 9] };
+    }
+    at += 2 + length;
+  }
+  return null;
+}
+
+// What the first bytes say: {format, width, height, notes} (width/height when the format
+// says them up front), or a PictureError.
+function sniff(bytes, type = "") {
+  if (bytes.length === 0) throw new PictureError("The file is empty: it holds no picture.");
+  const head = ascii(bytes, 0, Math.min(bytes.length, 256)).trimStart().toLowerCase();
+  if (type === "image/svg+xml" || head.startsWith("<svg") || (head.startsWith("<?xml") && head.includes("<svg"))) {
+    throw new PictureError("SVG is a drawing made of shapes, not pixels, so the picture view does not open it (an SVG can also run scripts); save it as PNG or JPEG and open that.");
+  }
+  const notes = [];
+  if (startsWith(bytes, 0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a)) {
+    if (bytes.length < 33 || ascii(bytes, 12, 16) !== "IHDR") throw new PictureError("The PNG file is cut short or damaged: its header is incomplete.");
+    const depth = bytes[24];
+    if (depth === 16) notes.push("It is a 16-bit PNG: the browser reduces its values to 8 bits (0–255).");
+    return { format: "PNG", width: u32be(bytes, 16), height: u32be(bytes, 20), notes };
+  }
+  if (startsWith(bytes, 0xff, 0xd8, 0xff)) {
+    const facts = jpegFacts(bytes);
+    if (facts?.components === 4) notes.push("It is a CMYK JPEG: the browser converted its colours to RGB.");
+    return { format: "JPEG", width: facts?.width, height: facts?.height, notes };
+  }
+  if (head.startsWith("gif87a") || head.startsWith("gif89a")) {
+    if (bytes.length < 10) throw new PictureError("The GIF file is cut short or damaged: its header is incomplete.");
+    const text = ascii(bytes, 0, bytes.length);
+    if (text.includes("NETSCAPE2.0") || text.includes("ANIMEXTS1.0")) notes.push("It is an animated GIF: its first frame is shown.");
+    return { format: "GIF", width: bytes[6] | (bytes[7] << 8), height: bytes[8] | (bytes[9] << 8), notes };
+  }
+  if (head.startsWith("riff") && ascii(bytes, 8, 12) === "WEBP") return { format: "WebP", notes };
+  if (head.startsWith("bm")) return { format: "BMP", width: bytes[18] | (bytes[19] << 8) | (bytes[20] << 16), height: Math.abs(new DataView(bytes.buffer, bytes.byteOffset).getInt32(22, true)), notes };
+  if (ascii(bytes, 4, 12) === "ftypavif") return { format: "AVIF", notes };
+  throw new PictureError("This file is not a picture the page can read: open a PNG, JPEG, GIF, WebP or BMP image.");
+}
+
+// The side lengths a picture of `width` × `height` gets for a longer side of `size`: as it
+// is when it fits, else scaled down keeping its aspect.
+function fittedSize(width, height, size) {
+  const longer = Math.max(width, height);
+  if (longer <= size) return { width, height, scaled: false };
+  const factor = size / longer;
+  return { width: Math.max(1, Math.round(width * factor)), height: Math.max(1, Math.round(height * factor)), scaled: true };
+}
+
+// The decoded picture of a Blob: {bitmap, width, height, format, notes}. A picture larger than
+// SCALED_DECODE_PIXELS (as its header says) is decoded straight to `size` (createImageBitmap's
+// resize), one larger than MAX_DECODED_PIXELS refused unread.
+async function decodePicture(blob, size) {
+  if (blob.size === 0) throw new PictureError("The file is empty: it holds no picture.");
+  if (blob.size > MAX_FILE_BYTES) throw new PictureError(`The file is ${(blob.size / 1e6).toFixed(0)} MB: the picture view opens files up to ${MAX_FILE_BYTES / 1e6} MB.`);
+  const bytes = new Uint8Array(await blob.slice(0, 1 << 16).arrayBuffer());
+  const facts = sniff(bytes, blob.type);
+  const options = { colorSpaceConversion: "none", premultiplyAlpha: "none", imageOrientation: "from-image" };
+  const pixels = facts.width && facts.height ? facts.width * facts.height : 0;
+  if (pixels > MAX_DECODED_PIXELS) {
+    throw new PictureError(`The picture is ${facts.width} × ${facts.height} pixels (${Math.round(pixels / 1e6)} megapixels): the picture view opens pictures up to ${MAX_DECODED_PIXELS / 1e6} megapixels; scale it down and open it again.`);
+  }
+  const huge = pixels > SCALED_DECODE_PIXELS;
+  if (huge) {
+    const fitted = fittedSize(facts.width, facts.height, size);
+    Object.assign(options, { resizeWidth: fitted.width, resizeHeight: fitted.height, resizeQuality: "medium" });
+  }
+  let bitmap;
+  try {
+    bitmap = await createImageBitmap(blob, options);
+  } catch {
+    if (huge) throw new PictureError(`The picture is ${facts.width} × ${facts.height} pixels (${Math.round(facts.width * facts.height / 1e6)} megapixels), more than this browser can decode; scale it down and open it again.`);
+    throw new PictureError(`The ${facts.format} file could not be decoded: it is damaged or cut short.`);
+  }
+  const width = facts.width && huge ? facts.width : bitmap.width;
+  const height = facts.height && huge ? facts.height : bitmap.height;
+  return { bitmap, width, height, format: facts.format, notes: facts.notes };
+}
+
+// The RGBA bytes of `bitmap` at its fitted size for `size`: {pixels, width, height, scaled,
+// transparent}. Drawn with smoothing when scaled (area-like at high quality), pixel for
+// pixel otherwise.
+function pixelsOf(picture, size) {
+  const fitted = fittedSize(picture.width, picture.height, size);
+  const canvas = new OffscreenCanvas(fitted.width, fitted.height);
+  const context = canvas.getContext("2d", { willReadFrequently: true, colorSpace: "srgb" });
+  context.imageSmoothingEnabled = fitted.scaled || picture.bitmap.width !== fitted.width;
+  context.imageSmoothingQuality = "high";
+  context.drawImage(picture.bitmap, 0, 0, fitted.width, fitted.height);
+  const pixels = new Uint8Array(context.getImageData(0, 0, fitted.width, fitted.height).data.buffer);
+  let transparent = false;
+  for (let i = 3; i < pixels.length; i += 4) {
+    if (pixels[i] !== 255) {
+      transparent = true;
+      break;
+    }
+  }
+  return { pixels, width: fitted.width, height: fitted.height, scaled: fitted.scaled, transparent };
+}
+
+// A picture at `url` (the element's src): fetched with CORS, so a server that does not
+// allow this site to read it is refused with a sentence (never a tainted canvas).
+async function fetchPicture(url) {
+  let response;
+  try {
+    response = await fetch(url, { mode: "cors", credentials: "omit" });
+  } catch {
+    throw new PictureError(`The picture at ${url} could not be fetched: the server does not let other sites read it (no CORS header), or it cannot be reached.`);
+  }
+  if (!response.ok) throw new PictureError(`The picture at ${url} could not be fetched: the server answered HTTP ${response.status}.`);
+  return response.blob();
+}
+return Object.freeze({ PictureError, MAX_DECODED_PIXELS, SCALED_DECODE_PIXELS, MAX_FILE_BYTES, sniff, fittedSize, decodePicture, pixelsOf, fetchPicture });
+})();
+
+// web/picture/snippet.js
+const $picture_snippet = (() => {
+const { viewTitle } = $lesson_sentences;
+const { FUNCTIONS, poolingArguments, wrapArguments } = $takeaway_snippets;
+// The picture view's Code panel: Python that loads the same picture file into an array of
+// the same shape and pools it as the view does, in PyTorch and in poolgrad. The pooling
+// call's arguments are the pool view's (takeaway/snippets.js), so both views spell a
+// setting one way.
+
+
+const LAYERS = { max: "MaxPool2d", avg: "AvgPool2d", lp: "LPPool2d", adaptive_max: "AdaptiveMaxPool2d", adaptive_avg: "AdaptiveAvgPool2d" };
+
+// The lines that load `file` as the view does: RGBA laid over white, scaled so its longer
+// side is at most `size` (Pillow's scaling may differ from the browser's by a level here
+// and there), then the channel, as `x` of shape (C, H, W) in float64.
+function loading(file, size, channel) {
+  const pick = {
+    rgb: "x = rgb.transpose(2, 0, 1)  # (3, H, W)",
+    grey: "x = np.round(0.299 * rgb[..., 0] + 0.587 * rgb[..., 1] + 0.114 * rgb[..., 2])[None]  # (1, H, W)",
+    r: "x = rgb[None, ..., 0]  # (1, H, W): red",
+    g: "x = rgb[None, ..., 1]  # (1, H, W): green",
+    b: "x = rgb[None, ..., 2]  # (1, H, W): blue",
+  }[channel];
+  return [
+    `image = Image.open(${JSON.stringify(file)}).convert("RGBA")`,
+    `image.thumbnail((${size}, ${size}))  # longer side at most ${size}, keeping the aspect`,
+    'image = Image.alpha_composite(Image.new("RGBA", image.size, "white"), image)  # alpha over white',
+    'rgb = np.asarray(image.convert("RGB"), dtype=np.float64)  # (H, W, 3), the file\'s 0-255 values',
+    pick,
+  ];
+}
+
+// {torch, poolgrad}: the two snippets for `state` (the hash's) and the picture's file name.
+function pictureSnippets(state, file) {
+  const repeat = Number(state.prep);
+  const title = `${viewTitle(state)}, ${repeat === 1 ? "once" : `${repeat} times`}, channel ${state.pch}`;
+  const args = poolingArguments(state);
+  const torchCall = wrapArguments(`    out = F.${FUNCTIONS[state.mode].name}`, ["out", ...args]);
+  const torch = [
+    `# poolgrad's picture view, in PyTorch: ${title}.`,
+    "import numpy as np",
+    "import torch",
+    "import torch.nn.functional as F",
+    "from PIL import Image  # pip install pillow",
+    "",
+    ...loading(file, state.psize, state.pch),
+    `x = torch.tensor(x, requires_grad=${state.grad ? "True" : "False"})`,
+    "out = x",
+    `for stage in range(${repeat}):`,
+    torchCall,
+    ...(state.grad ? ["out.backward(torch.ones_like(out))  # an upstream gradient of ones", "grad_input = x.grad"] : []),
+  ].join("\n");
+  const layer = wrapArguments(`layers = [poolgrad.${LAYERS[state.mode]}`, args).replace(/\)$/, `) for stage in range(${repeat})]`);
+  const poolgrad = [
+    `# poolgrad's picture view, in poolgrad: ${title}.`,
+    "import numpy as np",
+    "import poolgrad",
+    "from PIL import Image  # pip install pillow",
+    "",
+    ...loading(file, state.psize, state.pch),
+    layer,
+    "out = x",
+    "for layer in layers:",
+    "    out = layer(out)",
+    ...(state.grad ? ["grad = np.ones(out.shape)  # an upstream gradient of ones", "for layer in reversed(layers):",
+      "    grad = layer.backward(grad)", "grad_input = grad"] : []),
+  ].join("\n");
+  return { torch, poolgrad };
+}
+return Object.freeze({ pictureSnippets });
+})();
+
+// web/picture/picture-view.js
+const $picture_picture_view = (() => {
+const { formatNumber, sizeText } = $widget_format;
+const { explanationText, viewTitle } = $lesson_sentences;
+const { PICTURE_SAMPLES } = $widget_presets;
+const { traceRequest } = $widget_state;
+const { PictureError, decodePicture, fetchPicture, pixelsOf } = $picture_decode;
+const { pictureSnippets } = $picture_snippet;
+// The picture view (view=picture): a picture pooled with the pool view's settings, 1 to 4
+// times, its gradient of ones routed back, and one output pixel's window in numbers. It is
+// loaded the first time the view opens (mount.js imports it), with its samples.
+//
+// Data flows one way, as in the pool view: state (the hash) + the picture's pixels ->
+// Python (poolgrad.picture through the worker, run_trace's "picture" kind: the pixels go
+// as bytes, the planes come back as bytes) -> draw. Nothing here computes pooling: the
+// planes, the output sizes, the zoom's numbers and the gradient's share are Python's.
+//
+// mountPicture(section, host) draws into `section`; host: {latest(request) -> answer
+// promise, change(mutator), announce(text), picture}. `picture` is optional: a picture
+// the host holds (a notebook's kernel), {at(size) -> {name, width, height, original:
+// [height, width], scaled} or {error}}, whose pixels the host's Python has; the request
+// then goes without pixels, and the samples, the file picker, drop and paste are not
+// offered. Returns {render(state), loadURL(url), destroy()}.
+
+
+// Beside this module: its stylesheet and the samples' folder (both null in the notebook
+// bundle, whose widget.css holds the stylesheet and whose pictures are the kernel's).
+const STYLE = null;
+const SAMPLES = null;
+
+const SAMPLE_TEXT = { camera: "Camera (fine detail)", text: "Text (high contrast)", chelsea: "Chelsea the cat", coffee: "Coffee cup (colour)" };
+const CHANNEL_TEXT = { rgb: "RGB, each channel pooled on its own", grey: "Grey: round(0.299 R + 0.587 G + 0.114 B)", r: "Red", g: "Green", b: "Blue" };
+const CHANNEL_NAMES = { rgb: ["red", "green", "blue"], grey: ["grey"], r: ["red"], g: ["green"], b: ["blue"] };
+
+const MARKUP = `
+<h2 id="picture-title">Pooling a picture</h2>
+<p class="hint picture-privacy" data-own-picture>The picture never leaves the browser: it is decoded and pooled on this device by the page's own Python, and nothing is uploaded.</p>
+<div class="picture-controls">
+  <div class="field" data-own-picture><label for="picture-sample">Sample</label>
+    <select id="picture-sample">${PICTURE_SAMPLES.map((name) => `<option value="${name}">${SAMPLE_TEXT[name] ?? name}</option>`).join("")}<option value="own" hidden>Your picture</option></select></div>
+  <div class="field" data-own-picture><label for="picture-file">Your own picture</label>
+    <input id="picture-file" type="file" accept="image/*"></div>
+  <div class="field"><label for="picture-size">Longer side</label>
+    <select id="picture-size">${["32", "64", "128", "256"].map((n) => `<option value="${n}">${n} px</option>`).join("")}</select></div>
+  <div class="field"><label for="picture-channel">Channel</label>
+    <select id="picture-channel">${Object.entries(CHANNEL_TEXT).map(([value, text]) => `<option value="${value}">${text}</option>`).join("")}</select></div>
+  <div class="field"><label for="picture-repeat">Repeat</label>
+    <select id="picture-repeat">${[1, 2, 3, 4].map((n) => `<option value="${n}">${n} ×</option>`).join("")}</select></div>
+</div>
+<p class="hint"><span data-own-picture>Drop a picture on the pictures below, or paste one (Ctrl+V / ⌘V). </span>Tap the output (or focus it and use the arrow keys) to see one pixel's window in numbers.</p>
+<p id="picture-error" class="picture-error" role="alert"></p>
+<p id="picture-note" class="picture-note" aria-live="polite"></p>
+<div id="picture-row" class="picture-row"></div>
+<p id="picture-share" class="picture-share"></p>
+<section class="picture-zoom panel" aria-labelledby="picture-zoom-title">
+  <h3 id="picture-zoom-title">The selected pixel in numbers</h3>
+  <div class="picture-zoom-grids">
+    <div><h4>Its window, with a margin <span id="picture-zoom-where" class="shape"></span></h4><div id="picture-zoom-input" class="grid-box"></div></div>
+    <div><h4>Output</h4><div id="picture-zoom-output" class="grid-box"></div></div>
+  </div>
+  <p id="picture-explanation" class="explanation"></p>
+</section>
+<details id="picture-code" class="panel code-view" data-own-picture>
+  <summary>Code: this picture in PyTorch and poolgrad</summary>
+  <p class="hint">Python that loads the same picture file into an array of the same shape and pools it as this view does (it needs Pillow to read the file). Save picture writes the input, the output and the gradient side by side as one PNG.</p>
+  <p><button id="picture-save" type="button">Save picture</button></p>
+  <h4>PyTorch</h4><pre><code id="picture-code-torch"></code></pre>
+  <h4>poolgrad</h4><pre><code id="picture-code-poolgrad"></code></pre>
+</details>
+`;
+
+// Each plane of the answer as a typed array over the transferred bytes.
+function planesOf(answer) {
+  const planes = {};
+  for (const { name, shape, offset, dtype } of answer.picture.planes) {
+    const count = shape[0] * shape[1] * shape[2];
+    planes[name] = { shape, values: dtype === "uint8" ? new Uint8Array(answer.planes, offset, count) : new Float32Array(answer.planes, offset, count) };
+  }
+  return planes;
+}
+
+// A plane's RGBA pixels for a canvas: three channels as colour, one channel as grey (the
+// colour channels tinted). The picture's own values are 0–255 already and drawn as they
+// are; values beyond (LP pooling) and the gradient (`stretch`) are stretched from
+// `[low, high]` to 0–255.
+function imageOf({ shape: [channels, height, width], values }, channel, [low, high], stretch) {
+  const image = new ImageData(width, height);
+  const data = image.data;
+  const plane = height * width;
+  const span = high > low ? high - low : 1;
+  const level = (v) => (!stretch && high <= 255 && low >= 0 ? v : ((v - low) / span) * 255);
+  // One channel's gradient in the pool view's gradient green (GRADIENT_HUES, hue 160), so
+  // it never reads as the picture's own values.
+  const tint = stretch ? [0.2, 1, 0.75] : { r: [1, 0, 0], g: [0, 1, 0], b: [0, 0, 1] }[channel] ?? [1, 1, 1];
+  for (let i = 0; i < plane; i += 1) {
+    if (channels === 3) {
+      data[4 * i] = level(values[i]);
+      data[4 * i + 1] = level(values[plane + i]);
+      data[4 * i + 2] = level(values[2 * plane + i]);
+    } else {
+      const v = level(values[i]);
+      data[4 * i] = v * tint[0];
+      data[4 * i + 1] = v * tint[1];
+      data[4 * i + 2] = v * tint[2];
+    }
+    data[4 * i + 3] = 255;
+  }
+  return image;
+}
+
+function formulaText(formula) {
+  if (!formula) return "placed by the output size";
+  const axis = ({ n, k, s, p, d, numerator, size }) => `⌊(${n} + 2·${p} − ${d}·(${k}−1) − 1) / ${s}⌋ + 1 = ⌊${numerator}/${s}⌋ + 1 = ${size}`;
+  return `rows ${axis(formula.rows)}; cols ${axis(formula.cols)}`;
+}
+
+function mountPicture(section, host) {
+  section.innerHTML = MARKUP;
+  if (STYLE) {
+    const link = document.createElement("link");
+    link.rel = "stylesheet";
+    link.href = STYLE;
+    section.prepend(link);
+  }
+  // A host's picture: nothing of the learner's own to open, no sample, no Code panel (the
+  // host's own code made the picture).
+  const hostPicture = host.picture ?? null;
+  if (hostPicture) for (const part of section.querySelectorAll("[data-own-picture]")) part.hidden = true;
+  const $ = (id) => section.querySelector(`#${id}`);
+  const fields = { sample: $("picture-sample"), file: $("picture-file"), size: $("picture-size"), channel: $("picture-channel"), repeat: $("picture-repeat") };
+  const errorBox = $("picture-error");
+  const note = $("picture-note");
+  const row = $("picture-row");
+  const share = $("picture-share");
+  const zoomInput = $("picture-zoom-input");
+  const zoomOutput = $("picture-zoom-output");
+  const zoomWhere = $("picture-zoom-where");
+  const explanation = $("picture-explanation");
+  const code = { torch: $("picture-code-torch"), poolgrad: $("picture-code-poolgrad") };
+
+  // Save picture: the input, every stage and the gradient, side by side at one height,
+  // each scaled by whole pixels (no smoothing), as one PNG.
+  $("picture-save").addEventListener("click", () => {
+    const shown = [...canvases.values()].map((entry) => entry.canvas);
+    if (!shown.length) return;
+    const height = Math.max(...shown.map((canvas) => canvas.height));
+    const gap = 8;
+    const widths = shown.map((canvas) => Math.round(canvas.width * (height / canvas.height)));
+    const sheet = document.createElement("canvas");
+    sheet.width = widths.reduce((sum, width) => sum + width, 0) + gap * (shown.length - 1);
+    sheet.height = height;
+    const context = sheet.getContext("2d");
+    context.imageSmoothingEnabled = false;
+    let x = 0;
+    shown.forEach((canvas, index) => {
+      context.drawImage(canvas, x, 0, widths[index], height);
+      x += widths[index] + gap;
+    });
+    const link = document.createElement("a");
+    link.download = "pooled-picture.png";
+    link.href = sheet.toDataURL("image/png");
+    link.click();
+  });
+
+  const view = {
+    state: null,
+    announced: null, // the selection whose sentence the screen reader last heard
+    own: null, // the learner's own picture: {picture (decoded), name}
+    decoded: new Map(), // sample name -> decoded picture (promise)
+    pixels: null, // {key, pixels, width, height, scaled, transparent, from}
+    answer: null,
+    asked: null,
+    destroyed: false,
+    pending: 0, // work under way (a decode, a request): #picture-row is aria-busy meanwhile
+  };
+
+  // Runs `work` with #picture-row marked busy until it and every other piece of work ends
+  // (the browser tests wait for that, as the learner sees the dimmed pictures).
+  async function busy(work) {
+    view.pending += 1;
+    row.setAttribute("aria-busy", "true");
+    try {
+      return await work();
+    } finally {
+      view.pending -= 1;
+      if (view.pending === 0) row.setAttribute("aria-busy", "false");
+    }
+  }
+
+  // A refused file's sentence stays until the next file or sample; a refused pooling's
+  // goes with the next good answer.
+  function showError(text, from = "file") {
+    errorBox.textContent = text;
+    view.errorFrom = text ? from : null;
+  }
+  showError("");
+
+  function sample(name) {
+    if (!view.decoded.has(name)) {
+      if (!SAMPLES) return Promise.reject(new PictureError(`The sample ${name} is not here: this view shows the picture its host gives.`));
+      const url = new URL(`${name}.png`, SAMPLES);
+      const loading = fetch(url).then((response) => {
+        if (!response.ok) throw new PictureError(`The sample ${name} could not be loaded: the server answered HTTP ${response.status}.`);
+        return response.blob();
+      }).then((blob) => decodePicture(blob, 256));
+      loading.catch(() => view.decoded.delete(name));
+      view.decoded.set(name, loading);
+    }
+    return view.decoded.get(name);
+  }
+
+  // The learner's picture (a file, a drop, a paste, a URL): decoded, then shown; a refusal
+  // keeps the last good picture.
+  function open(blobPromise, name) {
+    return busy(() => openNow(blobPromise, name));
+  }
+
+  async function openNow(blobPromise, name) {
+    try {
+      const blob = await blobPromise;
+      const picture = await decodePicture(blob, Number(view.state?.psize ?? 128));
+      view.own = { picture, name };
+      showError("");
+      fields.sample.value = "own";
+      await refreshNow();
+    } catch (error) {
+      showError(error instanceof PictureError ? error.message : `The picture could not be opened: ${error.message ?? error}`);
+    }
+  }
+
+  fields.file.addEventListener("change", () => {
+    const [file] = fields.file.files;
+    if (file) open(Promise.resolve(file), file.name);
+  });
+  fields.sample.addEventListener("change", () => {
+    if (fields.sample.value === "own") return;
+    view.own = null;
+    showError("");
+    host.change((state) => Object.assign(state, { pic: fields.sample.value, psel: null }));
+  });
+  const settingFields = [["size", "psize"], ["channel", "pch"], ["repeat", "prep"]];
+  for (const [field, key] of settingFields) {
+    fields[field].addEventListener("change", () => host.change((state) => Object.assign(state, { [key]: fields[field].value })));
+  }
+  const onDrop = (event) => {
+    event.preventDefault();
+    if (hostPicture) return;
+    const [file] = event.dataTransfer?.files ?? [];
+    if (file) open(Promise.resolve(file), file.name);
+    else showError("Only a picture file can be dropped here.");
+  };
+  row.addEventListener("dragover", (event) => event.preventDefault());
+  row.addEventListener("drop", onDrop);
+  const onPaste = (event) => {
+    if (section.hidden || hostPicture) return;
+    const item = [...(event.clipboardData?.items ?? [])].find((entry) => entry.kind === "file");
+    if (!item) return;
+    event.preventDefault();
+    open(Promise.resolve(item.getAsFile()), "pasted picture");
+  };
+  document.addEventListener("paste", onPaste);
+
+  // The canvases: input, each stage (the last one is the output), the gradient.
+  const canvases = new Map();
+  function canvasFor(name, label) {
+    if (!canvases.has(name)) {
+      const figure = document.createElement("figure");
+      figure.className = "picture-figure";
+      const frame = document.createElement("div");
+      frame.className = "picture-frame";
+      const canvas = document.createElement("canvas");
+      canvas.dataset.picture = name;
+      canvas.setAttribute("role", "img");
+      const outline = document.createElement("div");
+      outline.className = "picture-outline";
+      outline.hidden = true;
+      const marker = document.createElement("div");
+      marker.className = "picture-marker";
+      marker.hidden = true;
+      frame.append(canvas, outline, marker);
+      const caption = document.createElement("figcaption");
+      figure.append(frame, caption);
+      canvases.set(name, { figure, canvas, caption, outline, marker });
+      if (name === "output") bindOutput(canvas);
+    }
+    const entry = canvases.get(name);
+    entry.label = label;
+    return entry;
+  }
+
+  function bindOutput(canvas) {
+    canvas.tabIndex = 0;
+    const select = (pixel) => host.change((state) => Object.assign(state, { psel: pixel }));
+    canvas.addEventListener("click", (event) => {
+      const box = canvas.getBoundingClientRect();
+      const col = Math.min(canvas.width - 1, Math.max(0, Math.floor(((event.clientX - box.left) / box.width) * canvas.width)));
+      const r = Math.min(canvas.height - 1, Math.max(0, Math.floor(((event.clientY - box.top) / box.height) * canvas.height)));
+      select([r, col]);
+    });
+    canvas.addEventListener("keydown", (event) => {
+      const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+      const move = moves[event.key];
+      if (!move) return;
+      event.preventDefault();
+      const [r, c] = view.state.psel ?? [0, 0];
+      const start = view.state.psel === null;
+      select([Math.min(canvas.height - 1, Math.max(0, r + (start ? 0 : move[0]))), Math.min(canvas.width - 1, Math.max(0, c + (start ? 0 : move[1])))]);
+    });
+  }
+
+  // The pixels to send for the state: the learner's picture or the sample, at the size.
+  const pixelsKey = (state) => `${hostPicture ? "host" : view.own ? `own:${view.own.name}` : `sample:${state.pic}`} ${state.psize}`;
+
+  async function pixelsFor(state) {
+    const size = Number(state.psize);
+    if (hostPicture) return hostPixels(state, size);
+    const from = view.own ? `own:${view.own.name}` : `sample:${state.pic}`;
+    const key = pixelsKey(state);
+    if (view.pixels?.key === key) return view.pixels;
+    const picture = view.own ? view.own.picture : await sample(state.pic);
+    view.pixels = { key, from, source: picture, ...pixelsOf(picture, size) };
+    return view.pixels;
+  }
+
+  // The host's picture at the size: its sides, and no pixels (the host's Python has them).
+  function hostPixels(state, size) {
+    const key = pixelsKey(state);
+    if (view.pixels?.key === key) return view.pixels;
+    const given = hostPicture.at(size);
+    if (given.error) throw new PictureError(given.error);
+    const [originalHeight, originalWidth] = given.original;
+    view.pixels = {
+      key, from: "host", source: { width: originalWidth, height: originalHeight, name: given.name },
+      pixels: null, width: given.width, height: given.height, scaled: given.scaled, transparent: false,
+    };
+    return view.pixels;
+  }
+
+  function requestFor(state, pixels) {
+    const { x, grad_output: gradOutput, unpool, ...settings } = traceRequest({ ...state, x: [[0]], g: null });
+    return {
+      ...settings,
+      kind: "picture",
+      shape: [pixels.height, pixels.width, 4],
+      channel: state.pch,
+      repeat: Number(state.prep),
+      gradient: state.grad,
+      ...(state.psel ? { selection: state.psel } : {}),
+    };
+  }
+
+  function refresh() {
+    return busy(refreshNow);
+  }
+
+  async function refreshNow() {
+    const state = view.state;
+    if (!state || view.destroyed) return;
+    let pixels;
+    try {
+      pixels = await pixelsFor(state);
+    } catch (error) {
+      showError(error instanceof PictureError ? error.message : `The picture could not be read: ${error.message ?? error}`);
+      return;
+    }
+    // A picture opened (or a state changed) while these pixels were decoded: the newer
+    // refresh asks for it.
+    if (pixels.key !== pixelsKey(view.state) || state !== view.state) return;
+    const request = requestFor(state, pixels);
+    const json = JSON.stringify(request);
+    const askKey = `${pixels.key} ${json}`;
+    if (view.asked === askKey) return;
+    view.asked = askKey;
+    let answer;
+    try {
+      answer = await host.latest({ json, pixels: pixels.pixels });
+    } catch {
+      view.asked = null;
+      return; // the page's #status says why Python is not there
+    }
+    if (answer.superseded || view.destroyed || view.asked !== askKey) return;
+    if (answer.error) {
+      showError(`Not a valid pooling of this picture: ${answer.error}`, "pooling");
+      return;
+    }
+    view.answer = { ...answer, pixels, state, planes: planesOf(answer) };
+    // How long Python took in the worker (bench_browser.py reads it beside its own clock).
+    row.dataset.pythonMs = String(Math.round(answer.ms ?? 0));
+    if (view.errorFrom === "pooling") showError("");
+    draw();
+  }
+
+  function draw() {
+    const { picture, planes, pixels, state } = view.answer;
+    const settings = viewTitle(state);
+    const stages = picture.stages;
+    const shown = ["input", ...stages.map((_, i) => (i === stages.length - 1 ? "output" : `stage-${i + 1}`))];
+    if (picture.gradient_share) shown.push("grad-input");
+    const inputSide = sizeText([pixels.height, pixels.width]);
+    const entries = shown.map((name, index) => {
+      if (name === "input") return [name, "input", canvasFor(name, `Input, ${inputSide}`)];
+      if (name === "grad-input") return [name, "grad-input", canvasFor(name, `Gradient at the input, ${inputSide}`)];
+      const stage = stages[index - 1];
+      const side = sizeText(stage.shape.slice(1));
+      const title = stages.length === 1 ? "Output" : `${name === "output" ? "Output, stage" : "Stage"} ${index}`;
+      return [name, `stage-${index}`, canvasFor(name, `${title}, ${side}`), stage];
+    });
+    for (const [name, entry] of canvases) {
+      if (!shown.includes(name)) {
+        entry.figure.remove();
+        canvases.delete(name);
+      }
+    }
+    for (const [name, plane, entry, stage] of entries) {
+      const values = planes[plane];
+      const [, height, width] = values.shape;
+      if (entry.canvas.width !== width) entry.canvas.width = width;
+      if (entry.canvas.height !== height) entry.canvas.height = height;
+      entry.canvas.style.aspectRatio = `${width} / ${height}`;
+      const range = picture.ranges[plane].map(Number);
+      entry.canvas.getContext("2d").putImageData(imageOf(values, state.pch, name === "grad-input" ? [0, range[1]] : range, name === "grad-input"), 0, 0);
+      const channels = CHANNEL_NAMES[state.pch].join(", ");
+      let alt = `${entry.label} pixels, ${channels}`;
+      if (stage) alt += `, after ${settings}; output size ${formulaText(stage.formula)}`;
+      if (name === "grad-input") alt += `: an upstream gradient of ones routed back; the brighter, the more gradient`;
+      entry.canvas.setAttribute("aria-label", alt);
+      entry.caption.textContent = entry.label;
+      if (stage) {
+        const formula = document.createElement("small");
+        formula.textContent = formulaText(stage.formula);
+        entry.caption.append(document.createElement("br"), formula);
+      }
+      row.append(entry.figure);
+    }
+    const notes = [];
+    const source = hostPicture ? pixels.source.name : view.own ? view.own.name : `${SAMPLE_TEXT[state.pic] ?? state.pic} (sample)`;
+    const { width: originalWidth, height: originalHeight } = pixels.source;
+    notes.push(pixels.scaled
+      ? `${source}: scaled down from ${sizeText([originalHeight, originalWidth])} to ${inputSide} pixels (longer side ${state.psize}), keeping its aspect.`
+      : `${source}: ${inputSide} pixels, used pixel for pixel.`);
+    notes.push(...(pixels.source.notes ?? []));
+    if (pixels.transparent) notes.push("Its transparent parts are laid over white before pooling.");
+    note.textContent = notes.join(" ");
+    fields.sample.value = view.own ? "own" : state.pic;
+    fields.sample.querySelector('option[value="own"]').hidden = !view.own;
+    fields.size.value = state.psize;
+    fields.channel.value = state.pch;
+    fields.repeat.value = state.prep;
+    if (picture.gradient_share) {
+      const { reached, pixels: total } = picture.gradient_share;
+      share.textContent = `${reached} of the input's ${total} pixels (${formatNumber(Math.round((reached / total) * 1000) / 10)} %) got some gradient${state.mode === "max" ? ": the ones that won a window" : ""}.`;
+      share.hidden = false;
+    } else {
+      share.hidden = true;
+    }
+    const snippets = pictureSnippets(state, view.own ? view.own.name.split("/").pop() : `${state.pic}.png`);
+    code.torch.textContent = snippets.torch;
+    code.poolgrad.textContent = snippets.poolgrad;
+    drawZoom();
+  }
+
+  function gridTable(name, rows, cols, cell) {
+    const table = document.createElement("table");
+    table.className = "grid";
+    table.dataset.grid = name;
+    table.setAttribute("role", "grid");
+    const head = document.createElement("tr");
+    const corner = document.createElement("th");
+    corner.setAttribute("aria-hidden", "true");
+    head.append(corner);
+    for (const c of cols) {
+      const th = document.createElement("th");
+      th.scope = "col";
+      th.textContent = String(c);
+      head.append(th);
+    }
+    table.append(head);
+    for (const r of rows) {
+      const tr = document.createElement("tr");
+      const th = document.createElement("th");
+      th.scope = "row";
+      th.textContent = String(r);
+      tr.append(th);
+      for (const c of cols) {
+        const td = document.createElement("td");
+        td.className = "cell";
+        td.setAttribute("role", "gridcell");
+        td.dataset.grid = name;
+        td.dataset.row = String(r);
+        td.dataset.col = String(c);
+        cell(td, r, c);
+        tr.append(td);
+      }
+      table.append(tr);
+    }
+    return table;
+  }
+
+  function drawZoom() {
+    const { picture, state } = view.answer;
+    const zoom = picture.zoom;
+    const last = picture.stages.length;
+    const windowOn = last === 1 ? "input" : `stage-${last - 1}`;
+    for (const entry of canvases.values()) {
+      entry.outline.hidden = true;
+      entry.marker.hidden = true;
+    }
+    if (!zoom) {
+      zoomInput.replaceChildren();
+      zoomOutput.replaceChildren();
+      zoomWhere.textContent = "";
+      explanation.textContent = "Tap a pixel of the output (or focus it and press an arrow key) to see its window in numbers.";
+      return;
+    }
+    const [i, j] = zoom.selected;
+    const rowsIn = zoom.window_rows[i];
+    const colsIn = zoom.window_cols[j];
+    const [height, width] = zoom.input_shape;
+    const inside = (r, c) => r >= 0 && c >= 0 && r < height && c < width;
+    const argmax = zoom.argmax?.[i]?.[j] ?? null;
+    const span = (lines) => [Math.min(...lines), Math.max(...lines)];
+    const [top, bottom] = span(rowsIn.filter((r) => r >= 0 && r < height));
+    const [left, right] = span(colsIn.filter((c) => c >= 0 && c < width));
+    const target = canvases.get(windowOn);
+    if (target) {
+      Object.assign(target.outline.style, {
+        left: `${(left / width) * 100}%`, top: `${(top / height) * 100}%`,
+        width: `${((right - left + 1) / width) * 100}%`, height: `${((bottom - top + 1) / height) * 100}%`,
+      });
+      target.outline.hidden = false;
+    }
+    const output = canvases.get("output");
+    const [outH, outW] = zoom.output_shape;
+    Object.assign(output.marker.style, { left: `${(j / outW) * 100}%`, top: `${(i / outH) * 100}%`, width: `${100 / outW}%`, height: `${100 / outH}%` });
+    output.marker.hidden = false;
+    const lines = (a, b) => Array.from({ length: b - a + 1 }, (_, k) => a + k);
+    const boxRows = lines(...zoom.box.rows);
+    const boxCols = lines(...zoom.box.cols);
+    const windowSet = new Set(rowsIn.flatMap((r) => colsIn.map((c) => `${r},${c}`)));
+    zoomInput.replaceChildren(gridTable("zoom-input", boxRows, boxCols, (td, r, c) => {
+      const value = zoom.input[r][c];
+      td.textContent = formatNumber(value);
+      const roles = [];
+      if (windowSet.has(`${r},${c}`) && inside(r, c)) {
+        td.dataset.inWindow = "true";
+        roles.push("in the window");
+      }
+      if (argmax && argmax[0] === r && argmax[1] === c) {
+        td.dataset.argmax = "true";
+        roles.push("the maximum");
+      }
+      td.setAttribute("aria-label", `Row ${r}, col ${c}: ${formatNumber(value)}${roles.length ? `; ${roles.join("; ")}` : ""}`);
+    }));
+    zoomOutput.replaceChildren(gridTable("zoom-output", [i], [j], (td) => {
+      td.textContent = formatNumber(zoom.output[i][j]);
+      td.setAttribute("aria-selected", "true");
+      td.setAttribute("aria-label", `Output row ${i}, col ${j}: ${formatNumber(zoom.output[i][j])}`);
+    }));
+    const channel = CHANNEL_NAMES[state.pch][zoom.channel];
+    zoomWhere.textContent = `(${channel} channel of ${last === 1 ? "the input" : `stage ${last - 1}`})`;
+    explanation.textContent = explanationText({ sel: [i, j], grad: state.grad }, zoom);
+    // A new selection is said, as the pool view says a tapped cell's sentence.
+    const said = `${i},${j}`;
+    if (view.announced !== said) {
+      view.announced = said;
+      host.announce(explanation.textContent);
+    }
+  }
+
+  return {
+    render(state) {
+      view.state = state;
+      fields.size.value = state.psize;
+      fields.channel.value = state.pch;
+      fields.repeat.value = state.prep;
+      if (!view.own) fields.sample.value = state.pic;
+      refresh();
+    },
+    loadURL(url) {
+      open(fetchPicture(url), url);
+    },
+    destroy() {
+      view.destroyed = true;
+      document.removeEventListener("paste", onPaste);
+    },
+  };
+}
+return Object.freeze({ mountPicture });
+})();
 
 // web/widget/mount.js
 const $widget_mount = (() => {
@@ -3955,7 +5987,9 @@ let lanes = 0;
 //   invalid(message): the status text for a refused model (default "Not valid: …");
 //   name: the widget's name among several on a page, added to its landmarks' labels;
 //   scheme: the colour-scheme source, {current() -> "light" | "dark", subscribe(callback)
-//     -> unsubscribe} (a notebook's theme); default, the system's (prefers-color-scheme).
+//     -> unsubscribe} (a notebook's theme); default, the system's (prefers-color-scheme);
+//   picture: a picture the host's Python holds, for the picture view (picture-view.js
+//     says its shape); default, the samples and the learner's own files.
 async function mount(element, model, options = {}) {
   const traces = options.traces ?? (await Promise.resolve($runtime_page_traces)).pageTraces();
   return mountWith(element, model, { ...options, traces });
@@ -4115,6 +6149,7 @@ function mountWith(element, model, options) {
         latest: (request) => traces.latest(request, `${lane}-picture`),
         change: (mutator) => change(mutator),
         announce: (text) => announce(text),
+        picture: options.picture,
       });
       if (app.state.view === "picture") render();
     }, (problem) => {
@@ -4601,6 +6636,7 @@ return Object.freeze({ PARTS, mount });
 })();
 
 // web/notebook.js
+const { chainRequestKey } = $chain_request;
 const { mount } = $widget_mount;
 const { InputError, requestKey, stateFromModel } = $widget_state;
 // The notebook host: anywidget's render({ model, el }) for poolgrad.Widget (py/poolgrad/
@@ -4676,12 +6712,15 @@ export function notebookModel(model) {
   };
 }
 
-// The request key (state.js requestKey) of settings in the model's keys, or null for
-// settings the page's rules refuse.
+// The request key of settings in the model's keys (state.js requestKey, the chain's
+// chainRequestKey), or null for settings the page's rules refuse and for the picture view
+// (whose requests carry their pixels' shape, answered by the kernel each time).
 export function viewKey(settings) {
   if (!settings) return null;
   try {
-    return requestKey(stateFromModel((key) => settings[key] ?? null));
+    const state = stateFromModel((key) => settings[key] ?? null);
+    if (state.view === "picture") return null;
+    return state.view === "chain" ? chainRequestKey(state) : requestKey(state);
   } catch (problem) {
     if (problem instanceof InputError) return null;
     throw problem;
@@ -4690,7 +6729,9 @@ export function viewKey(settings) {
 
 // The trace source (docs/design.md, "mount"): each request goes to the kernel as a custom
 // message {type: "trace", id, key}, which widget.py answers with poolgrad.wire.run_trace
-// ({type: "trace", id, answer}). The kernel also syncs the trace of every view it computes
+// ({type: "trace", id, answer}). A picture's request ({json, pixels}, pixels null for the
+// kernel's own picture) goes as {type: "picture", id, key: json} with its pixels, if any,
+// as the message's one buffer, and its answer's planes come back as the answer's buffer. The kernel also syncs the trace of every view it computes
 // (`trace`, which a saved notebook keeps) with the settings it computed it from
 // (`trace_settings`): a request for that view is answered from it, with no round trip,
 // and so is one still waiting when it arrives. No Python to boot: ready at once.
@@ -4718,25 +6759,31 @@ export function kernelTraces(model, timeoutMs = KERNEL_TIMEOUT_MS) {
       + "(run the widget's cell again; a notebook opened from its saved state shows its last view only).",
     timedOut: true,
   });
-  const ask = (key, lane) => {
+  const ask = (key, lane, pixels = undefined) => {
     const id = `${source}:${++count}`;
     return new Promise((resolve) => {
       waiting.set(id, { key, lane, resolve, timer: setTimeout(() => settle(id, unanswered()), timeoutMs) });
       if (lane !== null) lanes.set(lane, id);
       try {
-        model.send({ type: "trace", id, key });
+        if (pixels === undefined) model.send({ type: "trace", id, key });
+        else model.send({ type: "picture", id, key }, undefined, pixels ? [pixels] : []);
       } catch {
         settle(id, unanswered());
       }
     });
   };
-  const onMessage = (message) => {
-    if (message?.type !== "trace" || !waiting.has(message.id)) return;
+  const onMessage = (message, buffers) => {
+    if ((message?.type !== "trace" && message?.type !== "picture") || !waiting.has(message.id)) return;
     let answer;
     try {
       answer = JSON.parse(message.answer);
     } catch {
       answer = { error: "the kernel's answer was not JSON" };
+    }
+    if (message.type === "picture" && answer.picture) {
+      // The planes as an ArrayBuffer of their own, as the page's worker hands them over.
+      const [planes] = buffers ?? [];
+      answer.planes = planes ? planes.buffer.slice(planes.byteOffset, planes.byteOffset + planes.byteLength) : new ArrayBuffer(0);
     }
     settle(message.id, answer);
   };
@@ -4749,6 +6796,7 @@ export function kernelTraces(model, timeoutMs = KERNEL_TIMEOUT_MS) {
   return {
     latest(key, lane) {
       if (lanes.has(lane)) settle(lanes.get(lane), { superseded: true });
+      if (typeof key === "object") return ask(key.json, lane, key.pixels ?? null);
       if (key === syncedKey()) return Promise.resolve({ trace: model.get("trace") });
       return ask(key, lane);
     },
@@ -4762,6 +6810,24 @@ export function kernelTraces(model, timeoutMs = KERNEL_TIMEOUT_MS) {
       model.off("msg:custom", onMessage);
       model.off("change:trace_settings", onSynced);
       for (const id of [...waiting.keys()]) settle(id, { superseded: true });
+    },
+  };
+}
+
+// The picture view's picture: the kernel's (poolgrad.Widget(image)), described by the
+// `picture_source` trait, {name, shape: [height, width], sizes: {size: [height, width]}}
+// (the sides Python scales it to for each longer side the view offers); its pixels stay
+// in the kernel. A widget made without a picture has none to offer.
+export function kernelPicture(model) {
+  return {
+    at(size) {
+      const source = model.get("picture_source") ?? {};
+      const sides = source.sizes?.[String(size)];
+      if (!sides) {
+        return { error: "This widget has no picture: make one with poolgrad.Widget(image), image an (H, W), (H, W, 3) or (3, H, W) array." };
+      }
+      const [height, width] = sides;
+      return { name: source.name, width, height, original: source.shape, scaled: height !== source.shape[0] || width !== source.shape[1] };
     },
   };
 }
@@ -4809,6 +6875,7 @@ async function render({ model, el }) {
     traces,
     parts: PARTS,
     scheme,
+    picture: kernelPicture(model),
     invalid: (message) => `Not valid: ${message}. The widget keeps its last good view.`,
   });
   const showMismatches = () => widget.showMismatches(model.get("mismatches"));

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import {
-  EXERCISES, ExerciseRunner, caseState, dedent, indent, mismatchMarks, newline, parseAnswer, resultText, shownPair, storageKey,
+  EXERCISES, ExerciseRunner, caseGrids, caseState, dedent, indent, mismatchMarks, newline, panelMarks, parseAnswer, resultText,
+  shownPair, storageKey,
 } from "../../web/exercise/exercise.js";
 import { serialiseState } from "../../web/widget/state.js";
 
@@ -33,6 +34,62 @@ test("a failing backward case becomes the widget state that shows it, through th
     ["grad-input:1,1", { expected: "0", got: "1" }],
   ]);
   assert.equal(resultText("backward", answer), `${TIES.sentence} The case: a 2 × 2 input_map, pool_size=2, stride=2. Wrong: input gradient (0,0) expected 1, got 0; input gradient (1,1) expected 0, got 1. The grids show the right answer; cells marked ≠ are where yours differs.`);
+});
+
+// The checker's answer for CONV["unweighted"] (tests/exercise_solutions.py): dL/dW as if
+// dL/dY were ones, on the lesson's conv example, as poolgrad.exercise_check writes it (the
+// mismatches cut to two).
+const LESSON_X = [[3, 0, 1, 2, 7], [1, 5, 8, 9, 3], [2, 7, 2, 5, 1], [0, 1, 3, 1, 7], [4, 2, 1, 6, 2]];
+const LESSON_GRAD_X = [[1, 2, 2, -2, -3], [5, 7, 4, -7, -9], [12, 15, 6, -15, -18], [11, 13, 4, -13, -15], [7, 8, 2, -8, -9]];
+const UNWEIGHTED = {
+  state: "fail",
+  exercise: "conv2d_backward",
+  rule: "example",
+  sentence: "Case 1 of 8 fails on the lesson's example. 9 cells differ from the reference (9 of dL/dW): the case is shown below, wrong cells marked.",
+  case: {
+    number: 1, total: 8, rule: "example",
+    x: LESSON_X, w: [[1, 0, -1], [1, 0, -1], [1, 0, -1]], grad_output: [[1, 2, 3], [4, 5, 6], [7, 8, 9]],
+    expected: { grad_w: [[171, 232, 184], [125, 156, 166], [98, 127, 147]], grad_x: LESSON_GRAD_X },
+    got: { grad_w: [[29, 39, 38], [29, 41, 39], [22, 28, 28]], grad_x: LESSON_GRAD_X },
+  },
+  mismatches: [
+    { grid: "grad-weight", row: 0, col: 0, expected: 171.0, got: 29.0 },
+    { grid: "grad-weight", row: 0, col: 1, expected: 232.0, got: 39.0 },
+  ],
+};
+
+test("a failing conv2d_backward case becomes the panel's grids, its wrong dL/dW cells marked", () => {
+  const answer = parseAnswer(JSON.stringify(UNWEIGHTED), "conv2d_backward");
+  assert.deepEqual(caseGrids("conv2d_backward", answer.case).map(({ name, title, values }) => [name, title, values.length, values[0].length]), [
+    ["exercise-x", "x", 5, 5],
+    ["exercise-w", "w", 3, 3],
+    ["exercise-grad-output", "grad_output (dL/dY)", 3, 3],
+    ["exercise-grad-weight", "dL/dW, the right answer", 3, 3],
+    ["exercise-grad-input", "dL/dX, the right answer", 5, 5],
+  ]);
+  assert.deepEqual(caseGrids("conv2d_backward", answer.case)[3].values[0], [171, 232, 184]);
+  assert.deepEqual([...panelMarks(answer.mismatches)], [
+    ["exercise-grad-weight:0,0", { expected: "171", got: "29" }],
+    ["exercise-grad-weight:0,1", { expected: "232", got: "39" }],
+  ]);
+  assert.equal(resultText("conv2d_backward", answer), `${UNWEIGHTED.sentence} The case: x 5 × 5, w 3 × 3, grad_output 3 × 3. Wrong: dL/dW (0,0) expected 171, got 29; dL/dW (0,1) expected 232, got 39. The grids show the right answer; cells marked ≠ are where yours differs.`);
+  // A pooling grid's name is not one of conv2d_backward's, and a case without its dL/dX is not drawn.
+  assert.deepEqual(parseAnswer(JSON.stringify({ ...UNWEIGHTED, mismatches: [{ grid: "output", row: 0, col: 0, expected: 1, got: 2 }] }), "conv2d_backward").mismatches, []);
+  const noGradX = { ...UNWEIGHTED, case: { ...UNWEIGHTED.case, expected: { grad_w: UNWEIGHTED.case.expected.grad_w } } };
+  assert.equal(parseAnswer(JSON.stringify(noGradX), "conv2d_backward").case, null);
+});
+
+test("a failing mse_loss_backward case shows prediction, target and the right gradient", () => {
+  const answer = parseAnswer(JSON.stringify({
+    state: "fail", sentence: "Case 2 of 8 fails on the mean.",
+    case: { number: 2, total: 8, rule: "mean", prediction: [[1, 2, 3], [4, 5, 6]], target: [[0, 0, 0], [0, 0, 0]],
+      expected: [[1 / 3, 2 / 3, 1], [4 / 3, 5 / 3, 2]], got: [[0.5, 1, 1.5], [2, 2.5, 3]] },
+    mismatches: [{ grid: "grad-prediction", row: 0, col: 0, expected: 1 / 3, got: 0.5 }],
+  }), "mse_loss_backward");
+  assert.deepEqual(caseGrids("mse_loss_backward", answer.case).map(({ name }) => name),
+    ["exercise-prediction", "exercise-target", "exercise-grad-prediction"]);
+  assert.deepEqual(panelMarks(answer.mismatches).get("exercise-grad-prediction:0,0"), { expected: "0.3333", got: "0.5" });
+  assert.equal(resultText("mse_loss_backward", answer), "Case 2 of 8 fails on the mean. The case: prediction and target 2 × 3. Wrong: dL/dprediction (0,0) expected 0.3333, got 0.5. The grids show the right answer; cells marked ≠ are where yours differs.");
 });
 
 test("a failing forward case selects its first wrong output and keeps gradients off", () => {
@@ -91,6 +148,8 @@ test("Enter keeps the indentation, one level more after a colon", () => {
 test("the starters define the exercise's function with a docstring and a stub body", () => {
   assert.match(EXERCISES.forward.starter, /^def max_pool2d\(image, pool_size=2\):$/m);
   assert.match(EXERCISES.backward.starter, /^def max_pool2d_backward\(input_map, grad_output, pool_size=2, stride=2\):$/m);
+  assert.match(EXERCISES.conv2d_backward.starter, /^def conv2d_backward\(x, w, grad_output\):$/m);
+  assert.match(EXERCISES.mse_loss_backward.starter, /^def mse_loss_backward\(prediction, target\):$/m);
   for (const exercise of Object.values(EXERCISES)) assert.match(exercise.starter, /"""[\s\S]+"""\n    raise NotImplementedError\n$/);
   assert.equal(storageKey("/course/pooling/", "forward"), "poolgrad:/course/pooling/:exercise:forward");
 });
@@ -121,7 +180,7 @@ class FakeWorker extends EventTarget {
   }
 }
 
-const CASES = { forward: "[\"forward inputs\"]", backward: "[]" };
+const CASES = { forward: "[\"forward inputs\"]", backward: "[]", conv2d_backward: "[]", mse_loss_backward: "[]" };
 
 // A runner whose learners answer with `reply` and whose judge answers with `judge`;
 // `starts` (per role, a list) replaces the first workers' ready messages, in order.

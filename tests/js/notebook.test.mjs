@@ -3,7 +3,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { kernelTraces, notebookModel, viewKey } from "../../web/notebook.js";
+import { chainRequestKey } from "../../web/chain/request.js";
+import { kernelPicture, kernelTraces, notebookModel, viewKey } from "../../web/notebook.js";
 import { FIXTURE, defaultState, requestKey } from "../../web/widget/state.js";
 
 // anywidget's model, as the kernel's settings arrive in it (one message: set, then events).
@@ -17,7 +18,7 @@ function fakeModel(values) {
       values[key] = value;
     },
     save_changes() {},
-    send: (message) => sent.push(message),
+    send: (message, _callbacks, buffers) => sent.push(buffers === undefined ? message : { ...message, buffers }),
     on(event, handler) {
       if (!handlers.has(event)) handlers.set(event, new Set());
       handlers.get(event).add(handler);
@@ -29,8 +30,8 @@ function fakeModel(values) {
       for (const key of Object.keys(changes)) for (const handler of handlers.get(`change:${key}`) ?? []) handler();
       for (const handler of handlers.get("change") ?? []) handler();
     },
-    message(content) {
-      for (const handler of handlers.get("msg:custom") ?? []) handler(content);
+    message(content, buffers) {
+      for (const handler of handlers.get("msg:custom") ?? []) handler(content, buffers);
     },
   };
 }
@@ -112,4 +113,38 @@ test("a request no kernel answers ends in an error that says it needs the kernel
     throw new Error("no comm");
   };
   assert.equal((await kernelTraces(throwing, 60000).latest(viewKey({ ...SETTINGS, padding: [1, 1] }), "a")).timedOut, true);
+});
+
+test("the chain view's key is the chain's request key, and a picture view has none to sync", () => {
+  const chain = { ...SETTINGS, view: "chain", chain_pool: "avg", steps: 2 };
+  const state = defaultState();
+  Object.assign(state, { view: "chain", cpool: "avg", steps: 2 });
+  assert.equal(viewKey(chain), chainRequestKey(state));
+  assert.equal(viewKey({ ...SETTINGS, view: "picture" }), null);
+});
+
+test("a picture request goes with its pixels as the message's buffer, and its planes come back as an ArrayBuffer", async () => {
+  const model = fakeModel({ ...SETTINGS, trace: {}, trace_settings: {} });
+  const traces = kernelTraces(model);
+  const pixels = new Uint8Array([1, 2, 3, 255]);
+  const answered = traces.latest({ json: '{"kind": "picture"}', pixels }, "lane");
+  const [sent] = model.sent;
+  assert.deepEqual([sent.type, sent.key, sent.buffers], ["picture", '{"kind": "picture"}', [pixels]]);
+  // The kernel's buffer arrives as a view into a larger buffer: the planes are its bytes alone.
+  const wire = new Uint8Array([9, 9, 7, 8, 9, 10, 9]);
+  model.message({ type: "picture", id: sent.id, answer: '{"picture": {"planes": []}}' }, [new DataView(wire.buffer, 2, 4)]);
+  const answer = await answered;
+  assert.deepEqual([...new Uint8Array(answer.planes)], [7, 8, 9, 10]);
+  // The kernel's own picture: no pixels, no buffer; a refusal has no planes.
+  const own = traces.latest({ json: "{}", pixels: null }, "lane");
+  assert.deepEqual(model.sent[1].buffers, []);
+  model.message({ type: "picture", id: model.sent[1].id, answer: '{"error": "no"}' }, []);
+  assert.deepEqual(await own, { error: "no" });
+  traces.close();
+});
+
+test("the kernel's picture at a size: the sides the kernel gave, or why there is none", () => {
+  const picture = kernelPicture(fakeModel({ picture_source: { name: "The kernel's picture", shape: [300, 200], sizes: { 128: [128, 85], 256: [256, 171] } } }));
+  assert.deepEqual(picture.at(128), { name: "The kernel's picture", width: 85, height: 128, original: [300, 200], scaled: true });
+  assert.match(kernelPicture(fakeModel({ picture_source: {} })).at(128).error, /poolgrad\.Widget\(image\)/);
 });

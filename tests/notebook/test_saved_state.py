@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from lesson_fixture import FIXTURE_ROWS
-from widget_driver import GRID_ROWS
+from widget_driver import GRID_ROWS, shown
 
 pytest.importorskip("anywidget")
 
@@ -103,3 +103,16 @@ def test_a_view_the_state_does_not_hold_says_it_needs_the_kernel(saved_page):
     assert unanswered["timedOut"] is True and "needs the notebook's kernel" in unanswered["error"]
     assert sent == ["trace", "trace"]
     assert problems == []
+
+
+def test_a_saved_chain_view_draws_from_its_trace_with_no_kernel(saved_page):
+    # The kernel's trace_settings give the very request key the chain view asks for, so
+    # the saved chain_trace answers it: nothing is sent.
+    open_, requests, problems = saved_page
+    w = poolgrad.Widget(view="chain", steps=2)
+    page = open_(w)
+    widget = page.locator(".poolgrad-notebook")
+    expect(widget.locator("#chain-loss")).to_have_text(shown(w.chain["loss"]))
+    expect(widget.locator("#status")).to_have_attribute("data-state", "ready")
+    assert page.evaluate("() => window.sent") == []
+    assert [url for url in requests if not url.startswith("blob:")] == [] and problems == []

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from exercise_solutions import BACKWARD, FORWARD
+from exercise_solutions import BACKWARD, CONV, FORWARD, MSE
 from lesson_fixture import FIXTURE_ROWS
 from poolgrad import exercise_check, exercise_run, exercises
 
@@ -26,8 +26,148 @@ def test_correct_solutions_pass(exercise, source):
 
 
 def test_the_reference_passes_its_own_checks():
-    assert exercise_check.check("from poolgrad.exercises import max_pool2d", "forward")["state"] == "pass"
-    assert exercise_check.check("from poolgrad.exercises import max_pool2d_backward", "backward")["state"] == "pass"
+    for exercise, name in exercise_check.FUNCTION_NAMES.items():
+        assert exercise_check.check(f"from poolgrad.exercises import {name}", exercise)["state"] == "pass"
+
+
+@pytest.mark.parametrize("exercise, source", [("conv2d_backward", CONV["scatter"]), ("conv2d_backward", CONV["full"]),
+                                              ("mse_loss_backward", MSE["right"])],
+                         ids=["conv-scatter", "conv-full", "mse"])
+def test_correct_chain_solutions_pass(exercise, source):
+    answer = exercise_check.check(source, exercise)
+    assert answer == {"state": "pass", "exercise": exercise, "sentence": {
+        "conv2d_backward": "All 8 cases pass: the lesson's example, the flipped filter, a 1 x 1 filter, a filter as "
+                           "big as its input, negative values, non-square inputs, decimals, random inputs.",
+        "mse_loss_backward": "All 8 cases pass: the lesson's example, the mean, the sign, a perfect prediction, one "
+                             "cell, non-square inputs, decimals, random inputs."}[exercise]}
+
+
+def test_the_conv_cases_start_from_the_lesson_s_recorded_example():
+    with np.load(Path(__file__).resolve().parents[1] / "data" / "golden.npz") as golden:
+        first = exercise_check.CASES["conv2d_backward"][0]
+        assert first.x.tolist() == golden["lesson/x"][0].tolist()
+        assert first.w.tolist() == golden["lesson/weight"][0, 0].tolist()
+        assert first.grad_output.tolist() == golden["lesson/ramp"][0].tolist()
+        assert first.expected[0].tolist() == golden["lesson/grad_weight"][0, 0].tolist()
+        assert first.expected[1].tolist() == golden["lesson/grad_input"][0].tolist()
+    shapes = {(case.rule, case.w.shape, case.x.shape) for case in exercise_check.CASES["conv2d_backward"]}
+    assert ("one-by-one", (1, 1), (3, 4)) in shapes and ("whole-filter", (3, 3), (3, 3)) in shapes
+    assert ("non-square", (2, 3), (4, 6)) in shapes
+    assert any((case.x < 0).any() and (case.w < 0).any() and (case.grad_output < 0).any()
+               for case in exercise_check.CASES["conv2d_backward"])
+
+
+def test_unweighted_weight_gradient_marks_every_dl_dw_cell_and_no_dl_dx_cell():
+    answer = exercise_check.check(CONV["unweighted"], "conv2d_backward")
+    assert (answer["state"], answer["rule"]) == ("fail", "example")
+    assert answer["sentence"] == ("Case 1 of 8 fails on the lesson's example. 9 cells differ from the reference "
+                                  "(9 of dL/dW): the case is shown below, wrong cells marked.")
+    # The windows summed without their gradient: x's 3 x 3 windows added up.
+    assert answer["case"]["got"]["grad_w"] == [[29, 39, 38], [29, 41, 39], [22, 28, 28]]
+    assert answer["case"]["expected"]["grad_w"] == [[171, 232, 184], [125, 156, 166], [98, 127, 147]]
+    assert answer["case"]["got"]["grad_x"] == answer["case"]["expected"]["grad_x"]
+    assert answer["mismatches"][:2] == [{"grid": "grad-weight", "row": 0, "col": 0, "expected": 171.0, "got": 29.0},
+                                        {"grid": "grad-weight", "row": 0, "col": 1, "expected": 232.0, "got": 39.0}]
+    assert {(m["grid"], m["row"], m["col"]) for m in answer["mismatches"]} == {
+        ("grad-weight", r, c) for r in range(3) for c in range(3)}
+    json.dumps(answer, allow_nan=False)
+
+
+def test_a_filter_flipped_one_way_fails_on_the_asymmetric_filter():
+    answer = exercise_check.check(CONV["columns_flipped"], "conv2d_backward")
+    assert (answer["state"], answer["rule"]) == ("fail", "flip")
+    assert answer["sentence"].startswith("Case 2 of 8 fails on the flipped filter: dL/dX correlates dL/dY with w "
+                                         "turned 180° (both axes)")
+    assert "14 cells differ from the reference (14 of dL/dX)" in answer["sentence"]
+    case = answer["case"]
+    assert case["w"] == [[1, 2], [3, 4]]
+    # dL/dX[0][0] meets only w[0][0] (output (0, 0)'s top left): 1 * 1; the mistake uses w[0][1].
+    assert answer["mismatches"][0] == {"grid": "grad-input", "row": 0, "col": 0, "expected": 1.0, "got": 3.0}
+    for wrong in answer["mismatches"]:
+        assert wrong["grid"] == "grad-input"
+        assert case["expected"]["grad_x"][wrong["row"]][wrong["col"]] == wrong["expected"]
+        assert case["got"]["grad_x"][wrong["row"]][wrong["col"]] == wrong["got"]
+
+
+@pytest.mark.parametrize("mistake, sentence", [
+    ("swapped", "Case 1 of 8 fails on the output's shape. dL/dW comes first, shaped like w (3 x 3), then dL/dX, "
+                "shaped like x (5 x 5); yours are the other way round: return grad_w, grad_x."),
+    ("as_list", "Case 1 of 8 fails on the return type. conv2d_backward must return two grids, grad_w, grad_x (a "
+                "tuple); yours returned one grid."),
+])
+def test_conv_return_mistakes_say_what_to_return(mistake, sentence):
+    answer = exercise_check.check(CONV[mistake], "conv2d_backward")
+    assert answer["state"] == "fail" and answer["sentence"] == sentence and answer["mismatches"] == []
+
+
+def test_conv_wrong_tuples_and_shapes_are_named():
+    head = "from poolgrad.exercises import conv2d_backward as right\ndef conv2d_backward(x, w, grad_output):\n"
+
+    def sentence(body):
+        return exercise_check.check(head + body, "conv2d_backward")["sentence"].split(". ", 1)[1]
+
+    assert sentence("    return right(x, w, grad_output) + (1,)\n") == (
+        "conv2d_backward must return two grids, grad_w, grad_x; yours returned 3 items.")
+    assert sentence("    return right(x, w, grad_output)[:1]\n") == (
+        "conv2d_backward must return two grids, grad_w, grad_x; yours returned 1 item.")
+    assert sentence("    return None\n") == "conv2d_backward must return two grids, grad_w, grad_x (a tuple); yours returned NoneType."
+    assert sentence("    gw, gx = right(x, w, grad_output)\n    return gw, gx[1:]\n") == (
+        "grad_x (dL/dX) should be 5 x 5, the shape of x; yours is 4 x 5.")
+    assert sentence("    gw, gx = right(x, w, grad_output)\n    return gw, 'gx'\n") == (
+        "grad_x (dL/dX) must be a NumPy array (or a list of rows); yours is str.")
+    assert sentence("    gw, gx = right(x, w, grad_output)\n    return gw > 0, gx\n") == (
+        "grad_w should hold numbers; yours has dtype bool.")
+    assert sentence("    gw, gx = right(x, w, grad_output)\n    return gw.tolist(), [[1, 2], [3]]\n") == (
+        "grad_x (dL/dX) should be 5 x 5, the shape of x; yours is 2 rows of different lengths.")
+    assert sentence("    gw, gx = right(x, w, grad_output)\n    return gw, []\n") == (
+        "grad_x (dL/dX) should be 5 x 5, the shape of x; yours is 0 x 0.")
+    # Lists of rows are grids too, and an answer within 1e-9 of the reference passes.
+    assert exercise_check.check(head + "    gw, gx = right(x, w, grad_output)\n"
+                                       "    return (gw * (1 + 1e-12)).tolist(), gx.tolist()\n",
+                                "conv2d_backward")["state"] == "pass"
+    nan = exercise_check.check(head + "    gw, gx = right(x, w, grad_output)\n    gx[0, 0] = float('nan')\n"
+                                      "    return gw, gx\n", "conv2d_backward")
+    assert nan["mismatches"] == [{"grid": "grad-input", "row": 0, "col": 0, "expected": 1.0, "got": "NaN"}]
+
+
+@pytest.mark.parametrize("mistake, rule, first_wrong, count", [
+    ("no_mean", "example", {"row": 0, "col": 0, "expected": 1.0, "got": 4.0}, 3),
+    ("square_only", "mean", {"row": 0, "col": 0, "expected": 1 / 3, "got": 0.5}, 6),
+])
+def test_mse_mistakes_mark_the_wrong_gradient_cells(mistake, rule, first_wrong, count):
+    answer = exercise_check.check(MSE[mistake], "mse_loss_backward")
+    assert (answer["state"], answer["rule"]) == ("fail", rule)
+    assert f"{count} cells differ from the reference: the case is shown below, wrong cells marked." in answer["sentence"]
+    assert answer["mismatches"][0] == {"grid": "grad-prediction", **first_wrong}
+    assert len(answer["mismatches"]) == count
+    case = answer["case"]
+    assert case["expected"] == exercises.mse_loss_backward(case["prediction"], case["target"]).tolist()
+
+
+def test_returning_the_loss_says_the_gradient_has_one_value_per_cell():
+    answer = exercise_check.check(MSE["the_loss"], "mse_loss_backward")
+    assert answer["sentence"] == (
+        "Case 1 of 8 fails on the return type. mse_loss_backward must return a NumPy array shaped like prediction "
+        "(2 x 2), one gradient per cell; yours returned float64: the loss is one number, its gradient one per cell.")
+    zero_d = exercise_check.check("import numpy as np\ndef mse_loss_backward(p, t):\n    return np.array(1.0)\n",
+                                  "mse_loss_backward")
+    assert zero_d["sentence"].endswith("The gradient should be 2 x 2, the shape of prediction; yours is a single "
+                                       "number: the loss is one number, its gradient one per cell.")
+
+
+def test_chain_exercises_report_exceptions_timeouts_and_the_starter():
+    starter = exercise_check.check(CONV["starter"], "conv2d_backward")
+    assert starter["state"] == "error" and starter["sentence"] == (
+        "Case 1 of 8 (the lesson's example): your function still raises NotImplementedError on line 2 of your code: "
+        "replace it with your code.")
+    assert starter["case"]["w"] == [[1, 0, -1], [1, 0, -1], [1, 0, -1]]
+    assert exercise_check.judge("mse_loss_backward", [], {"how": "timeout", "seconds": 5})["sentence"].startswith(
+        "Your code was still running after 5 s, on case 1 of 8 (the lesson's example)")
+    # The learner's function may scribble on its arguments: the next case still compares with the reference.
+    vandal = ("def mse_loss_backward(prediction, target):\n    grad = 2 * (prediction - target) / prediction.size\n"
+              "    prediction[...] = target[...] = 0\n    return grad\n")
+    assert exercise_check.check(vandal, "mse_loss_backward")["state"] == "pass"
+    assert exercise_check.CASES["mse_loss_backward"][0].target.tolist() == [[2, 1], [0, 3]]
 
 
 @pytest.mark.parametrize("mistake, rule, first_wrong", [
@@ -221,6 +361,10 @@ def test_every_rule_is_tested_by_a_case():
     assert {"example", "ties", "overlap", "negatives", "leftover", "gaps", "rounding"} <= backward_rules
     dtypes = {case.x.dtype for case in exercise_check.CASES["forward"]}
     assert {np.dtype(np.int8), np.dtype(np.uint16), np.dtype(np.int32), np.dtype(np.float32)} <= dtypes
+    assert {"example", "flip", "one-by-one", "whole-filter", "signs", "non-square", "decimals"} <= {
+        case.rule for case in exercise_check.CASES["conv2d_backward"]}
+    assert {"example", "mean", "direction", "perfect", "one-cell", "non-square", "decimals"} <= {
+        case.rule for case in exercise_check.CASES["mse_loss_backward"]}
     # Every case fits the widget's grids (at most 16 x 16), so the page can load it.
     for case in exercise_check.CASES["forward"] + exercise_check.CASES["backward"]:
         assert case.x.ndim == 2 and max(case.x.shape) <= 16
@@ -304,8 +448,12 @@ def test_python_stopping_under_the_learners_code_is_named():
 
 def test_the_exercise_signatures_come_from_the_reference_functions():
     assert exercise_run.signature_text("forward") == "def max_pool2d(image, pool_size=2)"
+    assert exercise_run.signature_text("conv2d_backward") == "def conv2d_backward(x, w, grad_output)"
+    assert exercise_run.signature_text("mse_loss_backward") == "def mse_loss_backward(prediction, target)"
     assert exercise_check.FUNCTION_NAMES == {"forward": exercises.max_pool2d.__name__,
-                                             "backward": exercises.max_pool2d_backward.__name__}
+                                             "backward": exercises.max_pool2d_backward.__name__,
+                                             "conv2d_backward": "conv2d_backward",
+                                             "mse_loss_backward": "mse_loss_backward"}
 
 
 @pytest.mark.parametrize("exercise, source", [

@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("anywidget")
 
 import poolgrad  # noqa: E402
-from exercise_solutions import BACKWARD, FORWARD  # noqa: E402
+from exercise_solutions import BACKWARD, CONV, FORWARD, MSE  # noqa: E402
 from lesson_fixture import FIXTURE_ROWS  # noqa: E402
 from poolgrad.widget import BUNDLE  # noqa: E402
 
@@ -282,10 +282,12 @@ def test_a_change_from_python_reaches_the_front_end_as_one_message_with_its_trac
     assert len(sent.messages) == 1
     state = sent.messages[0]["state"]
     assert state["kernel_size"] == [3, 3] and state["trace"]["kernel_size"] == [3, 3]
-    assert state["trace_settings"] == {"x": FIXTURE_ROWS, "kernel_size": [3, 3], "stride": None, "padding": [0, 0],
-                                       "dilation": [1, 1], "ceil_mode": False, "count_include_pad": True,
-                                       "mode": "max", "grad_output": None, "output_size": [2, 2], "norm_type": 2.0,
-                                       "unpool": False}
+    pool_settings = {name: state["trace_settings"][name] for name in poolgrad.widget.SETTINGS}
+    assert pool_settings == {"x": FIXTURE_ROWS, "kernel_size": [3, 3], "stride": None, "padding": [0, 0],
+                             "dilation": [1, 1], "ceil_mode": False, "count_include_pad": True,
+                             "mode": "max", "grad_output": None, "output_size": [2, 2], "norm_type": 2.0,
+                             "unpool": False}
+    assert state["trace_settings"]["view"] == "pool"
 
 
 def test_a_trace_request_of_the_front_end_is_answered_by_run_trace():
@@ -319,7 +321,163 @@ def test_check_of_a_right_function_passes(capsys):
     assert w.mismatches == [] and not w.gradient
 
 
+def test_check_of_a_chain_exercise_prints_the_verdict_and_returns_the_answer(capsys):
+    answer = poolgrad.check(_function(CONV["unweighted"], "conv2d_backward"), "conv2d_backward")
+    assert capsys.readouterr().out == answer["sentence"] + "\n"
+    assert answer["sentence"].startswith("Case 1 of 8 fails on the lesson's example. 9 cells differ")
+    assert answer["case"]["expected"]["grad_w"][0] == [171, 232, 184]
+    assert {m["grid"] for m in answer["mismatches"]} == {"grad-weight"}
+    assert poolgrad.check(_function(MSE["right"], "mse_loss_backward"), "mse_loss_backward") == {
+        "state": "pass", "exercise": "mse_loss_backward", "sentence": capsys.readouterr().out.strip()}
+
+
 def _function(source, name):
     namespace = {}
     exec(source, namespace)
     return namespace[name]
+
+
+# ------------------------------------------------------------------ the chain view
+
+CAPSTONE = {"x": [[[1, 2, 0, 3, 1, 0], [0, 1, 3, 1, 2, 2], [2, 0, 1, 0, 1, 3], [1, 3, 2, 2, 0, 1],
+                   [0, 1, 1, 3, 2, 0], [2, 2, 0, 1, 1, 1]]],
+            "weight": [[[[0.5, -0.5, 0], [0, 1, 0], [0.5, 0, -0.5]]]],
+            "target": [[[2, 1], [0, 3]]]}
+
+
+def test_the_chain_view_starts_at_the_fronts_ends_capstone_and_holds_chain_traces_numbers():
+    assert poolgrad.widget.chain_start() == CAPSTONE
+    w = poolgrad.Widget(view="chain")
+    native = poolgrad.chain_trace(CAPSTONE["x"], CAPSTONE["weight"], target=CAPSTONE["target"],
+                                  pool="max", pool_kernel_size=2, loss="mse", learning_rate=0.01)
+    assert w.chain == native and w.trace == native
+    assert w.chain["loss"] == 4.3125 and w.chain["pool_output"] == [[[4.0, 2.0], [3.5, 3.0]]]
+    assert w.output is None and w.picture is None
+    w.steps = 3
+    assert w.chain == poolgrad.chain_trace(CAPSTONE["x"], CAPSTONE["weight"], target=CAPSTONE["target"],
+                                           learning_rate=0.01, steps=3)
+    assert w.chain["loss_history"][-1] < w.chain["loss_history"][0]
+
+
+def test_the_chains_made_up_gradients_and_another_input():
+    x = np.arange(16.0).reshape(4, 4)
+    w = poolgrad.Widget(x, view="chain", chain_weight=[[1, 0], [0, -1]], chain_pool="none")
+    # Another X: the target starts at zeros of the last output's shape (3 x 3 here).
+    assert w.chain_target.tolist() == np.zeros((1, 3, 3)).tolist()
+    assert w.chain["loss"] == poolgrad.mse_loss(poolgrad.conv2d(x[None], np.array([[[[1, 0], [0, -1]]]])),
+                                                np.zeros((1, 3, 3))).item()
+    w.chain_upstream = "hot"
+    w.chain_hot = (1, 2)
+    hot = np.zeros((1, 3, 3))
+    hot[0, 1, 2] = 1
+    assert w.chain["grad_last_output"] == hot.tolist() and w.chain["loss"] is None
+    w.chain_upstream = "ramp"
+    assert w.chain["grad_last_output"] == [[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]]
+    assert w.chain == poolgrad.chain_trace(x, [[1, 0], [0, -1]], pool=None, loss=None, learning_rate=0.01,
+                                           grad_output=np.arange(1, 10).reshape(1, 3, 3))
+
+
+def test_a_refused_chain_setting_raises_chain_traces_own_message_and_keeps_the_view():
+    w = poolgrad.Widget(view="chain")
+    before = w.chain
+    with pytest.raises(ValueError) as refused:
+        w.chain_weight = np.ones((1, 2, 3, 3))
+    with pytest.raises(ValueError) as native:
+        poolgrad.chain_trace(CAPSTONE["x"], np.ones((1, 2, 3, 3)), target=CAPSTONE["target"])
+    assert str(refused.value) == str(native.value)
+    with pytest.raises(ValueError, match="chain_upstream must be one of"):
+        w.chain_upstream = "loss-huber"
+    with pytest.raises(ValueError, match="view must be one of 'pool', 'chain', 'picture'"):
+        w.view = "graph"
+    assert w.chain is before and w.view == "chain"
+
+
+def test_the_front_ends_step_and_view_change_reach_the_kernel():
+    w = poolgrad.Widget(FIXTURE_ROWS)
+    # The front end switches to the chain: the chain's keys come with their values.
+    w.set_state({"view": "chain", "chain_x": CAPSTONE["x"], "chain_weight": CAPSTONE["weight"],
+                 "chain_target": CAPSTONE["target"], "steps": 1, "learning_rate": 0.01, "chain_pool": "max",
+                 "chain_pool_kernel_size": [2, 2], "chain_upstream": "loss-mse", "chain_hot": None,
+                 "chain_bias": None, "chain_relu": False})
+    assert w.error == "" and w.view == "chain" and w.chain["loss_history"] == [4.3125, w.chain["loss"]]
+    # A step the chain refuses is said in the widget and the kernel keeps its view.
+    w.set_state({"steps": 501})
+    assert w.error.startswith("steps") and w.steps == 1
+    # Back to the pool view: the front end sends None for the chain's keys, which the kernel keeps.
+    w.set_state({"view": None, "steps": None, "chain_x": None, "chain_weight": None})
+    assert w.error == "" and w.view == "pool" and w.steps == 1 and w.chain is None
+    assert w.output.tolist() == [[4, 8], [9, -2]]
+
+
+# ------------------------------------------------------------------ the picture view
+
+IMAGE = (np.arange(48, dtype=np.uint8).reshape(4, 4, 3) * 5)
+
+
+def test_a_colour_image_shows_the_picture_view_pooled_by_the_kernel():
+    w = poolgrad.Widget(IMAGE, gradient=True, picture_selection=(1, 0))
+    planes = IMAGE.transpose(2, 0, 1)
+    assert w.view == "picture" and w.picture_channel == "rgb"
+    assert w.picture["input"].tolist() == planes.tolist()
+    assert w.picture["output"].tolist() == poolgrad.max_pool2d(planes, 2).tolist()
+    assert w.picture["gradient_share"] == {"reached": 4, "pixels": 16}
+    assert w.picture["zoom"]["output"] == {1: {0: int(poolgrad.max_pool2d(planes, 2)[0, 1, 0])}}
+    # (3, H, W) is the same picture; a grey (H, W) one names its view and starts grey.
+    assert poolgrad.Widget(planes).picture["output"].tolist() == w.picture["output"].tolist()
+    grey = poolgrad.Widget(IMAGE[..., 0], view="picture", mode="avg")
+    assert grey.picture_channel == "grey"
+    assert grey.picture["output"][0].tolist() == poolgrad.avg_pool2d(IMAGE[..., 0].astype(float), 2).tolist()
+    w.picture_repeat = 2
+    assert w.picture["output"].tolist() == poolgrad.max_pool2d(poolgrad.max_pool2d(planes, 2), 2).tolist()
+    assert w.output is None and w.chain is None
+
+
+def test_a_large_picture_is_scaled_to_the_size_and_bad_ones_are_refused_by_rule():
+    w = poolgrad.Widget(np.zeros((300, 200, 3)))
+    assert w.picture_source["shape"] == [300, 200]
+    assert w.picture_source["sizes"] == {"32": [32, 21], "64": [64, 43], "128": [128, 85], "256": [256, 171]}
+    assert w.picture["input"].shape == (3, 128, 85)
+    w.picture_size = 32
+    assert w.picture["output"].shape == (3, 16, 10)
+    with pytest.raises(ValueError, match="picture_size must be one of 32, 64, 128, 256"):
+        w.picture_size = 100
+    for image, message in [(np.zeros((2, 2, 4)), r"\(H, W\) grey, \(H, W, 3\) or \(3, H, W\) colour, got shape \(2, 2, 4\)"),
+                           (np.full((2, 2, 3), 300), "whole numbers from 0 to 255.*got 300"),
+                           (np.full((2, 2, 3), 0.5), "whole numbers from 0 to 255.*got 0.5"),
+                           (np.zeros((2, 2, 3), dtype=bool), "numbers from 0 to 255, got dtype bool")]:
+        with pytest.raises(ValueError, match=message):
+            poolgrad.Widget(image)
+
+
+class _SentWithBuffers:
+    def __init__(self, widget):
+        self.messages = []
+        widget.comm.send = lambda data=None, buffers=None, **_: self.messages.append((data, buffers))
+
+
+def test_a_picture_request_is_answered_with_the_kernels_pixels_and_planes_as_bytes():
+    w = poolgrad.Widget(IMAGE)
+    sent = _SentWithBuffers(w)
+    key = json.dumps({"kind": "picture", "shape": [4, 4, 4], "channel": "g", "kernel_size": [2, 2],
+                      "stride": [2, 2], "padding": [0, 0], "dilation": [1, 1], "ceil_mode": False, "mode": "max",
+                      "count_include_pad": True, "repeat": 1, "gradient": False, "selection": [0, 1]})
+    w._handle_custom_msg({"type": "picture", "id": "p:1", "key": key}, [])
+    (data, buffers), = sent.messages
+    answer = json.loads(data["content"]["answer"])
+    rgba = poolgrad.picture.picture_rgba(IMAGE).tobytes()
+    native, planes = poolgrad.wire.run_trace(key, rgba)
+    assert data["content"]["id"] == "p:1" and answer == json.loads(native)
+    assert bytes(buffers[0]) == planes
+    output = answer["picture"]["planes"][1]
+    values = np.frombuffer(bytes(buffers[0]), np.float32, 4, output["offset"]).reshape(2, 2)
+    assert values.tolist() == poolgrad.max_pool2d(IMAGE[..., 1], 2).tolist()
+    # The page's own pixels, when sent, are the ones pooled.
+    w._handle_custom_msg({"type": "picture", "id": "p:2", "key": key}, [memoryview(bytes([0, 0, 0, 255] * 16))])
+    assert json.loads(sent.messages[1][0]["content"]["answer"])["picture"]["zoom"]["output"] == {"0": {"1": 0}}
+
+
+def test_a_widget_without_x_says_which_view_needs_one():
+    with pytest.raises(ValueError, match=r"the pool view needs x, a 2D plane of numbers: Widget\(x\)"):
+        poolgrad.Widget()
+    with pytest.raises(ValueError, match="view must be one of 'pool', 'chain', 'picture', got 'graph'"):
+        poolgrad.Widget([[1]], view="graph")

@@ -1,6 +1,7 @@
 """The exercise panel (#exercise): the learner's code runs in a Python of its own, is checked
-by poolgrad.exercise_check, and the first failing case is loaded into the widget's grids
-with its wrong cells marked (data-mismatch, "expected … got …" in their names).
+by poolgrad.exercise_check, and the first failing case is shown with its wrong cells marked
+(data-mismatch, "expected … got …" in their names): a pooling exercise's loaded into the
+widget's grids, a chain exercise's (conv2d_backward, mse_loss_backward) in the panel's own.
 
 The right and wrong answers are tests/exercise_solutions.py's, the same texts the native
 checker tests run; here they are typed into the page with Playwright's fill."""
@@ -9,9 +10,9 @@ import re
 
 from playwright.sync_api import expect
 
-from exercise_solutions import BACKWARD, FORWARD
+from exercise_solutions import BACKWARD, CONV, FORWARD, MSE
 from sandbox_attacks import ATTACKS, KEEP_WORKERS_ALIVE, REACHABLE, Listener
-from widget_driver import Widget, axe_violations
+from widget_driver import BOOT_TIMEOUT_MS, Widget, axe_violations
 
 
 # The first run starts the exercise worker's Python; under load that takes a while.
@@ -59,6 +60,110 @@ def test_correct_solutions_pass_and_the_worker_starts_on_first_use(widget):
     assert "All 13 cases pass" in run(page, BACKWARD["loops"], "backward", state="pass")
     # A pass loads nothing: the view is the one the learner had.
     assert mismatches(page) == {}
+
+
+def panel_values(page, grid):
+    """The texts of the exercise panel's grid `grid` (data-grid), as a list of rows."""
+    return page.evaluate("""(grid) => [...document.querySelectorAll(`#exercise-case table[data-grid-name="${grid}"] tr`)]
+        .map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent)).filter((row) => row.length)""", grid)
+
+
+def test_chain_exercises_pass_and_a_wrong_answer_marks_the_panel_s_own_grids(booted):
+    page = booted.page
+    booted.open()
+    assert run(page, CONV["scatter"], "conv2d_backward", state="pass").startswith(
+        "All 8 cases pass: the lesson's example, the flipped filter, a 1 x 1 filter,")
+    expect(page.locator("#exercise-case")).to_be_hidden()
+    view = booted.hash()
+
+    text = run(page, CONV["unweighted"], "conv2d_backward", state="fail")
+    assert text.startswith("Case 1 of 8 fails on the lesson's example. 9 cells differ from the reference (9 of dL/dW)")
+    assert "The case: x 5 × 5, w 3 × 3, grad_output 3 × 3. Wrong: dL/dW (0,0) expected 171, got 29;" in text
+    expect(page.locator("#exercise-case")).to_be_visible()
+    # The case's arguments and the right answer: the lesson's conv example, as the math issue recorded it.
+    assert panel_values(page, "exercise-x")[0] == ["3", "0", "1", "2", "7"]
+    assert panel_values(page, "exercise-grad-output") == [["1", "2", "3"], ["4", "5", "6"], ["7", "8", "9"]]
+    assert panel_values(page, "exercise-grad-weight") == [["171", "232", "184"], ["125", "156", "166"], ["98", "127", "147"]]
+    assert panel_values(page, "exercise-grad-input")[2] == ["12", "15", "6", "-15", "-18"]
+    marked = mismatches(page)
+    assert set(marked) == {("exercise-grad-weight", r, c) for r in range(3) for c in range(3)}
+    assert marked[("exercise-grad-weight", 0, 1)] == (
+        "dL/dW, the right answer row 0, col 1: 232; wrong in your code: expected 232, got 39")
+    # The widget's own view is untouched: a chain case is a bare function call.
+    assert booted.hash() == view
+    # The grid's cells take the arrow keys, one tab stop per grid.
+    page.focus('#exercise-case [data-grid="exercise-grad-weight"][data-row="0"][data-col="0"]')
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("End")
+    assert page.evaluate("[document.activeElement.dataset.grid, document.activeElement.dataset.row, "
+                         "document.activeElement.dataset.col]") == ["exercise-grad-weight", "1", "2"]
+    assert axe_violations(page) == [], "a chain case in the panel"
+
+    text = run(page, CONV["columns_flipped"], "conv2d_backward", state="fail")
+    assert "Case 2 of 8 fails on the flipped filter" in text
+    assert panel_values(page, "exercise-w") == [["1", "2"], ["3", "4"]]
+    assert {grid for grid, _, _ in mismatches(page)} == {"exercise-grad-input"}
+    assert mismatches(page)[("exercise-grad-input", 0, 0)].endswith("wrong in your code: expected 1, got 3")
+
+    text = run(page, MSE["square_only"], "mse_loss_backward", state="fail")
+    assert text.startswith("Case 2 of 8 fails on the mean: divide by n, the number of cells (rows × columns).")
+    assert panel_values(page, "exercise-prediction") == [["1", "2", "3"], ["4", "5", "6"]]
+    assert panel_values(page, "exercise-grad-prediction") == [["0.3333", "0.6667", "1"], ["1.3333", "1.6667", "2"]]
+    marked = mismatches(page)
+    assert set(marked) == {("exercise-grad-prediction", r, c) for r in range(2) for c in range(3)}
+    assert marked[("exercise-grad-prediction", 0, 0)].endswith("wrong in your code: expected 0.3333, got 0.5")
+    assert "the loss is one number, its gradient one per cell" in run(page, MSE["the_loss"], "mse_loss_backward", state="fail")
+    # A wrong return type shows its case (the capstone's Y2 against T) with nothing to mark.
+    assert panel_values(page, "exercise-prediction") == [["4", "2"], ["3.5", "3"]]
+    assert mismatches(page) == {}
+    assert run(page, MSE["right"], "mse_loss_backward", state="pass").startswith("All 8 cases pass")
+    expect(page.locator("#exercise-case")).to_be_hidden()
+    assert mismatches(page) == {}
+    # A pooling exercise's case still goes into the widget's grids.
+    run(page, BACKWARD["last_max_wins"], "backward", state="fail")
+    booted.wait_settled()
+    assert set(mismatches(page)) == {("grad-input", 0, 0), ("grad-input", 1, 1)}
+
+
+def test_the_chain_view_offers_the_panel_and_keeps_its_view_through_a_run(booted):
+    page = booted.page
+    booted.open("#view=chain", wait=False)
+    status = page.locator("#status")
+    expect(status).not_to_have_attribute("data-state", "loading", timeout=BOOT_TIMEOUT_MS)
+    expect(page.locator("#exercise")).to_be_visible()
+    view = booted.hash()
+    assert view.startswith("#view=chain")
+    text = run(page, CONV["starter"], "conv2d_backward", state="error")
+    assert text.startswith("Case 1 of 8 (the lesson's example): your function still raises NotImplementedError")
+    # An error on a case shows the case (its arguments and the right answer) with nothing marked.
+    assert panel_values(page, "exercise-w") == [["1", "0", "-1"]] * 3
+    expect(page.locator("#exercise-case [data-mismatch]")).to_have_count(0)
+    assert run(page, CONV["full"], "conv2d_backward", state="pass").startswith("All 8 cases pass")
+    assert booted.hash() == view
+    expect(page.locator("#chain")).to_be_visible()
+    # A pooling exercise's case opens the pooling view with the case in its grids.
+    run(page, BACKWARD["last_max_wins"], "backward", state="fail")
+    booted.wait_settled()
+    assert booted.hash() == "#k=2&s=2&p=0&d=1&mode=max&grad=1&x=5,5;5,5&g=1"
+    expect(page.locator("#chain")).to_be_hidden()
+    assert set(mismatches(page)) == {("grad-input", 0, 0), ("grad-input", 1, 1)}
+
+
+def test_chain_exercises_run_in_the_same_sandbox(booted):
+    page = booted.page
+    booted.open()
+    for name in ("fetch", "indexedDB", "importScripts"):
+        text = run(page, f"import js\njs.{name}\n", "conv2d_backward", state="error")
+        assert "AttributeError on line 2 of your code" in text and name in text, text
+    # Patching the checker or the reports changes nothing but that Run's own reports.
+    patch = ("import poolgrad.exercise_check as ec\n"
+             "ec._judge_conv = ec.JUDGES['conv2d_backward'] = lambda case, got: None\n")
+    assert "fails on the lesson's example" in run(page, patch + CONV["unweighted"], "conv2d_backward", state="fail")
+    forge = "import json\njson.dumps = lambda *args, **kwargs: '{\"returned\": {}}'\n"
+    assert "could not be read, so it cannot pass" in run(page, forge + MSE["no_mean"], "mse_loss_backward", state="error")
+    endless = "def mse_loss_backward(prediction, target):\n    while True:\n        pass\n"
+    assert "Your code was still running after 5 s, on case 1 of 8" in run(page, endless, "mse_loss_backward", state="timeout")
+    assert run(page, MSE["right"], "mse_loss_backward", state="pass").startswith("All 8 cases pass")
 
 
 def test_forward_mistakes_load_the_case_and_mark_wrong_output_cells(booted):

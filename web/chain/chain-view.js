@@ -21,6 +21,7 @@ import {
   TRY_IT, chainLessonBlocks, chainTitle, flatCell, lossFormula, tapSentence,
 } from "./sentences.js";
 
+// The view's stylesheet, beside it (null in the notebook bundle, whose widget.css holds it).
 const STYLE = new URL("./chain.css", import.meta.url).href;
 
 const MARKUP = `
@@ -120,9 +121,8 @@ const node = (tag, attributes = {}, text) => {
 const placeKey = (grid, plane, row, col) => `${grid}|${plane}|${row},${col}`;
 
 export function mountChain(section, host) {
-  const link = node("link", { rel: "stylesheet", href: STYLE });
   section.innerHTML = MARKUP;
-  section.prepend(link);
+  if (STYLE) section.prepend(node("link", { rel: "stylesheet", href: STYLE }));
   const byId = (id) => section.querySelector(`#${id}`);
   const controls = {
     preset: byId("chain-preset"),

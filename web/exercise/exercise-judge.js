@@ -4,18 +4,17 @@
 // fresh worker per Run (exercise-worker.js), so nothing a Run does can reach the judge.
 // Started by the panel on first use, with the site's root as its name, and kept.
 //
-// Protocol: it posts {type: "ready", cases: {forward, backward}} (each the JSON text of the
-// cases' inputs, which the page hands on untouched) or {type: "boot-error", error}; the page
+// Protocol: it posts {type: "ready", cases: {forward, backward, conv2d_backward,
+// mse_loss_backward}} (each the JSON text of the cases' inputs, which the page hands on untouched) or {type: "boot-error", error}; the page
 // posts {id, request} (exercise_check.run_check's JSON: the exercise, the Run's reports and
 // how it ended) and gets {type: "verdict", id, answer} ({type: "verdict", id, failure} if the judge broke).
 
 import { startExercisePython } from "./exercise-python.js";
 
-const booted = startExercisePython(self.name, "from poolgrad.exercise_check import case_inputs_json, run_check\n")
+const booted = startExercisePython(self.name, "from poolgrad.exercise_check import FUNCTION_NAMES, case_inputs_json, run_check\n")
   .then(({ pyodide }) => {
-    const inputs = pyodide.globals.get("case_inputs_json");
-    const cases = { forward: inputs("forward"), backward: inputs("backward") };
-    inputs.destroy();
+    // Every exercise the checker knows (FUNCTION_NAMES), its cases' inputs as JSON text.
+    const cases = JSON.parse(pyodide.runPython("import json\njson.dumps({name: case_inputs_json(name) for name in FUNCTION_NAMES})"));
     self.postMessage({ type: "ready", cases });
     return pyodide.globals.get("run_check");
   });

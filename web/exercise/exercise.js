@@ -1,9 +1,14 @@
-// The exercise panel (#exercise): the learner writes max_pool2d or max_pool2d_backward,
-// Run runs it in a fresh Python of its own (exercise-worker.js, one per Run), has what it
-// returned judged by poolgrad.exercise_check in another (exercise-judge.js), and the first
-// failing case is loaded into the widget's grids with its wrong cells marked. The checker decides everything (which case fails, which cells are wrong, the
-// sentence); this module only validates its answer, turns the case into a widget state
-// and the wrong cells into marks, and keeps the learner's code in localStorage.
+// The exercise panel (#exercise): the learner writes max_pool2d or max_pool2d_backward (the
+// pooling exercises) or conv2d_backward or mse_loss_backward (the chain's), Run runs it in a
+// fresh Python of its own (exercise-worker.js, one per Run), has what it returned judged by
+// poolgrad.exercise_check in another (exercise-judge.js), and the first failing case is
+// shown with its wrong cells marked: a pooling case is loaded into the widget's grids; a
+// chain case is a bare function call (no pooling or loss around it, and a dL/dY of its own,
+// which the chain view's made-up gradients cannot hold), so its grids are drawn in the panel
+// (case-view.js), beside the code, and the chain view the learner built stays as it was.
+// The checker decides everything (which case fails, which cells are wrong, the sentence);
+// this module only validates its answer, turns the case into a widget state or the panel's
+// grids and the wrong cells into marks, and keeps the learner's code in localStorage.
 //
 // The workers start when the panel is first used (focus or a tap inside it), never at page
 // load. A run that takes longer than RUN_TIMEOUT_MS (an endless loop) ends in "timeout";
@@ -14,6 +19,7 @@ import { isSentNumber, readStored, sizeText, writeStored } from "../widget/forma
 import { mismatchMarks, shownPair } from "./marks.js";
 import { MAX_SIDE, defaultState } from "../widget/state.js";
 import { siteRoot } from "../runtime/site-root.js";
+import { bindCaseKeys, hideCase, showCase } from "./case-view.js";
 
 export { mismatchMarks, shownPair };
 
@@ -59,6 +65,62 @@ def max_pool2d(image, pool_size=2):
     raise NotImplementedError
 `,
   },
+  conv2d_backward: {
+    task: "Write conv2d_backward(x, w, grad_output) for one channel, stride 1, no padding: y[i, j] = Σ w[a, b]·x[i+a, j+b] (a cross-correlation, as in PyTorch) and grad_output is dL/dY. Return grad_w, grad_x, NumPy arrays shaped like w and x: one weight touches every output (dL/dW = x ⋆ dL/dY); one input feeds only its region P (dL/dX is the full correlation of dL/dY with w turned 180°). No rounding.",
+    starter: `import numpy as np
+
+
+def conv2d_backward(x, w, grad_output):
+    """The gradients of y = conv2d(x, w): one channel, stride 1, no padding.
+
+    x (H x W), w (kh x kw) and grad_output, dL/dY ((H-kh+1) x (W-kw+1)),
+    are 2-D NumPy arrays of floats. Returns (grad_w, grad_x): dL/dW shaped
+    like w, then dL/dX shaped like x.
+
+    >>> grad_w, grad_x = conv2d_backward(np.array([[1., 2.], [3., 4.]]),
+    ...                                  np.array([[0., 1.], [-1., 0.]]),
+    ...                                  np.array([[2.]]))
+    >>> grad_w
+    array([[2., 4.],
+           [6., 8.]])
+    >>> grad_x
+    array([[ 0.,  2.],
+           [-2.,  0.]])
+    """
+    raise NotImplementedError
+`,
+  },
+  mse_loss_backward: {
+    task: "Write mse_loss_backward(prediction, target): two NumPy arrays of the same shape, and the loss L = mean((prediction − target)²) over all n cells. Return dL/dprediction, an array shaped like prediction: 2/n · (prediction − target). No rounding.",
+    starter: `import numpy as np
+
+
+def mse_loss_backward(prediction, target):
+    """dL/dprediction for L = mean((prediction - target) ** 2).
+
+    prediction and target are NumPy arrays of the same shape; the result
+    has that shape too: one gradient per cell.
+
+    >>> mse_loss_backward(np.array([[4., 2.], [3.5, 3.]]),
+    ...                   np.array([[2., 1.], [0., 3.]]))
+    array([[1.  , 0.5 ],
+           [1.75, 0.  ]])
+    """
+    raise NotImplementedError
+`,
+  },
+};
+
+// The chain's exercises: their cases are drawn in the panel, not loaded into the widget.
+const IN_PANEL = new Set(["conv2d_backward", "mse_loss_backward"]);
+
+// The grids each exercise's wrong cells may be in (exercise_check's mismatches), and what
+// the result line calls them.
+const MISMATCH_GRIDS = {
+  forward: { output: "output" },
+  backward: { "grad-input": "input gradient" },
+  conv2d_backward: { "grad-weight": "dL/dW", "grad-input": "dL/dX" },
+  mse_loss_backward: { "grad-prediction": "dL/dprediction" },
 };
 
 // ---- the checker's answer: validated, then turned into a widget state and marks ----
@@ -76,6 +138,14 @@ function isMatrix(value) {
 
 function validCase(exercise, found) {
   if (!found || typeof found !== "object") return null;
+  const counted = isCount(found.number, 1000) && isCount(found.total, 1000);
+  if (exercise === "conv2d_backward") {
+    return counted && [found.x, found.w, found.grad_output, found.expected?.grad_w, found.expected?.grad_x].every(isMatrix)
+      ? found : null;
+  }
+  if (exercise === "mse_loss_backward") {
+    return counted && [found.prediction, found.target, found.expected].every(isMatrix) ? found : null;
+  }
   const backward = exercise === "backward";
   const ok = isMatrix(found.x)
     && isCount(found.pool_size, MAX_SIDE) && found.pool_size >= 1
@@ -86,8 +156,8 @@ function validCase(exercise, found) {
   return ok ? found : null;
 }
 
-function validMismatch(item) {
-  return item && (item.grid === "output" || item.grid === "grad-input")
+function validMismatch(exercise, item) {
+  return item && Object.hasOwn(MISMATCH_GRIDS[exercise] ?? {}, item.grid)
     && isCount(item.row, MAX_SIDE) && isCount(item.col, MAX_SIDE) && isSentNumber(item.expected) && isSentNumber(item.got);
 }
 
@@ -103,7 +173,7 @@ export function parseAnswer(text, exercise) {
   if (!answer || typeof answer !== "object" || !["pass", "fail", "error", "timeout"].includes(answer.state)) return null;
   if (typeof answer.sentence !== "string") return null;
   const found = answer.case === undefined ? null : validCase(exercise, answer.case);
-  const mismatches = Array.isArray(answer.mismatches) ? answer.mismatches.filter(validMismatch) : [];
+  const mismatches = Array.isArray(answer.mismatches) ? answer.mismatches.filter((item) => validMismatch(exercise, item)) : [];
   return {
     state: answer.state,
     sentence: answer.sentence.slice(0, MAX_SENTENCE),
@@ -133,23 +203,46 @@ export function caseState(exercise, found, mismatches) {
   });
 }
 
-const GRID_NAMES = { output: "output", "grad-input": "input gradient" };
+// A chain case's grids, as the panel draws them ({name, title, values}): the function's
+// arguments, then the right answer; `name` is the grid's data-grid, "exercise-" and the
+// checker's name for a grid that can hold wrong cells.
+export function caseGrids(exercise, found) {
+  if (exercise === "conv2d_backward") {
+    return [
+      { name: "exercise-x", title: "x", values: found.x },
+      { name: "exercise-w", title: "w", values: found.w },
+      { name: "exercise-grad-output", title: "grad_output (dL/dY)", values: found.grad_output },
+      { name: "exercise-grad-weight", title: "dL/dW, the right answer", values: found.expected.grad_w },
+      { name: "exercise-grad-input", title: "dL/dX, the right answer", values: found.expected.grad_x },
+    ];
+  }
+  return [
+    { name: "exercise-prediction", title: "prediction", values: found.prediction },
+    { name: "exercise-target", title: "target", values: found.target },
+    { name: "exercise-grad-prediction", title: "dL/dprediction, the right answer", values: found.expected },
+  ];
+}
+
+// The marks of a chain case's wrong cells, on the panel's grids.
+export const panelMarks = (mismatches) => mismatchMarks(mismatches.map((item) => ({ ...item, grid: `exercise-${item.grid}` })));
+
+function caseText(exercise, found) {
+  const size = (matrix) => sizeText([matrix.length, matrix[0].length]);
+  if (exercise === "forward") return `The case: a ${size(found.x)} image of dtype ${found.dtype}, pool_size=${found.pool_size}.`;
+  if (exercise === "backward") return `The case: a ${size(found.x)} input_map, pool_size=${found.pool_size}, stride=${found.stride}.`;
+  if (exercise === "conv2d_backward") return `The case: x ${size(found.x)}, w ${size(found.w)}, grad_output ${size(found.grad_output)}.`;
+  return `The case: prediction and target ${size(found.prediction)}.`;
+}
 
 // What the result line says: the checker's sentence, then the case and the first wrong cells
 // (a failed run has neither: its sentence alone).
 export function resultText(exercise, answer) {
   const parts = [answer.sentence];
-  const found = answer.case;
-  if (found) {
-    const size = sizeText([found.x.length, found.x[0].length]);
-    parts.push(exercise === "forward"
-      ? `The case: a ${size} image of dtype ${found.dtype}, pool_size=${found.pool_size}.`
-      : `The case: a ${size} input_map, pool_size=${found.pool_size}, stride=${found.stride}.`);
-  }
+  if (answer.case) parts.push(caseText(exercise, answer.case));
   if (answer.mismatches.length) {
     const listed = answer.mismatches.slice(0, LISTED_MISMATCHES).map((item) => {
       const { expected, got } = shownPair(item.expected, item.got);
-      return `${GRID_NAMES[item.grid]} (${item.row},${item.col}) expected ${expected}, got ${got}`;
+      return `${MISMATCH_GRIDS[exercise][item.grid]} (${item.row},${item.col}) expected ${expected}, got ${got}`;
     });
     const more = answer.mismatches.length - listed.length;
     parts.push(`Wrong: ${listed.join("; ")}${more > 0 ? `; and ${more} more` : ""}. The grids show the right answer; cells marked ≠ are where yours differs.`);
@@ -249,7 +342,7 @@ function started(worker, checkReady) {
 }
 
 // The judge's ready message carries each exercise's case inputs as JSON text.
-const judgeReady = (message) => (typeof message.cases?.forward === "string" && typeof message.cases?.backward === "string"
+const judgeReady = (message) => (Object.keys(EXERCISES).every((exercise) => typeof message.cases?.[exercise] === "string")
   ? null : "its judge sent no cases");
 
 // A learner's worker that could not lock everything away must not run learner code.
@@ -408,6 +501,8 @@ export function mountExercise(root, hooks, createWorker = startExerciseWorker) {
   const resetButton = root.querySelector("#exercise-reset");
   const result = root.querySelector("#exercise-result");
   const task = root.querySelector("#exercise-task");
+  const caseBox = root.querySelector("#exercise-case");
+  bindCaseKeys(caseBox);
   const path = location.pathname;
   const runner = new ExerciseRunner(createWorker);
   // nextRunReady: the next Run's worker (started when a Run ends) and the judge are up.
@@ -445,6 +540,7 @@ export function mountExercise(root, hooks, createWorker = startExerciseWorker) {
     writeStored(storageKey(path, "pick"), pick.value);
     show(pick.value);
     setResult(null, "");
+    hideCase(caseBox);
   });
 
   code.addEventListener("input", save);
@@ -477,6 +573,7 @@ export function mountExercise(root, hooks, createWorker = startExerciseWorker) {
     code.value = EXERCISES[pick.value].starter;
     writeStored(storageKey(path, pick.value), null);
     hooks.clearMarks();
+    hideCase(caseBox);
     setResult(null, "");
   });
 
@@ -486,6 +583,7 @@ export function mountExercise(root, hooks, createWorker = startExerciseWorker) {
     runButton.setAttribute("aria-disabled", "true");
     const exercise = pick.value;
     hooks.clearMarks();
+    hideCase(caseBox);
     setResult("running", runner.isReady
       ? "Running your code on every case…"
       : "Starting Python for your code (the first run takes a few seconds), then running it on every case…");
@@ -496,7 +594,8 @@ export function mountExercise(root, hooks, createWorker = startExerciseWorker) {
     running = false;
     runButton.removeAttribute("aria-disabled");
     setResult(answer.state, resultText(exercise, answer));
-    if (answer.case) hooks.showCase(caseState(exercise, answer.case, answer.mismatches), mismatchMarks(answer.mismatches));
+    if (answer.case && IN_PANEL.has(exercise)) showCase(caseBox, caseGrids(exercise, answer.case), panelMarks(answer.mismatches));
+    else if (answer.case) hooks.showCase(caseState(exercise, answer.case, answer.mismatches), mismatchMarks(answer.mismatches));
   });
 
   return { runner, timings };

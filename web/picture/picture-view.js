@@ -8,8 +8,11 @@
 // planes, the output sizes, the zoom's numbers and the gradient's share are Python's.
 //
 // mountPicture(section, host) draws into `section`; host: {latest(request) -> answer
-// promise, change(mutator), announce(text)}. Returns {render(state), loadURL(url),
-// destroy()}.
+// promise, change(mutator), announce(text), picture}. `picture` is optional: a picture
+// the host holds (a notebook's kernel), {at(size) -> {name, width, height, original:
+// [height, width], scaled} or {error}}, whose pixels the host's Python has; the request
+// then goes without pixels, and the samples, the file picker, drop and paste are not
+// offered. Returns {render(state), loadURL(url), destroy()}.
 
 import { formatNumber, sizeText } from "../widget/format.js";
 import { explanationText, viewTitle } from "../lesson/sentences.js";
@@ -18,17 +21,22 @@ import { traceRequest } from "../widget/state.js";
 import { PictureError, decodePicture, fetchPicture, pixelsOf } from "./decode.js";
 import { pictureSnippets } from "./snippet.js";
 
+// Beside this module: its stylesheet and the samples' folder (both null in the notebook
+// bundle, whose widget.css holds the stylesheet and whose pictures are the kernel's).
+const STYLE = new URL("./picture.css", import.meta.url).href;
+const SAMPLES = new URL("./samples/", import.meta.url).href;
+
 const SAMPLE_TEXT = { camera: "Camera (fine detail)", text: "Text (high contrast)", chelsea: "Chelsea the cat", coffee: "Coffee cup (colour)" };
 const CHANNEL_TEXT = { rgb: "RGB, each channel pooled on its own", grey: "Grey: round(0.299 R + 0.587 G + 0.114 B)", r: "Red", g: "Green", b: "Blue" };
 const CHANNEL_NAMES = { rgb: ["red", "green", "blue"], grey: ["grey"], r: ["red"], g: ["green"], b: ["blue"] };
 
 const MARKUP = `
 <h2 id="picture-title">Pooling a picture</h2>
-<p class="hint picture-privacy">The picture never leaves the browser: it is decoded and pooled on this device by the page's own Python, and nothing is uploaded.</p>
+<p class="hint picture-privacy" data-own-picture>The picture never leaves the browser: it is decoded and pooled on this device by the page's own Python, and nothing is uploaded.</p>
 <div class="picture-controls">
-  <div class="field"><label for="picture-sample">Sample</label>
+  <div class="field" data-own-picture><label for="picture-sample">Sample</label>
     <select id="picture-sample">${PICTURE_SAMPLES.map((name) => `<option value="${name}">${SAMPLE_TEXT[name] ?? name}</option>`).join("")}<option value="own" hidden>Your picture</option></select></div>
-  <div class="field"><label for="picture-file">Your own picture</label>
+  <div class="field" data-own-picture><label for="picture-file">Your own picture</label>
     <input id="picture-file" type="file" accept="image/*"></div>
   <div class="field"><label for="picture-size">Longer side</label>
     <select id="picture-size">${["32", "64", "128", "256"].map((n) => `<option value="${n}">${n} px</option>`).join("")}</select></div>
@@ -37,7 +45,7 @@ const MARKUP = `
   <div class="field"><label for="picture-repeat">Repeat</label>
     <select id="picture-repeat">${[1, 2, 3, 4].map((n) => `<option value="${n}">${n} ×</option>`).join("")}</select></div>
 </div>
-<p class="hint">Drop a picture on the pictures below, or paste one (Ctrl+V / ⌘V). Tap the output (or focus it and use the arrow keys) to see one pixel's window in numbers.</p>
+<p class="hint"><span data-own-picture>Drop a picture on the pictures below, or paste one (Ctrl+V / ⌘V). </span>Tap the output (or focus it and use the arrow keys) to see one pixel's window in numbers.</p>
 <p id="picture-error" class="picture-error" role="alert"></p>
 <p id="picture-note" class="picture-note" aria-live="polite"></p>
 <div id="picture-row" class="picture-row"></div>
@@ -50,7 +58,7 @@ const MARKUP = `
   </div>
   <p id="picture-explanation" class="explanation"></p>
 </section>
-<details id="picture-code" class="panel code-view">
+<details id="picture-code" class="panel code-view" data-own-picture>
   <summary>Code: this picture in PyTorch and poolgrad</summary>
   <p class="hint">Python that loads the same picture file into an array of the same shape and pools it as this view does (it needs Pillow to read the file). Save picture writes the input, the output and the gradient side by side as one PNG.</p>
   <p><button id="picture-save" type="button">Save picture</button></p>
@@ -106,10 +114,16 @@ function formulaText(formula) {
 
 export function mountPicture(section, host) {
   section.innerHTML = MARKUP;
-  const link = document.createElement("link");
-  link.rel = "stylesheet";
-  link.href = new URL("./picture.css", import.meta.url).href;
-  section.prepend(link);
+  if (STYLE) {
+    const link = document.createElement("link");
+    link.rel = "stylesheet";
+    link.href = STYLE;
+    section.prepend(link);
+  }
+  // A host's picture: nothing of the learner's own to open, no sample, no Code panel (the
+  // host's own code made the picture).
+  const hostPicture = host.picture ?? null;
+  if (hostPicture) for (const part of section.querySelectorAll("[data-own-picture]")) part.hidden = true;
   const $ = (id) => section.querySelector(`#${id}`);
   const fields = { sample: $("picture-sample"), file: $("picture-file"), size: $("picture-size"), channel: $("picture-channel"), repeat: $("picture-repeat") };
   const errorBox = $("picture-error");
@@ -181,7 +195,8 @@ export function mountPicture(section, host) {
 
   function sample(name) {
     if (!view.decoded.has(name)) {
-      const url = new URL(`./samples/${name}.png`, import.meta.url);
+      if (!SAMPLES) return Promise.reject(new PictureError(`The sample ${name} is not here: this view shows the picture its host gives.`));
+      const url = new URL(`${name}.png`, SAMPLES);
       const loading = fetch(url).then((response) => {
         if (!response.ok) throw new PictureError(`The sample ${name} could not be loaded: the server answered HTTP ${response.status}.`);
         return response.blob();
@@ -227,6 +242,7 @@ export function mountPicture(section, host) {
   }
   const onDrop = (event) => {
     event.preventDefault();
+    if (hostPicture) return;
     const [file] = event.dataTransfer?.files ?? [];
     if (file) open(Promise.resolve(file), file.name);
     else showError("Only a picture file can be dropped here.");
@@ -234,7 +250,7 @@ export function mountPicture(section, host) {
   row.addEventListener("dragover", (event) => event.preventDefault());
   row.addEventListener("drop", onDrop);
   const onPaste = (event) => {
-    if (section.hidden) return;
+    if (section.hidden || hostPicture) return;
     const item = [...(event.clipboardData?.items ?? [])].find((entry) => entry.kind === "file");
     if (!item) return;
     event.preventDefault();
@@ -291,15 +307,30 @@ export function mountPicture(section, host) {
   }
 
   // The pixels to send for the state: the learner's picture or the sample, at the size.
-  const pixelsKey = (state) => `${view.own ? `own:${view.own.name}` : `sample:${state.pic}`} ${state.psize}`;
+  const pixelsKey = (state) => `${hostPicture ? "host" : view.own ? `own:${view.own.name}` : `sample:${state.pic}`} ${state.psize}`;
 
   async function pixelsFor(state) {
     const size = Number(state.psize);
+    if (hostPicture) return hostPixels(state, size);
     const from = view.own ? `own:${view.own.name}` : `sample:${state.pic}`;
     const key = pixelsKey(state);
     if (view.pixels?.key === key) return view.pixels;
     const picture = view.own ? view.own.picture : await sample(state.pic);
     view.pixels = { key, from, source: picture, ...pixelsOf(picture, size) };
+    return view.pixels;
+  }
+
+  // The host's picture at the size: its sides, and no pixels (the host's Python has them).
+  function hostPixels(state, size) {
+    const key = pixelsKey(state);
+    if (view.pixels?.key === key) return view.pixels;
+    const given = hostPicture.at(size);
+    if (given.error) throw new PictureError(given.error);
+    const [originalHeight, originalWidth] = given.original;
+    view.pixels = {
+      key, from: "host", source: { width: originalWidth, height: originalHeight, name: given.name },
+      pixels: null, width: given.width, height: given.height, scaled: given.scaled, transparent: false,
+    };
     return view.pixels;
   }
 
@@ -400,7 +431,7 @@ export function mountPicture(section, host) {
       row.append(entry.figure);
     }
     const notes = [];
-    const source = view.own ? view.own.name : `${SAMPLE_TEXT[state.pic] ?? state.pic} (sample)`;
+    const source = hostPicture ? pixels.source.name : view.own ? view.own.name : `${SAMPLE_TEXT[state.pic] ?? state.pic} (sample)`;
     const { width: originalWidth, height: originalHeight } = pixels.source;
     notes.push(pixels.scaled
       ? `${source}: scaled down from ${sizeText([originalHeight, originalWidth])} to ${inputSide} pixels (longer side ${state.psize}), keeping its aspect.`

@@ -175,13 +175,15 @@ export const WIDGET_MARKUP = `
   </section>
 </div>
 
-<section id="exercise" data-part="exercise" data-view-part="pool" class="panel exercise" aria-labelledby="exercise-title">
+<section id="exercise" data-part="exercise" data-view-part="pool chain" class="panel exercise" aria-labelledby="exercise-title">
   <h2 id="exercise-title">Write it yourself</h2>
-  <p class="hint">Your code runs in a Python of its own in this page and is checked against poolgrad on the lesson's examples and on cases for every rule. The first case it gets wrong is loaded into the grids above.</p>
+  <p class="hint">Your code runs in a Python of its own in this page and is checked against poolgrad on the lesson's examples and on cases for every rule. The first case it gets wrong is shown with its wrong cells marked: a pooling exercise's in the pooling view's grids, a chain exercise's here, below the result.</p>
   <label for="exercise-pick">Exercise</label>
   <select id="exercise-pick" class="exercise-pick" name="exercise-pick">
     <option value="forward">max_pool2d: the forward pass (NumPy)</option>
     <option value="backward">max_pool2d_backward: the backward pass (lists)</option>
+    <option value="conv2d_backward">conv2d_backward: dL/dW and dL/dX of one channel (NumPy)</option>
+    <option value="mse_loss_backward">mse_loss_backward: where the chain's gradient starts (NumPy)</option>
   </select>
   <p id="exercise-task" class="exercise-task"></p>
   <label for="exercise-code">Your code</label>
@@ -192,6 +194,7 @@ export const WIDGET_MARKUP = `
     <button id="exercise-reset" type="button">Reset to the starter code</button>
   </div>
   <p id="exercise-result" class="exercise-result" role="status"></p>
+  <div id="exercise-case" class="exercise-case" role="group" aria-label="The failing case: the arguments and the right answer" hidden></div>
 </section>
 <details id="code" data-part="code" data-view-part="pool" class="panel code-view">
   <summary>Code: take this view away</summary>

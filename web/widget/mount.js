@@ -48,7 +48,9 @@ let lanes = 0;
 //   invalid(message): the status text for a refused model (default "Not valid: …");
 //   name: the widget's name among several on a page, added to its landmarks' labels;
 //   scheme: the colour-scheme source, {current() -> "light" | "dark", subscribe(callback)
-//     -> unsubscribe} (a notebook's theme); default, the system's (prefers-color-scheme).
+//     -> unsubscribe} (a notebook's theme); default, the system's (prefers-color-scheme);
+//   picture: a picture the host's Python holds, for the picture view (picture-view.js
+//     says its shape); default, the samples and the learner's own files.
 export async function mount(element, model, options = {}) {
   const traces = options.traces ?? (await import("../runtime/page-traces.js")).pageTraces();
   return mountWith(element, model, { ...options, traces });
@@ -207,6 +209,7 @@ function mountWith(element, model, options) {
         latest: (request) => traces.latest(request, `${lane}-picture`),
         change: (mutator) => change(mutator),
         announce: (text) => announce(text),
+        picture: options.picture,
       });
       if (app.state.view === "picture") render();
     }, (problem) => {
