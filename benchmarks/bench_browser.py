@@ -68,6 +68,11 @@ which counts from navigation start):
   from the host page's navigation start (each frame's readyAt moved onto the host's
   clock with performance.timeOrigin), one cold run per round.
 
+* The chain view (`--chain-only` runs it alone): a change (Step, another pooling, a weight
+  typed in) timed from its input event to the chain drawn and to the next frame, on the
+  view=chain link's capstone and on the largest chain the view takes (CHAIN_CASES), with
+  Python's and the render's share, against 60 ms (median).
+
 * Widgets on one page: a page with one widget, with three sharing one Python, and with
   three forced to start one each (no SharedWorker): when all are ready, and the memory of
   the Chromium that shows them (see "widgets sharing one Python" below).
