@@ -223,10 +223,11 @@ def test_the_service_worker_keeps_exactly_the_published_site(dist):
     assert sorted(kept) == sorted(rel for rel in published_files(dist) if rel not in {"sw.js", "_headers", ".nojekyll"})
     # The files only one way of starting Python uses are saved once a browser used them.
     # The official standard library is fetched when code imports a module its subset lacks.
-    # The picture view's samples (and their sources) are saved once the view opened one.
+    # The picture view's samples (and their sources) are saved once the view opened one,
+    # the chain's shipped traces once the chain opened.
     assert {path.rpartition("/")[2] for path, (_, _, on_demand) in kept.items() if on_demand} == {
         B.NUMPY_SNAPSHOT_FILE, B.pins.NUMPY_SUBSET_FILE, *(fname for fname, _ in B.PYODIDE_WHEELS.values()),
-        "python_stdlib.zip", *B.pins.PICTURE_SAMPLES_SHA256, "SOURCES.md"}
+        "python_stdlib.zip", *B.pins.PICTURE_SAMPLES_SHA256, "SOURCES.md", B.shipped.CHAIN_TRACES_FILE}
     for path, (sha, hashed, _) in kept.items():
         assert hashed == (path not in FIXED_NAMES)
         # build-info.json carries the build id instead (its "built" time changes every build).
