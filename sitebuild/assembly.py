@@ -18,13 +18,13 @@ from .common import (BuildError, atomic_write_bytes, cache_dir, copy_file, copy_
                      verify_file, write_if_changed)
 from .fetch import pyodide_core, pyodide_wheels
 from .paths import DIST_MARKER
-from .pins import (NODE_MIN_MAJOR, NUMPY_SNAPSHOT_FILE, NUMPY_SUBSET_FILE, NUMPY_WHEEL, ON_DEMAND_FILES,
-                   ON_DEMAND_WITH_STDLIB_SUBSET, PICTURE_SAMPLES_DIR, PICTURE_SAMPLES_SHA256, PYODIDE_CORE_SHA256, PYODIDE_LOCK, PYODIDE_SHIPPED, PYODIDE_STDLIB,
+from .pins import (NODE_MIN_MAJOR, NUMPY_SNAPSHOT_FILE, NUMPY_SUBSET_FILE, NUMPY_WHEEL, ON_DEMAND_FILES, POOLGRAD_SUBSET_FILE,
+                   ON_DEMAND_WITH_STDLIB_SUBSET, LAZY_VIEW_DIRS, PICTURE_SAMPLES_DIR, PICTURE_SAMPLES_SHA256, PYODIDE_CORE_SHA256, PYODIDE_LOCK, PYODIDE_SHIPPED, PYODIDE_STDLIB,
                    PYODIDE_VERSION, PYODIDE_WHEELS, STDLIB_SUBSET_FILE)
 from .shipped import (CHAIN_TRACES_FILE, FIRST_MINUTE_TRACES_FILE, SHIPPED_TRACES_FILE, TracesUnavailable, shipped_traces,
                       traces_file)
 from .snapshot import SnapshotUnavailable, pyodide_snapshot, snapshot_size
-from .subset import StdlibUnavailable, numpy_subset, stdlib_subset
+from .subset import StdlibUnavailable, numpy_subset, poolgrad_subset, stdlib_subset
 from .wheel import poolgrad_wheel
 
 # ------------------------------------------------------------------------ the lock
@@ -146,12 +146,16 @@ def assemble(dist: Path, quiet: bool = False) -> Path:
         copy_if_changed(wheel, dest)
 
     step("copy wheel into dist/wheels/", ship_wheel)
+    # 3a. what every start installs of it: the wheel less the notebook widget's files
+    poolgrad_zip = step("poolgrad subset (from the wheel)",
+                        lambda: poolgrad_subset(wheel, dist / "wheels" / POOLGRAD_SUBSET_FILE))
+    keep.add(f"wheels/{POOLGRAD_SUBSET_FILE}")
 
     # 3b. the standard library a start mounts: the official zip less what the site's Python
     # was never seen to read (optional: without Node every start mounts the official zip)
     def ship_stdlib():
         try:
-            made, lacks = stdlib_subset(cache, core, numpy_zip, wheel, dist / "pyodide" / STDLIB_SUBSET_FILE)
+            made, lacks = stdlib_subset(cache, core, numpy_zip, poolgrad_zip, dist / "pyodide" / STDLIB_SUBSET_FILE)
         except StdlibUnavailable as why:
             return core / PYODIDE_STDLIB, None, why
         keep.add(f"pyodide/{STDLIB_SUBSET_FILE}")
@@ -165,7 +169,7 @@ def assemble(dist: Path, quiet: bool = False) -> Path:
     # 4. Python's start-up snapshot (optional: without Node, Python starts seconds slower on a fast link)
     def ship_snapshot():
         try:
-            made = pyodide_snapshot(cache, core, numpy_zip, wheel, stdlib_zip)
+            made = pyodide_snapshot(cache, core, numpy_zip, poolgrad_zip, stdlib_zip)
         except SnapshotUnavailable as why:
             return why
         keep.add(f"pyodide/{NUMPY_SNAPSHOT_FILE}")
@@ -202,7 +206,9 @@ def assemble(dist: Path, quiet: bool = False) -> Path:
     info = {
         "pyodide": "pyodide/",
         "pyodide_version": PYODIDE_VERSION,
+        # The wheel a notebook's kernel installs; the subset every start of the site does.
         "poolgrad_wheel": f"wheels/{wheel.name}",
+        "poolgrad_subset": f"wheels/{POOLGRAD_SUBSET_FILE}",
         "poolgrad_version": version,
         "numpy_wheel": f"pyodide/{NUMPY_WHEEL}",
         "numpy_subset": f"pyodide/{NUMPY_SUBSET_FILE}",
@@ -211,7 +217,8 @@ def assemble(dist: Path, quiet: bool = False) -> Path:
         "stdlib_subset": None if no_stdlib_subset is not None else f"pyodide/{STDLIB_SUBSET_FILE}",
         "stdlib_left_out": stdlib_left_out,
         # Files derived at build time from the pinned ones, by their own sha256.
-        "derived": [{"file": f"pyodide/{NUMPY_SUBSET_FILE}", "sha256": sha256_of(numpy_zip)}]
+        "derived": [{"file": f"pyodide/{NUMPY_SUBSET_FILE}", "sha256": sha256_of(numpy_zip)},
+                    {"file": f"wheels/{POOLGRAD_SUBSET_FILE}", "sha256": sha256_of(poolgrad_zip)}]
         + ([] if no_stdlib_subset is not None
            else [{"file": f"pyodide/{STDLIB_SUBSET_FILE}", "sha256": sha256_of(stdlib_zip)}]),
         "numpy_snapshot": None if no_snapshot is not None else f"pyodide/{NUMPY_SNAPSHOT_FILE}",
@@ -252,7 +259,7 @@ def assemble(dist: Path, quiet: bool = False) -> Path:
 #                    web/'s folders kept inside it: one tree, so the modules' relative imports
 #                    (../runtime/bridge.js) keep working
 #   pyodide/<hash>/  Pyodide, its wheels, its lock file and Python's start-up snapshot
-#   wheels/<hash>/   poolgrad's wheel
+#   wheels/<hash>/   poolgrad's wheel, and the subset of it every start installs
 #
 # Only the entry pages (index.html, embed-demo.html, element-demo.html), build-info.json, the
 # service worker sw.js and the element's loader pool-grad.js keep fixed names, and they must be revalidated on every visit. build-info.json names
@@ -555,9 +562,11 @@ def publish(stage: Path, dist: Path) -> dict:
     # build, and an unchanged site must not look like a new version to its learners.
     on_demand_files = ON_DEMAND_WITH_STDLIB_SUBSET if info.get("stdlib_subset") else ON_DEMAND_FILES
     on_demand = {names[f"pyodide/{name}"] for name in on_demand_files if f"pyodide/{name}" in names}
-    # The picture view's samples are saved once this browser opened one, not at install.
-    on_demand |= {names[rel] for rel in sources if rel.startswith(f"{PICTURE_SAMPLES_DIR}/")}
-    # So are the chain's shipped traces, read when the chain view is first opened.
+    # poolgrad's wheel is a notebook's (its kernel installs it); the site's Python installs the subset.
+    on_demand.add(info["poolgrad_wheel"])
+    # The chain's and the picture's files (modules, styles, samples, the chain's shipped
+    # traces) are saved once this browser opened the view, not at install.
+    on_demand |= {names[rel] for rel in sources if rel.startswith(tuple(f"{folder}/" for folder in LAZY_VIEW_DIRS))}
     on_demand.add(names[CHAIN_TRACES_FILE])
     kept = [[rel, None if rel == BUILD_INFO else digest(contents[rel]), "/" in rel, rel in on_demand]
             for rel in sorted(contents)]

@@ -58,6 +58,12 @@ NUMPY_SNAPSHOT_FILE = "numpy-snapshot.bin.gz"  # in dist/pyodide/: NumPy and poo
 NUMPY_SUBSET_FILE = "numpy-subset.zip"  # sitebuild/subset.py: what a start downloads of NumPy
 PYODIDE_STDLIB = "python_stdlib.zip"  # the official standard library (a core file)
 STDLIB_SUBSET_FILE = "stdlib-subset.zip"  # sitebuild/subset.py: what a start mounts of it
+# In dist/wheels/ beside poolgrad's wheel (which a notebook's kernel installs): what every
+# start installs of poolgrad, the wheel less POOLGRAD_LEFT_OUT (sitebuild/subset.py).
+POOLGRAD_SUBSET_FILE = "poolgrad-subset.zip"
+# The notebook widget's files (its module needs anywidget; its front end and stylesheet are
+# the notebook's copy of web/): a browser's Python never loads them.
+POOLGRAD_LEFT_OUT = ("poolgrad/widget.py", "poolgrad/widget.js", "poolgrad/widget.css")
 # The files of dist/pyodide/ that only one way of starting uses (python-runtime.js picks
 # the snapshot or the subset; the full wheel is fetched on demand): the service worker
 # saves one only once this browser used it.
@@ -72,9 +78,15 @@ SNAPSHOT_TIMEOUT_S = 300
 # Inputs of poolgrad's wheel (besides everything under py/, its description py/README.md too).
 WHEEL_INPUTS = ["pyproject.toml", "setup.py", "setup.cfg", "MANIFEST.in", "LICENSE"]
 
+# The front end's folders of the views that load the first time they are opened (the
+# chain's and the picture's: widget/mount.js imports them then). A first visit to the pool
+# view never downloads them: the service worker saves a file of theirs once this browser
+# used it, like the NumPy files of one way of starting Python.
+LAZY_VIEW_DIRS = ("chain", "picture")
+
 # The picture view's samples (web/picture/samples/, made by scripts/make_picture_samples.py;
-# SOURCES.md beside them says where each comes from and its licence). Loaded only when the
-# picture view opens: the service worker saves one once this browser used it.
+# SOURCES.md beside them says where each comes from and its licence), inside its folder of
+# LAZY_VIEW_DIRS.
 PICTURE_SAMPLES_DIR = "picture/samples"
 PICTURE_SAMPLES_SHA256 = {
     "camera.png": "2d9beaaedd87f9134aacf5ef9bd3eb7ec5972c18344054dce4e9546eb1fca6ba",

@@ -1,6 +1,7 @@
 """What a start downloads of NumPy and of Python's standard library: each the pinned
 official file less what neither the site's start, NumPy's import, poolgrad nor the
-exercise checker uses, derived reproducibly at build time (docs/startup.md).
+exercise checker uses, derived reproducibly at build time (docs/startup.md); and of
+poolgrad, its wheel less the notebook widget's files.
 
 The NumPy subset leaves out fixed parts (fft, f2py, polynomial, ma, testing, lapack_lite,
 the tests, type stubs, C headers and static libraries). The standard library's keeps the
@@ -21,7 +22,7 @@ from pathlib import Path
 
 from .common import atomic_write_bytes, sha256_of
 from .paths import WEB
-from .pins import PYODIDE_CORE_SHA256, PYODIDE_STDLIB, PYODIDE_VERSION
+from .pins import POOLGRAD_LEFT_OUT, PYODIDE_CORE_SHA256, PYODIDE_STDLIB, PYODIDE_VERSION
 
 # Left out of the subset: folders (and one module) by prefix, and kinds of file anywhere.
 NUMPY_LEFT_OUT = ("numpy/fft/", "numpy/f2py/", "numpy/polynomial/", "numpy/ma/", "numpy/testing/",
@@ -79,6 +80,12 @@ def write_subset(dest: Path, data: bytes) -> Path:
 def numpy_subset(wheel: Path, dest: Path) -> Path:
     """Write the subset of the NumPy ``wheel`` to ``dest`` and return ``dest``."""
     return write_subset(dest, subset_bytes(wheel))
+
+
+def poolgrad_subset(wheel: Path, dest: Path) -> Path:
+    """Write what a browser's Python installs of poolgrad to ``dest``: the files of its
+    ``wheel`` less the notebook widget's (POOLGRAD_LEFT_OUT), and return ``dest``."""
+    return write_subset(dest, zip_subset(wheel, lambda entry: not entry.is_dir() and entry.filename not in POOLGRAD_LEFT_OUT))
 
 
 # ------------------------------------------------------------ the standard library's

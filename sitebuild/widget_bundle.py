@@ -50,7 +50,9 @@ SCOPE = ".poolgrad-notebook"
 #: (web/notebook.js sets data-scheme) rather than when the system's is.
 _DARK_SET = re.compile(r"@media \(prefers-color-scheme: dark\) \{\s*:root(?:, :host)? \{(?P<set>[^{}]*)\}\s*\}")
 
-_IMPORT = re.compile(r'^import\s+(?:\{(?P<names>[^}]*)\}|\*\s+as\s+(?P<star>\w+))\s+from\s+"(?P<path>\.[^"]+)";[ \t]*\n?',
+#: A static import: named, a namespace, or for its side effect alone (a module that registers
+#: something as it runs, evaluated before the importer as any import is).
+_IMPORT = re.compile(r'^import\s+(?:(?:\{(?P<names>[^}]*)\}|\*\s+as\s+(?P<star>\w+))\s+from\s+)?"(?P<path>\.[^"]+)";[ \t]*\n?',
                      re.MULTILINE)
 _DYNAMIC_IMPORT = re.compile(r'\bimport\(\s*"(?P<path>\.[^"]+)"\s*\)')
 #: A module's neighbour: its stylesheet (which joins widget.css) or a folder of files.
@@ -60,7 +62,7 @@ _EXPORT = re.compile(r"^export\s+(?=(?:async\s+)?(?:function\*?|class|const|let)
 _UNSUPPORTED = [
     (re.compile(r"^export\s+(?!(?:async\s+)?(?:function\*?|class|const|let)\s)", re.MULTILINE),
      "an export other than `export function|class|const|let name` or `export { names }`"),
-    (re.compile(r'^import\s+["\']', re.MULTILINE), "a side-effect import"),
+    (re.compile(r"^import\s+'", re.MULTILINE), "an import quoted with '"),
     (re.compile(r'^import\s+(?!\{|\*)\w+\s*(?:,|from)', re.MULTILINE), "a default import"),
     (re.compile(r"\bimport\s*\("), "a dynamic import()"),
     (re.compile(r"\bimport\.meta\b"), "import.meta (the bundle's URL is a blob's)"),
@@ -128,7 +130,7 @@ def _parse(path: Path, entry: bool, styles: list[Path]):
         target = (path.parent / m.group("path")).resolve()
         if not target.is_file() or paths.WEB not in target.parents:
             raise BuildError(f"widget bundle: {where} imports {m.group('path')}, which is not a module of web/")
-        binding = m.group("star") or _bindings(m.group("names"), where)
+        binding = m.group("star") or (None if m.group("names") is None else _bindings(m.group("names"), where))
         imports.append((binding, target))
     body = _IMPORT.sub("", source)
     # `export { a, b };` (a re-export of imported names): its names join the exports.
@@ -177,7 +179,7 @@ def _bundled(entry: Path | None = None) -> tuple[str, list[Path]]:
             chunks.append(_stand_in(path))
             continue
         body, imports, exports, _ = parsed[path]
-        lines = "".join(f"const {binding} = {_name(target)};\n" for binding, target in imports)
+        lines = "".join(f"const {binding} = {_name(target)};\n" for binding, target in imports if binding)
         where = path.relative_to(paths.ROOT).as_posix()
         if path == order[-1]:
             chunks.append(f"\n// {where}\n{lines}{body}")

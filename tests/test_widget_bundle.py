@@ -32,7 +32,7 @@ def test_the_bundle_is_one_module_whose_default_export_renders(tmp_path):
 
 @pytest.mark.parametrize("source, what", [
     ('export default 1;\n', "an export other than"),
-    ('import "./format.js";\n', "a side-effect import"),
+    ("import './format.js';\n", "an import quoted with '"),
     ('const m = await import(where);\nexport const a = m;\n', "a dynamic import()"),
     ('export const here = import.meta.url;\n', "import.meta"),
 ])
@@ -61,6 +61,21 @@ def test_imported_modules_keep_their_private_names_apart(tmp_path, monkeypatch):
     out = tmp_path / "out.mjs"
     out.write_text(widget_bundle.bundle(), encoding="utf-8")
     assert subprocess.run(["node", str(out)], capture_output=True, text=True, check=True).stdout == "21\n"
+
+
+def test_a_side_effect_import_runs_its_module_first(tmp_path, monkeypatch):
+    # The notebook host imports the chain's and the picture's keys for what they register.
+    web = tmp_path / "web"
+    web.mkdir()
+    (web / "table.js").write_text("export const table = [];\n", encoding="utf-8")
+    (web / "keys.js").write_text('import { table } from "./table.js";\ntable.push("chain");\n', encoding="utf-8")
+    (web / "notebook.js").write_text('import "./keys.js";\nimport { table } from "./table.js";\n'
+                                     "console.log(table.join());\n", encoding="utf-8")
+    monkeypatch.setattr(paths, "ROOT", tmp_path)
+    monkeypatch.setattr(paths, "WEB", web)
+    out = tmp_path / "out.mjs"
+    out.write_text(widget_bundle.bundle(), encoding="utf-8")
+    assert subprocess.run(["node", str(out)], capture_output=True, text=True, check=True).stdout == "chain\n"
 
 
 def test_the_wheel_ships_the_bundle(tmp_path):

@@ -18,12 +18,21 @@ import { pageTraces } from "./runtime/page-traces.js";
 import { mount } from "./widget/mount.js";
 import { localModel } from "./widget/model.js";
 import { InputError, hashFor, modelValues, parseHash } from "./widget/state.js";
+import { viewsFor } from "./widget/views.js";
 
 // The hash into the model: a refused link sets `error`, and the values stay those of the
-// last good one.
-function readHash() {
+// last good one. A link to a view loaded when first opened (view=chain, view=picture) is
+// read once that view's module is here.
+async function readHash() {
+  const hash = location.hash;
   try {
-    model.update({ ...modelValues(parseHash(location.hash)), error: null });
+    await viewsFor(hash);
+  } catch (problem) {
+    model.update({ error: `its view could not load (${problem.message})` });
+    return;
+  }
+  try {
+    model.update({ ...modelValues(parseHash(hash)), error: null });
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
     model.update({ error: error.message });
@@ -31,7 +40,7 @@ function readHash() {
 }
 
 const model = localModel();
-readHash();
+await readHash();
 const traces = pageTraces();
 const widget = await mount(document.getElementById("widget"), model, {
   traces,
@@ -53,10 +62,7 @@ widget.on("trace", writeHash);
 writeHash();
 // A link to the view already shown changes no state, so the widget says nothing: the
 // canonical link is written here too (`#` on the default view becomes its full link).
-window.addEventListener("hashchange", () => {
-  readHash();
-  writeHash();
-});
+window.addEventListener("hashchange", () => readHash().then(writeHash));
 traces.subscribe({
   onReady: (message) => keepOffline(document.getElementById("update-notice"), message?.startup?.files ?? []),
 });

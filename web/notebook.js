@@ -5,6 +5,10 @@
 // scheme. Bundled into one module by sitebuild/widget_bundle.py (anywidget cannot resolve
 // relative imports).
 
+// A notebook holds every view at once: the chain's and the picture's keys are in the table
+// before a model is read (on the page, widget/views.js loads them when a view opens).
+import "./chain/keys.js";
+import "./picture/keys.js";
 import { chainRequestKey } from "./chain/request.js";
 import { mount } from "./widget/mount.js";
 import { InputError, requestKey, stateFromModel } from "./widget/state.js";

@@ -49,9 +49,10 @@ async function download(url, file) {
   throw new Error(failure);
 }
 
-// A file's name without its content-hashed folder: how an older build's copy of the same
-// on-demand file is recognised.
-const baseName = (url) => url.slice(url.lastIndexOf("/") + 1);
+// A file's path without its content-hashed folder (app/<hash>/chain/presets.js is
+// app/chain/presets.js): how an older build's copy of the same on-demand file is
+// recognised. Its name alone would not do: chain/presets.js is not widget/presets.js.
+const unhashedPath = (url) => url.slice(SCOPE.href.length).replace(/^([^/]+)\/[0-9a-f]+\//, "$1/");
 
 async function saveFile(cache, url, file) {
   if (!(await cache.match(url))) await cache.put(url, await download(url, file));
@@ -66,11 +67,11 @@ async function saveBuild() {
   const usedBefore = new Set();
   for (const old of older) {
     for (const request of await old.keys()) {
-      usedBefore.add(baseName(request.url));
+      usedBefore.add(unhashedPath(request.url));
     }
   }
   await Promise.all([...FILES].map(async ([url, file]) => {
-    if (file.onDemand && !usedBefore.has(baseName(url))) return;
+    if (file.onDemand && !usedBefore.has(unhashedPath(url))) return;
     if (await cache.match(url)) return; // saved by an install that was interrupted
     let response;
     // An unchanged group keeps its hashed folder: take its files from the older build.

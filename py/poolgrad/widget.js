@@ -109,66 +109,6 @@ function writeStored(key, text) {
 return Object.freeze({ NON_FINITE, isSentNumber, decodeNumber, formatNumber, cellName, pairText, sizeText, listCells, formatSum, encodeNumber, wireNumber, describeSpan, escapeXml, readStored, writeStored });
 })();
 
-// web/chain/request.js
-const $chain_request = (() => {
-const { wireNumber } = $widget_format;
-// The chain view's request to Python: the state's chain keys as poolgrad.chain_trace's
-// keyword arguments ({"kind": "chain", ...}, docs/trace-contract.md). Pure; no DOM.
-
-
-const planes = (value) => (Array.isArray(value[0]) ? value.map(planes) : value.map(wireNumber));
-
-// The last output's shape, (filters, rows, cols), read off the state's shapes alone: the
-// view offers a convolution of stride 1 without padding, and a pooling whose stride is its
-// window. It only sizes the made-up upstream gradients (a ramp, a hot cell) and the target;
-// every value is Python's. Sides below 1 come back as 0 (Python names the problem).
-function lastOutputShape(state) {
-  const [height, width] = [state.cx[0].length, state.cx[0][0].length];
-  const [kh, kw] = [state.cw[0][0].length, state.cw[0][0][0].length];
-  const conv = [Math.max(0, height - kh + 1), Math.max(0, width - kw + 1)];
-  const pooled = state.cpool === "none" ? conv : conv.map((side, i) => Math.max(0, Math.floor((side - state.cpk[i]) / state.cpk[i]) + 1));
-  return [state.cw.length, ...pooled];
-}
-
-// The made-up dL/d(last output) of the upstream choices that are not a loss: all ones, the
-// ramp 1..n over each filter's plane, or 1 on the hot cell of the first filter.
-function madeUpGradient(state) {
-  if (state.cup === "ones") return 1;
-  const [filters, rows, cols] = lastOutputShape(state);
-  if (rows === 0 || cols === 0) return 1;
-  return Array.from({ length: filters }, (_, f) => Array.from({ length: rows }, (_, r) => Array.from({ length: cols }, (_, c) => {
-    if (state.cup === "ramp") return r * cols + c + 1;
-    return f === 0 && r === state.hot[0] && c === state.hot[1] ? 1 : 0;
-  })));
-}
-
-// The loss an upstream choice names, or null for a made-up gradient.
-const LOSSES = { "loss-mse": "mse", "loss-l1": "l1" };
-
-function chainRequest(state) {
-  const loss = LOSSES[state.cup] ?? null;
-  return {
-    kind: "chain",
-    x: planes(state.cx),
-    weight: planes(state.cw),
-    target: loss ? planes(state.ct) : null,
-    bias: state.cb ? state.cb.map(wireNumber) : null,
-    activation: state.relu ? "relu" : null,
-    pool: state.cpool === "none" ? null : state.cpool,
-    pool_kernel_size: state.cpk,
-    loss,
-    grad_output: loss ? null : madeUpGradient(state),
-    learning_rate: state.lr,
-    steps: state.steps,
-  };
-}
-
-function chainRequestKey(state) {
-  return JSON.stringify(chainRequest(state));
-}
-return Object.freeze({ lastOutputShape, madeUpGradient, LOSSES, chainRequest, chainRequestKey });
-})();
-
 // web/widget/presets.js
 const $widget_presets = (() => {
 // Presets offered by #preset. Their keys are the option values of the DOM contract. Most
@@ -235,20 +175,7 @@ const PRESETS = {
       Array.from({ length: cols }, () => Math.floor(Math.random() * 19) - 9)),
   },
 };
-
-// The chain view's default (the capstone: a 6 × 6 input, a 3 × 3 filter, a 2 × 2 max
-// pool and a 2 × 2 target under MSE), as the hash's chain keys start. Its other presets
-// load with the chain view (web/chain/presets.js).
-const CHAIN_CAPSTONE = {
-  x: [[[1, 2, 0, 3, 1, 0], [0, 1, 3, 1, 2, 2], [2, 0, 1, 0, 1, 3], [1, 3, 2, 2, 0, 1], [0, 1, 1, 3, 2, 0], [2, 2, 0, 1, 1, 1]]],
-  weight: [[[[0.5, -0.5, 0], [0, 1, 0], [0.5, 0, -0.5]]]],
-  target: [[[2, 1], [0, 3]]],
-};
-
-// The picture view's shipped samples (web/picture/samples/NAME.png, pinned in
-// sitebuild/pins.py, their sources in SOURCES.md beside them), the first one its start.
-const PICTURE_SAMPLES = ["camera", "text", "chelsea", "coffee"];
-return Object.freeze({ FIXTURE, PRESETS, CHAIN_CAPSTONE, PICTURE_SAMPLES });
+return Object.freeze({ FIXTURE, PRESETS });
 })();
 
 // web/widget/trace-view.js
@@ -333,13 +260,16 @@ return Object.freeze({ selectedOutput, outputInRange, windowSamples, windowText,
 
 // web/widget/state.js
 const $widget_state = (() => {
-const { NON_FINITE, encodeNumber, pairText, sizeText, wireNumber } = $widget_format;
-const { CHAIN_CAPSTONE, FIXTURE, PICTURE_SAMPLES, PRESETS } = $widget_presets;
+const { NON_FINITE, encodeNumber, pairText, wireNumber } = $widget_format;
+const { FIXTURE, PRESETS } = $widget_presets;
 const { outputInRange } = $widget_trace_view;
 // The widget's whole state, its one serialisation (the URL hash), and every parse of the
 // learner's text into it. One table, HASH_PROPERTIES, drives both directions: parseHash
 // reads each property by its kind, serialiseState writes them in table order, leaving out
-// the ones whose rule says so (docs/design.md, "The URL hash"). Errors are InputError,
+// the ones whose rule says so (docs/design.md, "The URL hash"). The views that load when
+// first opened (web/chain/, web/picture/) add their own rows when their module loads
+// (registerView); widget/views.js loads the ones a link or a model needs before it is
+// read. Errors are InputError,
 // carrying where the text came from (the hash, the paste box, a cell edit, a field) and a
 // message that says what to fix.
 
@@ -350,9 +280,6 @@ const MAX_HASH_LENGTH = 20000;
 const MAX_MAGNITUDE = 1e15;
 const NUMBER_PATTERN = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 const MAX_NORM = 1000;
-// The chain view's limits (poolgrad.chain_trace's): input channels, filters, steps.
-const CHAIN_LIMITS = { channels: 3, filters: 4, steps: 500 };
-const MAX_LEARNING_RATE = 100;
 
 // The pooling modes (poolgrad.trace()'s `mode`), as sentences name them.
 const MODE_NAMES = {
@@ -528,7 +455,9 @@ function parseCellValue(text, where) {
 const NORM_WORDS = new Map([["inf", Infinity], ["infinity", Infinity], ["-inf", -Infinity], ["-infinity", -Infinity]]);
 
 // How each kind of property reads its text and writes it back: parse(text, property,
-// source) returns the value or throws InputError; write(value) is the canonical text.
+// source) returns the value or throws InputError; write(value, property) is the canonical
+// text; fromModel(value, property, key), where a model's JSON value is not spelled as
+// String() spells it, is its text (a view's module may add kinds: registerView).
 const KINDS = {
   pair: {
     parse(text, property, source) {
@@ -546,6 +475,7 @@ const KINDS = {
       throw new InputError(`${property.key} must be 0 or 1 (${property.meaning}); got ${quote(text)}`, source);
     },
     write: (value) => (value ? "1" : "0"),
+    fromModel: (value) => (value ? "1" : "0"),
   },
   enum: {
     parse(text, property, source) {
@@ -579,74 +509,15 @@ const KINDS = {
   },
   matrix: {
     parse: (text, property) => parseMatrix(text, MATRIX_SPELLINGS.hash(property.name)),
-    write: (matrix) => matrix.map((row) => row.map(encodeNumber).join(",")).join(";"),
-  },
-  // The chain's stacks of planes: `levels` lists, outermost first, each level's separator
-  // ("/" between filters, "|" between channels), its name and its limit; every plane is
-  // a matrix in the hash's spelling, and all planes share one shape.
-  stack: {
-    parse(text, property, source) {
-      const planes = [];
-      const read = (part, depth, where) => {
-        if (depth === property.levels.length) {
-          const plane = parseMatrix(part, MATRIX_SPELLINGS.hash(`${property.name}${where}`));
-          planes.push([where, plane]);
-          return plane;
-        }
-        const { separator, noun, limit } = property.levels[depth];
-        const pieces = part.split(separator);
-        if (pieces.length > limit) {
-          throw new InputError(`${property.name} has ${pieces.length} ${noun}s; the limit is ${limit} (separate ${noun}s by "${separator}")`, source);
-        }
-        return pieces.map((piece, i) => read(piece, depth + 1, `${where} ${noun} ${i}`));
-      };
-      const value = read(text, 0, "");
-      const [firstWhere, first] = planes[0];
-      for (const [where, plane] of planes) {
-        if (plane.length !== first.length || plane[0].length !== first[0].length) {
-          throw new InputError(`${property.name}${where} is ${sizeText([plane.length, plane[0].length])} but${firstWhere} is ${sizeText([first.length, first[0].length])}; every ${property.levels.at(-1).noun} needs the same shape`, source);
-        }
-      }
-      return value;
-    },
-    write(value, property) {
-      const join = (part, depth) => (depth === property.levels.length
-        ? KINDS.matrix.write(part)
-        : part.map((piece) => join(piece, depth + 1)).join(property.levels[depth].separator));
-      return join(value, 0);
-    },
-  },
-  // A list of numbers (the chain's bias, one per filter).
-  numbers: {
-    parse(text, property, source) {
-      const tokens = text.split(",");
-      if (tokens.length > property.limit) throw new InputError(`${property.name} has ${tokens.length} values; the limit is ${property.limit}`, source);
-      return tokens.map((token, i) => parseNumberToken(token, `${property.name} value ${i}`, source));
-    },
-    write: (values) => values.map(encodeNumber).join(","),
-  },
-  // A positive number (the learning rate).
-  rate: {
-    parse(text, property, source) {
-      const value = NUMBER_PATTERN.test(text.trim()) ? Number(text) : NaN;
-      if (!(value > 0 && value <= MAX_LEARNING_RATE)) {
-        throw new InputError(`${property.name} must be a number above 0 and at most ${MAX_LEARNING_RATE}, like 0.01; got ${quote(text)}`, source);
-      }
-      return value;
-    },
-    write: String,
-  },
-  // A count (the chain's steps).
-  count: {
-    parse(text, property, source) {
-      if (!/^\d{1,6}$/.test(text.trim()) || Number(text) > property.max) {
-        throw new InputError(`${property.name} must be a whole number from 0 to ${property.max}; got ${quote(text)}`, source);
-      }
-      return Number(text);
-    },
-    write: String,
+    write: (matrix) => matrixHashText(matrix),
+    fromModel: (value, property, key) => matrixText(key, value),
   },
 };
+
+// A matrix as the hash spells it: rows separated by ";", values by ",".
+function matrixHashText(matrix) {
+  return matrix.map((row) => row.map(encodeNumber).join(",")).join(";");
+}
 
 // The separators a parameter field takes between the two numbers of a pair: a phone's
 // numeric keypad has no comma, so a space, ";", "x", "*" or "×" does as well ("3 2", "3x2").
@@ -710,55 +581,42 @@ const HASH_PROPERTIES = [
   { key: "sel", kind: "selection", initial: () => [0, 0], written: "unless-implicit" },
   { key: "x", kind: "matrix", name: "the input x", initial: () => FIXTURE.map((row) => row.slice()), written: "always" },
   { key: "g", kind: "matrix", name: "the upstream gradient g", initial: () => null, written: "unless-initial" },
-  // Which view shows: the pooling layer, or the chain X -conv W-> Y1 -pool-> Y2 -loss-> L.
-  // The chain's keys below belong to view=chain (CHAIN_KEYS): written there only, and a
-  // link that gives one elsewhere is refused. Left out, they are the capstone's.
+  // Which view shows: the pooling layer, the chain X -conv W-> Y1 -pool-> Y2 -loss-> L, or
+  // a picture. The chain's and the picture's own keys are their modules' (registerView).
   { key: "view", kind: "enum", values: ["pool", "chain", "picture"], initial: () => "pool", written: "unless-initial" },
-  {
-    key: "cx", kind: "stack", name: "the chain's input cx", levels: [{ separator: "|", noun: "channel", limit: CHAIN_LIMITS.channels }],
-    initial: () => structuredClone(CHAIN_CAPSTONE.x), written: "always", only: true,
-  },
-  {
-    key: "cw", kind: "stack", name: "the chain's weight cw",
-    levels: [{ separator: "/", noun: "filter", limit: CHAIN_LIMITS.filters }, { separator: "|", noun: "channel", limit: CHAIN_LIMITS.channels }],
-    initial: () => structuredClone(CHAIN_CAPSTONE.weight), written: "always", only: true,
-    check: (state) => (state.view === "chain" && state.cw[0].length !== state.cx.length
-      ? `the chain's weight cw has ${state.cw[0].length} channel slice${state.cw[0].length > 1 ? "s" : ""} per filter but the input cx has ${state.cx.length} channel${state.cx.length > 1 ? "s" : ""}; give each filter one slice per input channel (slices separated by "|", filters by "/")` : null),
-  },
-  {
-    key: "cb", kind: "numbers", name: "the chain's bias cb", limit: CHAIN_LIMITS.filters, initial: () => null, written: "unless-initial", only: true,
-    check: (state) => (state.view === "chain" && state.cb && state.cb.length !== state.cw.length
-      ? `the chain's bias cb has ${state.cb.length} values but the weight cw has ${state.cw.length} filter${state.cw.length > 1 ? "s" : ""}; give one bias per filter` : null),
-  },
-  { key: "relu", kind: "flag", meaning: "1 puts a ReLU after the convolution", initial: () => false, written: "unless-initial", only: true },
-  { key: "cpool", kind: "enum", values: ["max", "avg", "none"], initial: () => "max", written: "always", only: true },
-  { key: "cpk", kind: "pair", name: "the chain's pooling window (cpk)", min: 1, max: MAX_SIDE, initial: () => [2, 2], written: "unless-initial", only: true },
-  { key: "cup", kind: "enum", values: ["loss-mse", "loss-l1", "ones", "ramp", "hot"], initial: () => "loss-mse", written: "always", only: true },
-  // The hot cell of cup=hot: row,col of the last output (its first filter).
-  { key: "hot", kind: "selection", initial: () => [0, 0], written: "always", only: true },
-  {
-    key: "ct", kind: "stack", name: "the chain's target ct", levels: [{ separator: "|", noun: "filter", limit: CHAIN_LIMITS.filters }],
-    initial: () => structuredClone(CHAIN_CAPSTONE.target), written: "always", only: true,
-  },
-  { key: "lr", kind: "rate", name: "the learning rate (lr)", initial: () => 0.01, written: "always", only: true },
-  { key: "steps", kind: "count", name: "the step count (steps)", max: CHAIN_LIMITS.steps, initial: () => 0, written: "always", only: true },
 ];
-// The keys of the chain view's own (view=chain).
-const CHAIN_KEYS = new Set(["cx", "cw", "cb", "relu", "cpool", "cpk", "cup", "hot", "ct", "lr", "steps"]);
-// The picture view's own keys (view=picture): the pooling settings (k, s, p, d, ceil, mode,
-// grad, ...) are the pool view's keys, which apply to the picture too.
-HASH_PROPERTIES.push(
-  // A shipped sample (web/picture/samples/); a learner's own picture stays in the browser
-  // and out of the link, which names the sample shown before it.
-  { key: "pic", kind: "enum", values: PICTURE_SAMPLES, initial: () => PICTURE_SAMPLES[0], written: "always", only: true },
-  { key: "psize", kind: "enum", values: ["32", "64", "128", "256"], initial: () => "128", written: "unless-initial", only: true },
-  { key: "pch", kind: "enum", values: ["rgb", "grey", "r", "g", "b"], initial: () => "rgb", written: "unless-initial", only: true },
-  { key: "prep", kind: "enum", values: ["1", "2", "3", "4"], initial: () => "1", written: "unless-initial", only: true },
-  // The selected pixel of the picture's (last) output: row,col.
-  { key: "psel", kind: "selection", digits: 3, initial: () => null, written: "unless-initial", only: true },
-);
-const PICTURE_KEYS = new Set(["pic", "psize", "pch", "prep", "psel"]);
 const PROPERTY = new Map(HASH_PROPERTIES.map((property) => [property.key, property]));
+// Key -> the view whose module added it (registerView).
+const VIEW_OF = new Map();
+
+// A view's module adds its own rows to the table (in the table's shape, plus
+// `appliesWhen(state)`: within its view, when the key applies, and `whyNot`: the link's
+// refusal where it does not), its model keys ({model key: hash key}), its model values
+// (modelValues(state), each null outside the view) and the kinds its rows use. Adding the
+// same view again changes nothing.
+function registerView(view, { properties, modelKeys, modelValues: values, kinds = {} }) {
+  if (VIEWS.has(view)) return;
+  VIEWS.set(view, values);
+  Object.assign(KINDS, kinds);
+  for (const property of properties) {
+    HASH_PROPERTIES.push(property);
+    PROPERTY.set(property.key, property);
+    VIEW_OF.set(property.key, view);
+  }
+  Object.assign(MODEL_KEYS, modelKeys);
+}
+// The views whose rows are in the table, with their model values.
+const VIEWS = new Map();
+
+// Whether the table knows `key`: a view's key is known once its module loaded.
+function knowsKey(key) {
+  return PROPERTY.has(key);
+}
+
+// Whether the view's own rows are in the table (the pool view's always are).
+function knowsView(view) {
+  return view === "pool" || VIEWS.has(view);
+}
 
 // Give every property `state` lacks its initial value, in table order. A selection the
 // state lacks is the implicit one.
@@ -807,12 +665,14 @@ function parseHash(hash) {
     const property = PROPERTY.get(key);
     state[key] = KINDS[property.kind].parse(text, property, "hash");
   }
+  // A host reads a link only once its view's module loaded (widget/views.js viewsFor).
+  if (state.view && !knowsView(state.view)) throw new Error(`view=${state.view}: its module has not loaded its keys yet (widget/views.js)`);
   fillInitial(state);
   for (const key of given.keys()) {
     if (PROPERTY.get(key).only && !applies(key, state)) {
-      if (PICTURE_KEYS.has(key)) throw fail(`${key} does not apply here; it is the picture view's (view=picture)`);
-      throw fail(CHAIN_KEYS.has(key)
-        ? `${key} does not apply here; ${key === "hot" && state.view === "chain" ? "the hot cell is the upstream's when cup=hot" : "it is the chain view's (view=chain)"}`
+      const view = VIEW_OF.get(key);
+      throw fail(view
+        ? `${key} does not apply here; ${state.view === view ? PROPERTY.get(key).whyNot : `it is the ${view} view's (view=${view})`}`
         : `${key} does not apply to mode=${state.mode}; ${APPLIES_TEXT[key]}`);
     }
   }
@@ -827,7 +687,7 @@ function leftOut(property, value, state) {
   if (property.only && !applies(property.key, state)) return true;
   // A chain or picture link carries the pooling view's settings only where they differ from
   // the start.
-  const poolKey = !CHAIN_KEYS.has(property.key) && !PICTURE_KEYS.has(property.key) && property.key !== "view";
+  const poolKey = !VIEW_OF.has(property.key) && property.key !== "view";
   if (state.view !== "pool" && poolKey && property.written === "always") {
     const { write } = KINDS[property.kind];
     return write(value, property) === write(property.initial(state), property);
@@ -913,8 +773,8 @@ const APPLIES_TEXT = {
   unpool: "unpooling puts back the maxima of the max modes (mode=max or adaptive_max)",
 };
 function applies(key, state) {
-  if (CHAIN_KEYS.has(key)) return state.view === "chain" && (key !== "hot" || state.cup === "hot");
-  if (PICTURE_KEYS.has(key)) return state.view === "picture";
+  const view = VIEW_OF.get(key);
+  if (view) return state.view === view && (PROPERTY.get(key).appliesWhen?.(state) ?? true);
   return !(key in APPLIES) || APPLIES[key].includes(state.mode);
 }
 
@@ -934,6 +794,12 @@ function changedState(state, changes) {
   if (!applies("p", next)) next.p = [0, 0];
   if (!applies("ceil", next)) next.ceil = false;
   return next;
+}
+
+// The state change of opening `view` (#view): the view's own keys (its module must have
+// added them) keep what they held, or start at their initial values.
+function switchView(view) {
+  return (state) => fillInitial(Object.assign(state, { view }));
 }
 
 // The state change of picking a pooling mode, from #mode or the Max / Average buttons, as a
@@ -981,56 +847,7 @@ const MODEL_KEYS = {
   norm_type: "n",
   unpool: "unpool",
   view: "view",
-  chain_x: "cx",
-  chain_weight: "cw",
-  chain_bias: "cb",
-  chain_relu: "relu",
-  chain_pool: "cpool",
-  chain_pool_kernel_size: "cpk",
-  chain_upstream: "cup",
-  chain_hot: "hot",
-  chain_target: "ct",
-  learning_rate: "lr",
-  steps: "steps",
-  picture: "pic",
-  picture_size: "psize",
-  picture_channel: "pch",
-  picture_repeat: "prep",
-  picture_selection: "psel",
 };
-
-// The picture view's model values: null outside it (the keys are then left out).
-function pictureValues(state) {
-  const picture = state.view === "picture";
-  return {
-    ...(picture ? { view: "picture" } : {}),
-    picture: picture ? state.pic : null,
-    picture_size: picture ? Number(state.psize) : null,
-    picture_channel: picture ? state.pch : null,
-    picture_repeat: picture ? Number(state.prep) : null,
-    picture_selection: picture && state.psel ? state.psel.slice() : null,
-  };
-}
-
-// The chain's model values: null outside the chain view (the keys are then left out).
-function chainValues(state) {
-  const chain = state.view === "chain";
-  const planes = (value) => (Array.isArray(value) && Array.isArray(value[0]) ? value.map(planes) : value.map(wireNumber));
-  return {
-    view: chain ? "chain" : null,
-    chain_x: chain ? planes(state.cx) : null,
-    chain_weight: chain ? planes(state.cw) : null,
-    chain_bias: chain && state.cb ? state.cb.map(wireNumber) : null,
-    chain_relu: chain ? state.relu : null,
-    chain_pool: chain ? state.cpool : null,
-    chain_pool_kernel_size: chain ? state.cpk.slice() : null,
-    chain_upstream: chain ? state.cup : null,
-    chain_hot: chain && state.cup === "hot" ? state.hot.slice() : null,
-    chain_target: chain ? planes(state.ct) : null,
-    learning_rate: chain ? state.lr : null,
-    steps: chain ? state.steps : null,
-  };
-}
 
 // The model's values for `state`.
 function modelValues(state) {
@@ -1050,8 +867,8 @@ function modelValues(state) {
     output_size: state.o.slice(),
     norm_type: wireNumber(state.n),
     unpool: state.unpool,
-    ...chainValues(state),
-    ...pictureValues(state),
+    view: state.view === "pool" ? null : state.view,
+    ...Object.assign({}, ...[...VIEWS.values()].map((values) => values(state))),
   };
 }
 
@@ -1072,41 +889,322 @@ function matrixText(key, rows) {
 function valueText(key, value) {
   if (value === undefined || value === null) return null;
   if (typeof value === "string") return value;
-  const kind = PROPERTY.get(MODEL_KEYS[key]).kind;
-  if (kind === "flag") return value ? "1" : "0";
-  if (kind === "matrix") return matrixText(key, value);
-  if (kind === "stack") {
-    // Each plane through matrixText's strict check; each level above it a list.
-    const property = PROPERTY.get(MODEL_KEYS[key]);
-    const join = (part, depth) => {
-      if (depth === property.levels.length) return matrixText(key, part);
-      if (!Array.isArray(part)) {
-        throw new InputError(`${property.name} must be lists of ${property.levels[depth].noun}s, each a grid of numbers; got ${quote(JSON.stringify(part) ?? String(part))}`, "hash");
-      }
-      return part.map((piece) => join(piece, depth + 1)).join(property.levels[depth].separator);
-    };
-    return join(value, 0);
-  }
+  const property = PROPERTY.get(MODEL_KEYS[key]);
+  const { fromModel } = KINDS[property.kind];
+  if (fromModel) return fromModel(value, property, key);
   return Array.isArray(value) ? value.join(",") : String(value);
 }
 
 // The state a model's values describe (`get(key)`, the model's own reader), refused as the
 // hash would refuse it: InputError with the same message, naming the setting.
-// A model holds every key at once, so a mode's own key (output_size, norm_type, unpool) is
-// kept there while another mode shows: it is read only where it applies.
+// A model holds every key at once, so a mode's (or a view's) own key is kept there while
+// another shows: it is read only where it applies, which the choices (the enum keys: the
+// mode, the view, the chain's upstream) decide. The view's module must have loaded
+// (widget/views.js): the model keys of a view whose rows are not in the table are not read.
 function stateFromModel(get) {
   const parts = [];
-  const mode = valueText("mode", get("mode")) ?? "max";
-  const view = valueText("view", get("view")) ?? "pool";
-  const cup = valueText("chain_upstream", get("chain_upstream")) ?? "loss-mse";
+  const choices = {};
+  for (const [key, property] of Object.entries(MODEL_KEYS)) {
+    const row = PROPERTY.get(property);
+    if (row.kind === "enum") choices[property] = valueText(key, get(key)) ?? row.initial(choices);
+  }
   for (const [key, property] of Object.entries(MODEL_KEYS)) {
     const text = valueText(key, get(key));
-    if (PROPERTY.get(property).only && !applies(property, { mode, view, cup })) continue;
+    if (PROPERTY.get(property).only && !applies(property, choices)) continue;
     if (text !== null) parts.push(`${property}=${encodeURIComponent(text)}`);
   }
   return parseHash(parts.join("&"));
 }
-return Object.freeze({ MAX_SIDE, CHAIN_LIMITS, MODE_NAMES, ADAPTIVE_MODES, MAX_MODES, InputError, quote, MATRIX_SPELLINGS, parseMatrix, parseCellValue, HASH_PROPERTIES, CHAIN_KEYS, PICTURE_KEYS, defaultState, parsePair, parseHash, serialiseState, gridsKey, hashFor, traceRequest, requestKey, applies, changedState, switchMode, presetChange, showsPreset, MODEL_KEYS, modelValues, matrixText, stateFromModel, FIXTURE });
+return Object.freeze({ MAX_SIDE, NUMBER_PATTERN, MODE_NAMES, ADAPTIVE_MODES, MAX_MODES, InputError, quote, parseNumberToken, MATRIX_SPELLINGS, parseMatrix, parseCellValue, matrixHashText, HASH_PROPERTIES, registerView, knowsKey, knowsView, defaultState, parsePair, parseHash, serialiseState, gridsKey, hashFor, traceRequest, requestKey, applies, changedState, switchView, switchMode, presetChange, showsPreset, MODEL_KEYS, modelValues, matrixText, stateFromModel, FIXTURE });
+})();
+
+// web/chain/keys.js
+const $chain_keys = (() => {
+const { encodeNumber, sizeText, wireNumber } = $widget_format;
+const { InputError, MATRIX_SPELLINGS, MAX_SIDE, NUMBER_PATTERN, matrixHashText, matrixText, parseMatrix, parseNumberToken, quote, registerView } = $widget_state;
+// The chain view's own keys (view=chain): its rows of state.js's one table (the hash), its
+// model keys and model values, and the kinds of value only the chain has. This module
+// adds them to the table when it loads (registerView), which the chain view's module
+// (chain-view.js) makes happen; widget/views.js loads it before a link or a model that
+// opens the chain is read. Left out of a link, the keys are the capstone's.
+
+
+// The chain view's limits (poolgrad.chain_trace's): input channels, filters, steps.
+const CHAIN_LIMITS = { channels: 3, filters: 4, steps: 500 };
+const MAX_LEARNING_RATE = 100;
+
+// The chain view's default (the capstone: a 6 × 6 input, a 3 × 3 filter, a 2 × 2 max
+// pool and a 2 × 2 target under MSE), as the hash's chain keys start. Its other presets
+// are presets.js's.
+const CHAIN_CAPSTONE = {
+  x: [[[1, 2, 0, 3, 1, 0], [0, 1, 3, 1, 2, 2], [2, 0, 1, 0, 1, 3], [1, 3, 2, 2, 0, 1], [0, 1, 1, 3, 2, 0], [2, 2, 0, 1, 1, 1]]],
+  weight: [[[[0.5, -0.5, 0], [0, 1, 0], [0.5, 0, -0.5]]]],
+  target: [[[2, 1], [0, 3]]],
+};
+
+const KINDS = {
+  // The chain's stacks of planes: `levels` lists, outermost first, each level's separator
+  // ("/" between filters, "|" between channels), its name and its limit; every plane is
+  // a matrix in the hash's spelling, and all planes share one shape.
+  stack: {
+    parse(text, property, source) {
+      const planes = [];
+      const read = (part, depth, where) => {
+        if (depth === property.levels.length) {
+          const plane = parseMatrix(part, MATRIX_SPELLINGS.hash(`${property.name}${where}`));
+          planes.push([where, plane]);
+          return plane;
+        }
+        const { separator, noun, limit } = property.levels[depth];
+        const pieces = part.split(separator);
+        if (pieces.length > limit) {
+          throw new InputError(`${property.name} has ${pieces.length} ${noun}s; the limit is ${limit} (separate ${noun}s by "${separator}")`, source);
+        }
+        return pieces.map((piece, i) => read(piece, depth + 1, `${where} ${noun} ${i}`));
+      };
+      const value = read(text, 0, "");
+      const [firstWhere, first] = planes[0];
+      for (const [where, plane] of planes) {
+        if (plane.length !== first.length || plane[0].length !== first[0].length) {
+          throw new InputError(`${property.name}${where} is ${sizeText([plane.length, plane[0].length])} but${firstWhere} is ${sizeText([first.length, first[0].length])}; every ${property.levels.at(-1).noun} needs the same shape`, source);
+        }
+      }
+      return value;
+    },
+    write(value, property) {
+      const join = (part, depth) => (depth === property.levels.length
+        ? matrixHashText(part)
+        : part.map((piece) => join(piece, depth + 1)).join(property.levels[depth].separator));
+      return join(value, 0);
+    },
+    // A model's nested lists: each plane through matrixText's strict check, each level
+    // above it a list.
+    fromModel(value, property, key) {
+      const join = (part, depth) => {
+        if (depth === property.levels.length) return matrixText(key, part);
+        if (!Array.isArray(part)) {
+          throw new InputError(`${property.name} must be lists of ${property.levels[depth].noun}s, each a grid of numbers; got ${quote(JSON.stringify(part) ?? String(part))}`, "hash");
+        }
+        return part.map((piece) => join(piece, depth + 1)).join(property.levels[depth].separator);
+      };
+      return join(value, 0);
+    },
+  },
+  // A list of numbers (the chain's bias, one per filter).
+  numbers: {
+    parse(text, property, source) {
+      const tokens = text.split(",");
+      if (tokens.length > property.limit) throw new InputError(`${property.name} has ${tokens.length} values; the limit is ${property.limit}`, source);
+      return tokens.map((token, i) => parseNumberToken(token, `${property.name} value ${i}`, source));
+    },
+    write: (values) => values.map(encodeNumber).join(","),
+  },
+  // A positive number (the learning rate).
+  rate: {
+    parse(text, property, source) {
+      const value = NUMBER_PATTERN.test(text.trim()) ? Number(text) : NaN;
+      if (!(value > 0 && value <= MAX_LEARNING_RATE)) {
+        throw new InputError(`${property.name} must be a number above 0 and at most ${MAX_LEARNING_RATE}, like 0.01; got ${quote(text)}`, source);
+      }
+      return value;
+    },
+    write: String,
+  },
+  // A count (the chain's steps).
+  count: {
+    parse(text, property, source) {
+      if (!/^\d{1,6}$/.test(text.trim()) || Number(text) > property.max) {
+        throw new InputError(`${property.name} must be a whole number from 0 to ${property.max}; got ${quote(text)}`, source);
+      }
+      return Number(text);
+    },
+    write: String,
+  },
+};
+
+// In the table's order; each key belongs to view=chain: written there only, and a link that
+// gives one elsewhere is refused.
+const PROPERTIES = [
+  {
+    key: "cx", kind: "stack", name: "the chain's input cx", levels: [{ separator: "|", noun: "channel", limit: CHAIN_LIMITS.channels }],
+    initial: () => structuredClone(CHAIN_CAPSTONE.x), written: "always", only: true,
+  },
+  {
+    key: "cw", kind: "stack", name: "the chain's weight cw",
+    levels: [{ separator: "/", noun: "filter", limit: CHAIN_LIMITS.filters }, { separator: "|", noun: "channel", limit: CHAIN_LIMITS.channels }],
+    initial: () => structuredClone(CHAIN_CAPSTONE.weight), written: "always", only: true,
+    check: (state) => (state.view === "chain" && state.cw[0].length !== state.cx.length
+      ? `the chain's weight cw has ${state.cw[0].length} channel slice${state.cw[0].length > 1 ? "s" : ""} per filter but the input cx has ${state.cx.length} channel${state.cx.length > 1 ? "s" : ""}; give each filter one slice per input channel (slices separated by "|", filters by "/")` : null),
+  },
+  {
+    key: "cb", kind: "numbers", name: "the chain's bias cb", limit: CHAIN_LIMITS.filters, initial: () => null, written: "unless-initial", only: true,
+    check: (state) => (state.view === "chain" && state.cb && state.cb.length !== state.cw.length
+      ? `the chain's bias cb has ${state.cb.length} values but the weight cw has ${state.cw.length} filter${state.cw.length > 1 ? "s" : ""}; give one bias per filter` : null),
+  },
+  { key: "relu", kind: "flag", meaning: "1 puts a ReLU after the convolution", initial: () => false, written: "unless-initial", only: true },
+  { key: "cpool", kind: "enum", values: ["max", "avg", "none"], initial: () => "max", written: "always", only: true },
+  { key: "cpk", kind: "pair", name: "the chain's pooling window (cpk)", min: 1, max: MAX_SIDE, initial: () => [2, 2], written: "unless-initial", only: true },
+  { key: "cup", kind: "enum", values: ["loss-mse", "loss-l1", "ones", "ramp", "hot"], initial: () => "loss-mse", written: "always", only: true },
+  // The hot cell of cup=hot: row,col of the last output (its first filter).
+  {
+    key: "hot", kind: "selection", initial: () => [0, 0], written: "always", only: true,
+    appliesWhen: (state) => state.cup === "hot", whyNot: "the hot cell is the upstream's when cup=hot",
+  },
+  {
+    key: "ct", kind: "stack", name: "the chain's target ct", levels: [{ separator: "|", noun: "filter", limit: CHAIN_LIMITS.filters }],
+    initial: () => structuredClone(CHAIN_CAPSTONE.target), written: "always", only: true,
+  },
+  { key: "lr", kind: "rate", name: "the learning rate (lr)", initial: () => 0.01, written: "always", only: true },
+  { key: "steps", kind: "count", name: "the step count (steps)", max: CHAIN_LIMITS.steps, initial: () => 0, written: "always", only: true },
+];
+
+// Model key -> hash key (the notebook's traits and the element's attributes name these).
+const MODEL_KEYS = {
+  chain_x: "cx",
+  chain_weight: "cw",
+  chain_bias: "cb",
+  chain_relu: "relu",
+  chain_pool: "cpool",
+  chain_pool_kernel_size: "cpk",
+  chain_upstream: "cup",
+  chain_hot: "hot",
+  chain_target: "ct",
+  learning_rate: "lr",
+  steps: "steps",
+};
+
+// The chain's model values: null outside the chain view (the keys are then left out).
+function modelValues(state) {
+  const chain = state.view === "chain";
+  const planes = (value) => (Array.isArray(value) && Array.isArray(value[0]) ? value.map(planes) : value.map(wireNumber));
+  return {
+    chain_x: chain ? planes(state.cx) : null,
+    chain_weight: chain ? planes(state.cw) : null,
+    chain_bias: chain && state.cb ? state.cb.map(wireNumber) : null,
+    chain_relu: chain ? state.relu : null,
+    chain_pool: chain ? state.cpool : null,
+    chain_pool_kernel_size: chain ? state.cpk.slice() : null,
+    chain_upstream: chain ? state.cup : null,
+    chain_hot: chain && state.cup === "hot" ? state.hot.slice() : null,
+    chain_target: chain ? planes(state.ct) : null,
+    learning_rate: chain ? state.lr : null,
+    steps: chain ? state.steps : null,
+  };
+}
+
+registerView("chain", { properties: PROPERTIES, modelKeys: MODEL_KEYS, modelValues, kinds: KINDS });
+return Object.freeze({ CHAIN_LIMITS, CHAIN_CAPSTONE });
+})();
+
+// web/picture/keys.js
+const $picture_keys = (() => {
+const { registerView } = $widget_state;
+// The picture view's own keys (view=picture): its rows of state.js's one table (the hash),
+// its model keys and model values. This module adds them to the table when it loads
+// (registerView), which the picture view's module (picture-view.js) makes happen;
+// widget/views.js loads it before a link or a model that opens the picture is read. The
+// pooling settings (k, s, p, d, ceil, mode, grad, ...) are the pool view's keys, which apply
+// to the picture too.
+
+
+// The shipped samples (samples/NAME.png, pinned in sitebuild/pins.py, their sources in
+// SOURCES.md beside them), the first one the view's start.
+const PICTURE_SAMPLES = ["camera", "text", "chelsea", "coffee"];
+
+const PROPERTIES = [
+  // A shipped sample; a learner's own picture stays in the browser and out of the link,
+  // which names the sample shown before it.
+  { key: "pic", kind: "enum", values: PICTURE_SAMPLES, initial: () => PICTURE_SAMPLES[0], written: "always", only: true },
+  { key: "psize", kind: "enum", values: ["32", "64", "128", "256"], initial: () => "128", written: "unless-initial", only: true },
+  { key: "pch", kind: "enum", values: ["rgb", "grey", "r", "g", "b"], initial: () => "rgb", written: "unless-initial", only: true },
+  { key: "prep", kind: "enum", values: ["1", "2", "3", "4"], initial: () => "1", written: "unless-initial", only: true },
+  // The selected pixel of the picture's (last) output: row,col.
+  { key: "psel", kind: "selection", digits: 3, initial: () => null, written: "unless-initial", only: true },
+];
+
+// Model key -> hash key (the element's attributes name these).
+const MODEL_KEYS = {
+  picture: "pic",
+  picture_size: "psize",
+  picture_channel: "pch",
+  picture_repeat: "prep",
+  picture_selection: "psel",
+};
+
+// The picture view's model values: null outside it (the keys are then left out).
+function modelValues(state) {
+  const picture = state.view === "picture";
+  return {
+    picture: picture ? state.pic : null,
+    picture_size: picture ? Number(state.psize) : null,
+    picture_channel: picture ? state.pch : null,
+    picture_repeat: picture ? Number(state.prep) : null,
+    picture_selection: picture && state.psel ? state.psel.slice() : null,
+  };
+}
+
+registerView("picture", { properties: PROPERTIES, modelKeys: MODEL_KEYS, modelValues });
+return Object.freeze({ PICTURE_SAMPLES });
+})();
+
+// web/chain/request.js
+const $chain_request = (() => {
+const { wireNumber } = $widget_format;
+// The chain view's request to Python: the state's chain keys as poolgrad.chain_trace's
+// keyword arguments ({"kind": "chain", ...}, docs/trace-contract.md). Pure; no DOM.
+
+
+const planes = (value) => (Array.isArray(value[0]) ? value.map(planes) : value.map(wireNumber));
+
+// The last output's shape, (filters, rows, cols), read off the state's shapes alone: the
+// view offers a convolution of stride 1 without padding, and a pooling whose stride is its
+// window. It only sizes the made-up upstream gradients (a ramp, a hot cell) and the target;
+// every value is Python's. Sides below 1 come back as 0 (Python names the problem).
+function lastOutputShape(state) {
+  const [height, width] = [state.cx[0].length, state.cx[0][0].length];
+  const [kh, kw] = [state.cw[0][0].length, state.cw[0][0][0].length];
+  const conv = [Math.max(0, height - kh + 1), Math.max(0, width - kw + 1)];
+  const pooled = state.cpool === "none" ? conv : conv.map((side, i) => Math.max(0, Math.floor((side - state.cpk[i]) / state.cpk[i]) + 1));
+  return [state.cw.length, ...pooled];
+}
+
+// The made-up dL/d(last output) of the upstream choices that are not a loss: all ones, the
+// ramp 1..n over each filter's plane, or 1 on the hot cell of the first filter.
+function madeUpGradient(state) {
+  if (state.cup === "ones") return 1;
+  const [filters, rows, cols] = lastOutputShape(state);
+  if (rows === 0 || cols === 0) return 1;
+  return Array.from({ length: filters }, (_, f) => Array.from({ length: rows }, (_, r) => Array.from({ length: cols }, (_, c) => {
+    if (state.cup === "ramp") return r * cols + c + 1;
+    return f === 0 && r === state.hot[0] && c === state.hot[1] ? 1 : 0;
+  })));
+}
+
+// The loss an upstream choice names, or null for a made-up gradient.
+const LOSSES = { "loss-mse": "mse", "loss-l1": "l1" };
+
+function chainRequest(state) {
+  const loss = LOSSES[state.cup] ?? null;
+  return {
+    kind: "chain",
+    x: planes(state.cx),
+    weight: planes(state.cw),
+    target: loss ? planes(state.ct) : null,
+    bias: state.cb ? state.cb.map(wireNumber) : null,
+    activation: state.relu ? "relu" : null,
+    pool: state.cpool === "none" ? null : state.cpool,
+    pool_kernel_size: state.cpk,
+    loss,
+    grad_output: loss ? null : madeUpGradient(state),
+    learning_rate: state.lr,
+    steps: state.steps,
+  };
+}
+
+function chainRequestKey(state) {
+  return JSON.stringify(chainRequest(state));
+}
+return Object.freeze({ lastOutputShape, madeUpGradient, LOSSES, chainRequest, chainRequestKey });
 })();
 
 // web/lesson/sentences.js
@@ -3951,12 +4049,9 @@ function mismatchMarks(mismatches) {
 return Object.freeze({ shownPair, mismatchMarks });
 })();
 
-// web/runtime/page-traces.js: left out
-const $runtime_page_traces = Object.freeze({ pageTraces() { throw new Error("web/runtime/page-traces.js is not in the notebook bundle (the page's Python in a worker: in a notebook the kernel computes every trace)"); } });
-
 // web/chain/presets.js
 const $chain_presets = (() => {
-const { CHAIN_CAPSTONE } = $widget_presets;
+const { CHAIN_CAPSTONE } = $chain_keys;
 const { lastOutputShape } = $chain_request;
 // The chain view's presets (#chain-preset): whole views of the lesson (its conv example,
 // the capstone, a 3 × 3 pooling block, two filters over three channels) and the filters
@@ -4587,7 +4682,8 @@ const { cellName, decodeNumber, formatNumber } = $widget_format;
 const { bindGridKeys, exactText } = $widget_grid_input;
 const { planeTable } = $widget_render;
 const { renderLesson } = $lesson_lesson;
-const { CHAIN_LIMITS, InputError, parseCellValue } = $widget_state;
+const { InputError, parseCellValue } = $widget_state;
+const { CHAIN_LIMITS } = $chain_keys;
 const { PRESET_LABELS, fitTarget, presetChange, presetShowing } = $chain_presets;
 const { chainRequestKey } = $chain_request;
 const { chainPanels } = $chain_rows;
@@ -5524,9 +5620,9 @@ return Object.freeze({ pictureSnippets });
 const $picture_picture_view = (() => {
 const { formatNumber, sizeText } = $widget_format;
 const { explanationText, viewTitle } = $lesson_sentences;
-const { PICTURE_SAMPLES } = $widget_presets;
 const { traceRequest } = $widget_state;
 const { PictureError, decodePicture, fetchPicture, pixelsOf } = $picture_decode;
+const { PICTURE_SAMPLES } = $picture_keys;
 const { pictureSnippets } = $picture_snippet;
 // The picture view (view=picture): a picture pooled with the pool view's settings, 1 to 4
 // times, its gradient of ones routed back, and one output pixel's window in numbers. It is
@@ -6110,6 +6206,62 @@ function mountPicture(section, host) {
 return Object.freeze({ mountPicture });
 })();
 
+// web/widget/views.js
+const $widget_views = (() => {
+const { knowsKey, knowsView } = $widget_state;
+// The views that load the first time they are opened (web/chain/, web/picture/): each one's
+// module, which adds the view's keys to state.js's one table as it loads (its keys.js,
+// registerView). A host reads a link or a model only once the views it names are here:
+// viewsFor(hash) and viewOfModel(get) say which to wait for.
+
+
+const MODULES = {
+  chain: () => Promise.resolve($chain_chain_view),
+  picture: () => Promise.resolve($picture_picture_view),
+};
+const loading = new Map();
+
+// Whether `view` is one of the views loaded when first opened.
+function isLoadedLater(view) {
+  return Object.hasOwn(MODULES, view);
+}
+
+// The view's module (a promise), loaded once; a failed load is tried again next time. A
+// module that added no keys (a host's stand-in for a view it lacks) is a failed load.
+function loadView(view) {
+  if (!loading.has(view)) {
+    const module = MODULES[view]().then((loaded) => {
+      if (!knowsView(view)) throw new Error(`its module did not add the ${view} view's keys`);
+      return loaded;
+    });
+    loading.set(view, module);
+    module.catch(() => loading.delete(view));
+  }
+  return loading.get(view);
+}
+
+// Loads what reading `hash` needs: the module of the view it names, then, when it still
+// gives a key the table lacks, every view's (so the parse says whose view the key is, or
+// that no view has it). Resolves once they are here; rejects when one could not load.
+async function viewsFor(hash) {
+  const body = hash.startsWith("#") ? hash.slice(1) : hash;
+  const view = body.match(/(?:^|&)view=([^&]*)/)?.[1];
+  if (isLoadedLater(view) && !knowsView(view)) await loadView(view);
+  const keys = body.split("&").filter((part) => part !== "").map((part) => part.split("=", 1)[0]);
+  if (keys.some((key) => !knowsKey(key))) await Promise.all(Object.keys(MODULES).map(loadView));
+}
+
+// The view a model's values open whose module has not loaded yet, or null.
+function viewOfModel(get) {
+  const view = get("view");
+  return isLoadedLater(view) && !knowsView(view) ? view : null;
+}
+return Object.freeze({ isLoadedLater, loadView, viewsFor, viewOfModel });
+})();
+
+// web/runtime/page-traces.js: left out
+const $runtime_page_traces = Object.freeze({ pageTraces() { throw new Error("web/runtime/page-traces.js is not in the notebook bundle (the page's Python in a worker: in a notebook the kernel computes every trace)"); } });
+
 // web/widget/mount.js
 const $widget_mount = (() => {
 const { CodeView } = $takeaway_code_view;
@@ -6123,8 +6275,9 @@ const { mountExercise } = $exercise_exercise;
 const { mismatchMarks } = $exercise_marks;
 const { redrawPlan, renderSelection, renderView } = $widget_render;
 const { explanationText, traceParameters, viewTitle } = $lesson_sentences;
-const { InputError, MODEL_KEYS, defaultState, gridsKey, modelValues, requestKey, stateFromModel, switchMode } = $widget_state;
+const { InputError, MODEL_KEYS, defaultState, gridsKey, modelValues, requestKey, stateFromModel, switchMode, switchView } = $widget_state;
 const { selectedOutput, windowCells } = $widget_trace_view;
+const { isLoadedLater, loadView, viewOfModel } = $widget_views;
 // mount(element, model, options): the front end's one entry. It draws the whole widget
 // into `element` and keeps it in step with `model`, which owns the state, in anywidget's
 // shape: get(key), set(key, value), save_changes(), on("change:key" | "change", cb), off().
@@ -6294,7 +6447,7 @@ function mountWith(element, model, options) {
   };
   function openChain() {
     if (!chainLoading) traces.shippedFor?.("chain").then(shippedArrived);
-    chainLoading ??= Promise.resolve($chain_chain_view).then((module) => {
+    chainLoading ??= loadView("chain").then((module) => {
       if (destroyed) return;
       chain = module.mountChain(byId("chain"), chainHost);
       if (app.state.view === "chain") setState(app.state);
@@ -6315,7 +6468,7 @@ function mountWith(element, model, options) {
   let picture = null;
   let pictureLoading = null;
   function openPicture() {
-    pictureLoading ??= Promise.resolve($picture_picture_view).then((module) => {
+    pictureLoading ??= loadView("picture").then((module) => {
       if (destroyed) return;
       picture = module.mountPicture(byId("picture"), {
         latest: (request) => traces.latest(request, `${lane}-picture`),
@@ -6567,6 +6720,17 @@ function mountWith(element, model, options) {
       render();
       return;
     }
+    // A view loaded when first opened is read once its module (and its keys) are here.
+    const later = viewOfModel((key) => model.get(key));
+    if (later) {
+      loadView(later).then(() => {
+        if (!destroyed) modelChanged();
+      }, (problem) => {
+        app.boot.failure = `The ${later} view could not load: ${problem.message}`;
+        render();
+      });
+      return;
+    }
     const values = readModelValues();
     if (app.values && !app.modelError && JSON.stringify(values) === JSON.stringify(app.values)) return;
     let next;
@@ -6699,9 +6863,18 @@ function mountWith(element, model, options) {
 
   // ---- wiring ----
 
-  viewSelect.addEventListener("change", () => change((state) => {
-    state.view = viewSelect.value;
-  }));
+  // Another view: its module (and its keys) first, when it loads the first time it opens.
+  viewSelect.addEventListener("change", () => {
+    const view = viewSelect.value;
+    if (!isLoadedLater(view)) {
+      change(switchView(view));
+      return;
+    }
+    loadView(view).then(() => change(switchView(view)), (problem) => {
+      app.boot.failure = `The ${view} view could not load: ${problem.message}`;
+      render();
+    });
+  });
 
   fillPresetOptions(controls.preset);
   bindControls(controls, {
@@ -6818,6 +6991,8 @@ const { InputError, requestKey, stateFromModel } = $widget_state;
 // scheme. Bundled into one module by sitebuild/widget_bundle.py (anywidget cannot resolve
 // relative imports).
 
+// A notebook holds every view at once: the chain's and the picture's keys are in the table
+// before a model is read (on the page, widget/views.js loads them when a view opens).
 
 // What a cell shows: the grids (always there) and the controls. Not the lesson text and
 // its "Try it" guide (the notebook's own cells teach, and the guide keeps progress per

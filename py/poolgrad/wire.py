@@ -19,15 +19,17 @@ request should cause (a bug) is answered as one too, and says it is a bug.
 A request of ``"kind": "picture"`` pools a picture instead: its pixels travel beside the
 JSON as bytes, and the answer is a pair, the JSON and the planes' bytes
 (:func:`poolgrad.picture.run_picture`).
+
+The chain's and the picture's modules are imported by their first request: the page's
+Python starts from a memory image made after importing this module (docs/startup.md), and
+a first visit to the pooling view carries neither.
 """
 
 from __future__ import annotations
 
 import json
 
-from .chain import chain_trace
 from .json_numbers import NUMBER_NAMES
-from .picture import run_picture
 from .trace import trace
 
 #: The keyword arguments a request may carry: those of :func:`poolgrad.trace`.
@@ -87,11 +89,15 @@ def run_trace(request_json: str, pixels: bytes | None = None) -> str | tuple[str
     kind = request.pop("kind", "pool")
     if kind == "picture":
         try:
+            from .picture import run_picture
+
             return run_picture(request, pixels)
         except Exception as failure:  # a bug of poolgrad's: said as one, never raised
             return json.dumps({"error": unexpected_failure(failure)}), b""
     try:
         if kind == "chain":
+            from .chain import chain_trace
+
             result = chain_trace(**_chain_request(request))
         elif kind == "pool":
             result = trace(**_parse(request))

@@ -5,6 +5,7 @@ import { test } from "node:test";
 import { FILTERS, VIEWS, fitTarget, presetChange, presetShowing } from "../../web/chain/presets.js";
 import { chainTitle, flatCell, gradientCount, lossFormula } from "../../web/chain/sentences.js";
 import { parseHash, serialiseState } from "../../web/widget/state.js";
+import "../../web/chain/keys.js"; // the chain view's keys, as the view's module adds them
 
 test("every preset makes a state whose link parses back to it, and is recognised as shown", () => {
   for (const name of [...Object.keys(VIEWS), ...Object.keys(FILTERS)]) {

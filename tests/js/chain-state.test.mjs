@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 
 import { chainRequest, lastOutputShape, madeUpGradient } from "../../web/chain/request.js";
 import { InputError, modelValues, parseHash, serialiseState, stateFromModel } from "../../web/widget/state.js";
+import "../../web/chain/keys.js"; // the chain view's keys, as the view's module adds them
 
 const CAPSTONE_LINK = "#view=chain&cx=1,2,0,3,1,0;0,1,3,1,2,2;2,0,1,0,1,3;1,3,2,2,0,1;0,1,1,3,2,0;2,2,0,1,1,1"
   + "&cw=0.5,-0.5,0;0,1,0;0.5,0,-0.5&cpool=max&cup=loss-mse&ct=2,1;0,3&lr=0.01&steps=0";

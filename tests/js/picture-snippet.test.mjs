@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 
 import { pictureSnippets } from "../../web/picture/snippet.js";
 import { parseHash } from "../../web/widget/state.js";
+import "../../web/picture/keys.js"; // the picture view's keys, as the view's module adds them
 
 test("the snippets load the file, pick the channel, stack the poolings and route ones back", () => {
   const { torch, poolgrad } = pictureSnippets(parseHash("#k=3&s=2&grad=1&view=picture&pch=grey&prep=2"), "cat.png");

@@ -2,7 +2,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 
-import { PICTURE_SAMPLES } from "../../web/widget/presets.js";
+import { PICTURE_SAMPLES } from "../../web/picture/keys.js"; // its keys join the table as it loads
 import { InputError, parseHash, serialiseState } from "../../web/widget/state.js";
 
 test("view=picture alone is the first sample; the pooling keys travel only where they differ from the start", () => {

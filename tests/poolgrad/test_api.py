@@ -1,5 +1,7 @@
 """What `import poolgrad` offers a Python user: the API names, and only those, in dir()."""
 
+import pathlib
+
 import pytest
 
 import poolgrad
@@ -45,3 +47,36 @@ def test_the_family_takes_its_input_under_torch_s_name_as_max_pool2d_does():
     assert poolgrad.lp_pool2d(input=x, norm_type=1, kernel_size=2).tolist() == [[10.0]]
     with pytest.raises(ValueError, match=r"^input must be 2-D \(H, W\)"):
         poolgrad.adaptive_max_pool2d([1.0], 1)
+
+
+def test_the_network_around_the_pooling_layer_is_imported_on_first_use():
+    # The page's Python starts from a memory image made after `import poolgrad.wire`: the
+    # convolution, the chain and the picture stay out of it until a request needs them.
+    import json
+    import subprocess
+    import sys
+
+    network = ["poolgrad.activation", "poolgrad.chain", "poolgrad.conv", "poolgrad.layers", "poolgrad.losses",
+               "poolgrad.picture", "poolgrad.widget"]
+    probe = """
+import json, sys
+import poolgrad.wire as wire
+loaded = lambda: sorted(name for name in sys.modules if name.startswith("poolgrad."))
+at_start = loaded()
+wire.run_trace('{"x": [[1, 2], [3, 4]], "kernel_size": 2}')
+after_pool = loaded()
+answer = json.loads(wire.run_trace('{"kind": "chain", "x": [[1, 2], [3, 4]], "weight": [[1]], "pool": null, "grad_output": 1}'))
+after_chain = loaded()
+wire.run_trace('{"kind": "picture", "shape": [1, 1, 4], "kernel_size": 1}', bytes([10, 20, 30, 255]))
+import poolgrad
+conv = poolgrad.conv2d([[[1, 2], [3, 4]]], [[[[1, 0], [0, 1]]]]).tolist()
+print(json.dumps([at_start, after_pool, answer["trace"]["grad_weight"], after_chain, loaded(), conv, poolgrad.Conv2d.__name__]))
+"""
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                         cwd=pathlib.Path(poolgrad.__file__).parents[1]).stdout
+    at_start, after_pool, grad_weight, after_chain, at_end, conv, conv_layer = json.loads(out)
+    assert not set(network) & set(at_start) and at_start == after_pool
+    assert grad_weight == [[[[10.0]]]]
+    assert set(after_chain) - set(at_start) == {"poolgrad.activation", "poolgrad.chain", "poolgrad.conv", "poolgrad.losses"}
+    assert set(at_end) - set(after_chain) == {"poolgrad.picture"}
+    assert conv == [[[5.0]]] and conv_layer == "Conv2d"

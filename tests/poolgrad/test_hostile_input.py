@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import poolgrad
 import reference
-from poolgrad import exercises, wire
+from poolgrad import exercises, picture, wire
 from poolgrad.trace import MAX_TRACE_CELLS, MAX_TRACE_WINDOW_CELLS, trace
 from poolgrad.geometry import geometry
 from poolgrad.windows import PhaseLayout, compact
@@ -259,7 +259,8 @@ def test_a_pictures_request_is_answered_with_a_pair_when_poolgrad_itself_fails(m
     def broken(request, pixels):
         raise ZeroDivisionError("division by zero")
 
-    monkeypatch.setattr(wire, "run_picture", broken)
+    # wire imports the picture's module with its first picture request, and reads run_picture there.
+    monkeypatch.setattr(picture, "run_picture", broken)
     answer, planes = wire.run_trace('{"kind": "picture", "shape": [1, 1, 4], "kernel_size": 1}',
                                     bytes([1, 2, 3, 255]))
     assert json.loads(answer)["error"].startswith("poolgrad failed unexpectedly (ZeroDivisionError")

@@ -33,7 +33,7 @@ const { loadPyodide } = await import(pathToFileURL(indexURL + "pyodide.mjs").hre
 const pyodide = await loadPyodide({ indexURL, stdLibURL: fileURLToPath(new URL(info.stdlib_subset, dist)), stdout: () => {}, stderr: () => {} });
 runtime.unpackWheel(pyodide, readFileSync(new URL(info.numpy_subset, dist)), "numpy-subset.zip");
 pyodide.runPython("import numpy");
-runtime.unpackWheel(pyodide, readFileSync(new URL(info.poolgrad_wheel, dist)), "poolgrad.whl");
+runtime.unpackWheel(pyodide, readFileSync(new URL(info.poolgrad_subset, dist)), "poolgrad-subset.zip");
 pyodide.runPython(restore.AFTER_START);
 const urls = { numpy: new URL(info.numpy_wheel, dist), stdlib: new URL(`${info.pyodide}python_stdlib.zip`, dist) };
 runtime.fetchWhenImported(pyodide, urls, info);

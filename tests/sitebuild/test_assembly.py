@@ -73,9 +73,9 @@ def test_built_site_matches_its_pins_and_build_info(dist, node):
     assert re.fullmatch(r"pyodide/[0-9a-f]{12}/", info["pyodide"])
     assert info["numpy_wheel"] == f"{info['pyodide']}{B.PYODIDE_WHEELS['numpy'][0]}"
     B.verify_file(dist / info["numpy_wheel"], B.PYODIDE_WHEELS["numpy"][1])
-    # The NumPy subset: derived from the pinned wheel, its own sha256 recorded.
+    # The subsets: derived from the pinned wheels (and poolgrad's), their own sha256 recorded.
     assert info["derived"] == [{"file": info[name], "sha256": B.sha256_of(dist / info[name])}
-                               for name in ("numpy_subset", "stdlib_subset")]
+                               for name in ("numpy_subset", "poolgrad_subset", "stdlib_subset")]
     with zipfile.ZipFile(dist / info["numpy_wheel"]) as wheel, zipfile.ZipFile(dist / info["numpy_subset"]) as subset:
         kept = subset.namelist()
         assert kept == [n for n in wheel.namelist() if not n.endswith("/") and not B.subset.left_out(n)]
@@ -101,7 +101,15 @@ def test_built_site_matches_its_pins_and_build_info(dist, node):
     assert re.fullmatch(r"wheels/[0-9a-f]{12}/poolgrad-[^/]+-py3-none-any\.whl", info["poolgrad_wheel"])
     assert (dist / info["poolgrad_wheel"]).is_file()
     with zipfile.ZipFile(dist / info["poolgrad_wheel"]) as zf:
-        assert "poolgrad/__init__.py" in zf.namelist()
+        wheel_files = zf.namelist()
+        assert "poolgrad/__init__.py" in wheel_files
+    # What a start installs of poolgrad: the wheel's files but the notebook widget's, each
+    # with the fixed date, so the same wheel gives the same bytes.
+    assert re.fullmatch(r"wheels/[0-9a-f]{12}/poolgrad-subset\.zip", info["poolgrad_subset"])
+    assert info["poolgrad_subset"].rpartition("/")[0] == info["poolgrad_wheel"].rpartition("/")[0]
+    with zipfile.ZipFile(dist / info["poolgrad_subset"]) as zf:
+        assert zf.namelist() == [n for n in wheel_files if n not in ("poolgrad/widget.py", "poolgrad/widget.js", "poolgrad/widget.css")]
+        assert {entry.date_time for entry in zf.infolist()} == {B.subset.FIXED_TIME}
     pdir = dist / info["pyodide"]
     for name in B.PYODIDE_SHIPPED:
         B.verify_file(pdir / name, B.PYODIDE_CORE_SHA256[name])
@@ -113,7 +121,7 @@ def test_built_site_matches_its_pins_and_build_info(dist, node):
     assert info["numpy_snapshot"] == f"{info['pyodide']}{B.NUMPY_SNAPSHOT_FILE}"
     raw = gzip.decompress((dist / info["numpy_snapshot"]).read_bytes())
     assert len(raw) == info["numpy_snapshot_bytes"]
-    manifest = B.check_numpy_snapshot(raw, build_id, [dist / info["numpy_subset"], dist / info["poolgrad_wheel"]])
+    manifest = B.check_numpy_snapshot(raw, build_id, [dist / info["numpy_subset"], dist / info["poolgrad_subset"]])
     # What `import numpy` loads: its core (first, at the runtime's first free table slot)
     # and the libraries that core imports; numpy.random's are left for later.
     loaded = [lib["name"].split("/site-packages/")[1] for lib in manifest["libs"]]
@@ -190,7 +198,7 @@ def test_every_file_but_the_fixed_names_is_under_its_groups_content_hash(dist):
 
 def test_entry_pages_and_build_info_name_files_that_exist(dist):
     info = build_info(dist)
-    for key in ("poolgrad_wheel", "numpy_snapshot", "numpy_wheel", "numpy_subset"):
+    for key in ("poolgrad_wheel", "poolgrad_subset", "numpy_snapshot", "numpy_wheel", "numpy_subset"):
         assert (dist / info[key]).is_file(), key
     assert (dist / info["pyodide"] / "pyodide.mjs").is_file()
     for page in ("index.html", "embed-demo.html"):
@@ -223,11 +231,19 @@ def test_the_service_worker_keeps_exactly_the_published_site(dist):
     assert sorted(kept) == sorted(rel for rel in published_files(dist) if rel not in {"sw.js", "_headers", ".nojekyll"})
     # The files only one way of starting Python uses are saved once a browser used them.
     # The official standard library is fetched when code imports a module its subset lacks.
-    # The picture view's samples (and their sources) are saved once the view opened one,
-    # the chain's shipped traces once the chain opened.
-    assert {path.rpartition("/")[2] for path, (_, _, on_demand) in kept.items() if on_demand} == {
-        B.NUMPY_SNAPSHOT_FILE, B.pins.NUMPY_SUBSET_FILE, *(fname for fname, _ in B.PYODIDE_WHEELS.values()),
-        "python_stdlib.zip", *B.pins.PICTURE_SAMPLES_SHA256, "SOURCES.md", B.shipped.CHAIN_TRACES_FILE}
+    # The chain's and the picture's files (modules, styles, the samples and their sources,
+    # the chain's shipped traces) are saved once the view was opened: a first visit to the
+    # pool view never needs them.
+    views = {f"{folder}/{p.relative_to(B.WEB / folder).as_posix()}" for folder in B.pins.LAZY_VIEW_DIRS
+             for p in (B.WEB / folder).rglob("*") if p.is_file()}
+    assert {"chain/chain-view.js", "picture/picture-view.js", "picture/samples/camera.png"} <= views
+    # poolgrad's wheel is a notebook kernel's to install; the site's starts install its subset.
+    assert {path for path, (_, _, on_demand) in kept.items() if on_demand} == {
+        *(path for path in kept if path.rpartition("/")[2] in {
+            B.NUMPY_SNAPSHOT_FILE, B.pins.NUMPY_SUBSET_FILE, *(fname for fname, _ in B.PYODIDE_WHEELS.values()),
+            "python_stdlib.zip"}),
+        info["poolgrad_wheel"], info["chain_traces_file"],
+        *(path for path in kept if path.startswith("app/") and path.split("/", 2)[2] in views)}
     for path, (sha, hashed, _) in kept.items():
         assert hashed == (path not in FIXED_NAMES)
         # build-info.json carries the build id instead (its "built" time changes every build).

@@ -33,7 +33,7 @@ def test_the_snapshot_is_made_with_node_once_then_taken_from_the_cache(node, scr
     assert info["numpy_snapshot_bytes"] == len(numpy_raw)
     assert 8 << 20 <= len(numpy_raw) <= 256 << 20 and len(numpy_packed) < len(numpy_raw) // 3
     build_id = B.pyodide_build_id(first / info["pyodide"])
-    manifest = B.check_numpy_snapshot(numpy_raw, build_id, [first / info["numpy_subset"], first / info["poolgrad_wheel"]])
+    manifest = B.check_numpy_snapshot(numpy_raw, build_id, [first / info["numpy_subset"], first / info["poolgrad_subset"]])
     image = numpy_raw[manifest["image"]["offset"]:]
     assert struct.unpack_from("<I", image)[0] == B.snapshot_format()["SNAPSHOT_MAGIC"] == 1886286592
     assert build_id and image[16:48] == struct.pack("<8I", *(int(build_id[i:i + 8], 16) for i in range(0, 64, 8)))
@@ -95,7 +95,7 @@ def test_without_a_usable_node_the_build_succeeds_without_a_snapshot(scratch_cac
     info = build_info(dist)
     assert info["numpy_snapshot"] is None and info["numpy_snapshot_bytes"] is None
     assert info["stdlib_subset"] is None and info["stdlib_left_out"] is None
-    assert [entry["file"] for entry in info["derived"]] == [info["numpy_subset"]]
+    assert [entry["file"] for entry in info["derived"]] == [info["numpy_subset"], info["poolgrad_subset"]]
     assert not list(dist.rglob(B.pins.STDLIB_SUBSET_FILE))
     assert not list(dist.rglob(B.NUMPY_SNAPSHOT_FILE))
     assert (dist / info["pyodide"] / "pyodide.asm.wasm").is_file() and (dist / info["poolgrad_wheel"]).is_file()

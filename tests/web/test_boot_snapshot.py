@@ -176,7 +176,7 @@ def test_a_numpy_snapshot_that_does_not_fit_falls_back_to_the_wheels(widget, dis
     assert_wheels_path(widget.site, startup, ["numpy"], info)
     assert "function table" in startup["rejected"][0]["reason"]
     assert served(widget.site, f"/{info['numpy_snapshot']}") == [200]
-    assert served(widget.site, "poolgrad-0.1.0-py3-none-any.whl") == [200]
+    assert served(widget.site, "poolgrad-subset.zip") == [200]
     steps = [step["message"] for step in widget.page.evaluate("window.poolgradWidget.timings.bootSteps")]
     assert "Starting Python (without a start-up snapshot)" in steps
     assert widget.status()[0] == "ready"
@@ -312,7 +312,7 @@ def test_a_slow_boot_is_not_a_failed_boot(widget, hold_back, prefix_worker):
     page = widget.page
     page.add_init_script("window.poolgradBootStallMs = 8000;")
     page.add_init_script(WORKER_SPY)
-    release_due = hold_back(["**/build-info.json", "**/numpy-snapshot.bin.gz", "**/poolgrad-*.whl"], 5)
+    release_due = hold_back(["**/build-info.json", "**/numpy-snapshot.bin.gz", "**/poolgrad-subset.zip"], 5)
     widget.open(REFERENCE, wait=False)
     status = page.locator("#status")
     while status.get_attribute("data-state") == "loading":

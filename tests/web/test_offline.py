@@ -20,8 +20,7 @@ from exercise_solutions import FORWARD
 from lesson_fixture import FIXTURE
 from widget_driver import BOOT_TIMEOUT_MS, build_info, context_of_its_own, wait_settled, watched_page
 
-# The front end's folders of the views that load the first time they are opened.
-LAZY_VIEWS = ("chain", "picture")
+from sitebuild.pins import LAZY_VIEW_DIRS as LAZY_VIEWS  # the views loaded when first opened
 
 
 REFERENCE = f"#k=2&s=2&p=0&d=1&mode=max&grad=1&x={FIXTURE}&g=1,2;3,4"
@@ -255,7 +254,7 @@ def test_a_new_build_replaces_the_saved_one_whole(offline_context, build_module,
     asked = {path.split("?")[0].lstrip("/") for path in host.requests[before:]}
     fixed_names = {rel for rel in kept_offline(second) if "/" not in rel}  # the pages, the loader, build-info.json
     assert asked <= changed | fixed_names | {"", "sw.js"}
-    assert changed - on_demand(second) <= asked  # a picture sample only once the view shows it
+    assert changed - on_demand(second) <= asked  # a chain or picture file only once the view opens
     assert all(request.status in (200, 304) for request in host.requests[before:])
 
 

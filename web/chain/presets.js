@@ -2,7 +2,7 @@
 // the capstone, a 3 × 3 pooling block, two filters over three channels) and the filters
 // its exercises name, which replace W over the input shown. Pure; no DOM.
 
-import { CHAIN_CAPSTONE } from "../widget/presets.js";
+import { CHAIN_CAPSTONE } from "./keys.js";
 import { lastOutputShape } from "./request.js";
 
 // The lesson's conv example (issue "The whole backward pass"): Y = [[-5,-4,0],[-10,-2,2],[0,-2,-4]].

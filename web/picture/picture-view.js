@@ -16,9 +16,9 @@
 
 import { formatNumber, sizeText } from "../widget/format.js";
 import { explanationText, viewTitle } from "../lesson/sentences.js";
-import { PICTURE_SAMPLES } from "../widget/presets.js";
 import { traceRequest } from "../widget/state.js";
 import { PictureError, decodePicture, fetchPicture, pixelsOf } from "./decode.js";
+import { PICTURE_SAMPLES } from "./keys.js";
 import { pictureSnippets } from "./snippet.js";
 
 // Beside this module: its stylesheet and the samples' folder (both null in the notebook

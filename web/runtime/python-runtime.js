@@ -457,7 +457,8 @@ async function boot(siteRoot, install) {
   if (!infoResponse.ok) throw new Error(`build-info.json answered HTTP ${infoResponse.status}; serve the built dist/ folder`);
   const info = await infoResponse.json();
   const indexURL = new URL(info.pyodide, siteRoot).href;
-  const wheelURL = new URL(info.poolgrad_wheel, siteRoot).href;
+  // What a start installs of poolgrad: its wheel less the notebook widget's files.
+  const wheelURL = new URL(info.poolgrad_subset, siteRoot).href;
 
   progress(2, "Downloading Python");
   const fetchedOnce = fetchEachFileOnce([indexURL, wheelURL]);

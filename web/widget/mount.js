@@ -30,9 +30,10 @@ import { mismatchMarks } from "../exercise/marks.js";
 import { redrawPlan, renderSelection, renderView } from "./render.js";
 import { explanationText, traceParameters, viewTitle } from "../lesson/sentences.js";
 import {
-  InputError, MODEL_KEYS, defaultState, gridsKey, modelValues, requestKey, stateFromModel, switchMode,
+  InputError, MODEL_KEYS, defaultState, gridsKey, modelValues, requestKey, stateFromModel, switchMode, switchView,
 } from "./state.js";
 import { selectedOutput, windowCells } from "./trace-view.js";
+import { isLoadedLater, loadView, viewOfModel } from "./views.js";
 
 // The parts a host may switch off (options.parts); the grids are always there.
 export const PARTS = ["controls", "lesson", "player", "exercise", "code"];
@@ -182,7 +183,7 @@ function mountWith(element, model, options) {
   };
   function openChain() {
     if (!chainLoading) traces.shippedFor?.("chain").then(shippedArrived);
-    chainLoading ??= import("../chain/chain-view.js").then((module) => {
+    chainLoading ??= loadView("chain").then((module) => {
       if (destroyed) return;
       chain = module.mountChain(byId("chain"), chainHost);
       if (app.state.view === "chain") setState(app.state);
@@ -203,7 +204,7 @@ function mountWith(element, model, options) {
   let picture = null;
   let pictureLoading = null;
   function openPicture() {
-    pictureLoading ??= import("../picture/picture-view.js").then((module) => {
+    pictureLoading ??= loadView("picture").then((module) => {
       if (destroyed) return;
       picture = module.mountPicture(byId("picture"), {
         latest: (request) => traces.latest(request, `${lane}-picture`),
@@ -455,6 +456,17 @@ function mountWith(element, model, options) {
       render();
       return;
     }
+    // A view loaded when first opened is read once its module (and its keys) are here.
+    const later = viewOfModel((key) => model.get(key));
+    if (later) {
+      loadView(later).then(() => {
+        if (!destroyed) modelChanged();
+      }, (problem) => {
+        app.boot.failure = `The ${later} view could not load: ${problem.message}`;
+        render();
+      });
+      return;
+    }
     const values = readModelValues();
     if (app.values && !app.modelError && JSON.stringify(values) === JSON.stringify(app.values)) return;
     let next;
@@ -587,9 +599,18 @@ function mountWith(element, model, options) {
 
   // ---- wiring ----
 
-  viewSelect.addEventListener("change", () => change((state) => {
-    state.view = viewSelect.value;
-  }));
+  // Another view: its module (and its keys) first, when it loads the first time it opens.
+  viewSelect.addEventListener("change", () => {
+    const view = viewSelect.value;
+    if (!isLoadedLater(view)) {
+      change(switchView(view));
+      return;
+    }
+    loadView(view).then(() => change(switchView(view)), (problem) => {
+      app.boot.failure = `The ${view} view could not load: ${problem.message}`;
+      render();
+    });
+  });
 
   fillPresetOptions(controls.preset);
   bindControls(controls, {

@@ -62,16 +62,3 @@ export const PRESETS = {
       Array.from({ length: cols }, () => Math.floor(Math.random() * 19) - 9)),
   },
 };
-
-// The chain view's default (the capstone: a 6 × 6 input, a 3 × 3 filter, a 2 × 2 max
-// pool and a 2 × 2 target under MSE), as the hash's chain keys start. Its other presets
-// load with the chain view (web/chain/presets.js).
-export const CHAIN_CAPSTONE = {
-  x: [[[1, 2, 0, 3, 1, 0], [0, 1, 3, 1, 2, 2], [2, 0, 1, 0, 1, 3], [1, 3, 2, 2, 0, 1], [0, 1, 1, 3, 2, 0], [2, 2, 0, 1, 1, 1]]],
-  weight: [[[[0.5, -0.5, 0], [0, 1, 0], [0.5, 0, -0.5]]]],
-  target: [[[2, 1], [0, 3]]],
-};
-
-// The picture view's shipped samples (web/picture/samples/NAME.png, pinned in
-// sitebuild/pins.py, their sources in SOURCES.md beside them), the first one its start.
-export const PICTURE_SAMPLES = ["camera", "text", "chelsea", "coffee"];

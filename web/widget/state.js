@@ -1,12 +1,15 @@
 // The widget's whole state, its one serialisation (the URL hash), and every parse of the
 // learner's text into it. One table, HASH_PROPERTIES, drives both directions: parseHash
 // reads each property by its kind, serialiseState writes them in table order, leaving out
-// the ones whose rule says so (docs/design.md, "The URL hash"). Errors are InputError,
+// the ones whose rule says so (docs/design.md, "The URL hash"). The views that load when
+// first opened (web/chain/, web/picture/) add their own rows when their module loads
+// (registerView); widget/views.js loads the ones a link or a model needs before it is
+// read. Errors are InputError,
 // carrying where the text came from (the hash, the paste box, a cell edit, a field) and a
 // message that says what to fix.
 
-import { NON_FINITE, encodeNumber, pairText, sizeText, wireNumber } from "./format.js";
-import { CHAIN_CAPSTONE, FIXTURE, PICTURE_SAMPLES, PRESETS } from "./presets.js";
+import { NON_FINITE, encodeNumber, pairText, wireNumber } from "./format.js";
+import { FIXTURE, PRESETS } from "./presets.js";
 import { outputInRange } from "./trace-view.js";
 
 export { FIXTURE };
@@ -14,11 +17,8 @@ export { FIXTURE };
 export const MAX_SIDE = 16;
 const MAX_HASH_LENGTH = 20000;
 const MAX_MAGNITUDE = 1e15;
-const NUMBER_PATTERN = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+export const NUMBER_PATTERN = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 const MAX_NORM = 1000;
-// The chain view's limits (poolgrad.chain_trace's): input channels, filters, steps.
-export const CHAIN_LIMITS = { channels: 3, filters: 4, steps: 500 };
-const MAX_LEARNING_RATE = 100;
 
 // The pooling modes (poolgrad.trace()'s `mode`), as sentences name them.
 export const MODE_NAMES = {
@@ -52,7 +52,7 @@ export function quote(text) {
 // The one number rule, for every matrix value and every cell edit: a decimal or
 // exponent spelling, or one of the words NaN / Infinity / -Infinity, within ±1e15. A
 // spelling of a non-zero number too small for a double (1e-400) is refused, not read as 0.
-function parseNumberToken(token, where, source) {
+export function parseNumberToken(token, where, source) {
   const trimmed = token.trim();
   if (NON_FINITE.has(trimmed)) return NON_FINITE.get(trimmed);
   if (!NUMBER_PATTERN.test(trimmed)) {
@@ -194,7 +194,9 @@ export function parseCellValue(text, where) {
 const NORM_WORDS = new Map([["inf", Infinity], ["infinity", Infinity], ["-inf", -Infinity], ["-infinity", -Infinity]]);
 
 // How each kind of property reads its text and writes it back: parse(text, property,
-// source) returns the value or throws InputError; write(value) is the canonical text.
+// source) returns the value or throws InputError; write(value, property) is the canonical
+// text; fromModel(value, property, key), where a model's JSON value is not spelled as
+// String() spells it, is its text (a view's module may add kinds: registerView).
 const KINDS = {
   pair: {
     parse(text, property, source) {
@@ -212,6 +214,7 @@ const KINDS = {
       throw new InputError(`${property.key} must be 0 or 1 (${property.meaning}); got ${quote(text)}`, source);
     },
     write: (value) => (value ? "1" : "0"),
+    fromModel: (value) => (value ? "1" : "0"),
   },
   enum: {
     parse(text, property, source) {
@@ -245,74 +248,15 @@ const KINDS = {
   },
   matrix: {
     parse: (text, property) => parseMatrix(text, MATRIX_SPELLINGS.hash(property.name)),
-    write: (matrix) => matrix.map((row) => row.map(encodeNumber).join(",")).join(";"),
-  },
-  // The chain's stacks of planes: `levels` lists, outermost first, each level's separator
-  // ("/" between filters, "|" between channels), its name and its limit; every plane is
-  // a matrix in the hash's spelling, and all planes share one shape.
-  stack: {
-    parse(text, property, source) {
-      const planes = [];
-      const read = (part, depth, where) => {
-        if (depth === property.levels.length) {
-          const plane = parseMatrix(part, MATRIX_SPELLINGS.hash(`${property.name}${where}`));
-          planes.push([where, plane]);
-          return plane;
-        }
-        const { separator, noun, limit } = property.levels[depth];
-        const pieces = part.split(separator);
-        if (pieces.length > limit) {
-          throw new InputError(`${property.name} has ${pieces.length} ${noun}s; the limit is ${limit} (separate ${noun}s by "${separator}")`, source);
-        }
-        return pieces.map((piece, i) => read(piece, depth + 1, `${where} ${noun} ${i}`));
-      };
-      const value = read(text, 0, "");
-      const [firstWhere, first] = planes[0];
-      for (const [where, plane] of planes) {
-        if (plane.length !== first.length || plane[0].length !== first[0].length) {
-          throw new InputError(`${property.name}${where} is ${sizeText([plane.length, plane[0].length])} but${firstWhere} is ${sizeText([first.length, first[0].length])}; every ${property.levels.at(-1).noun} needs the same shape`, source);
-        }
-      }
-      return value;
-    },
-    write(value, property) {
-      const join = (part, depth) => (depth === property.levels.length
-        ? KINDS.matrix.write(part)
-        : part.map((piece) => join(piece, depth + 1)).join(property.levels[depth].separator));
-      return join(value, 0);
-    },
-  },
-  // A list of numbers (the chain's bias, one per filter).
-  numbers: {
-    parse(text, property, source) {
-      const tokens = text.split(",");
-      if (tokens.length > property.limit) throw new InputError(`${property.name} has ${tokens.length} values; the limit is ${property.limit}`, source);
-      return tokens.map((token, i) => parseNumberToken(token, `${property.name} value ${i}`, source));
-    },
-    write: (values) => values.map(encodeNumber).join(","),
-  },
-  // A positive number (the learning rate).
-  rate: {
-    parse(text, property, source) {
-      const value = NUMBER_PATTERN.test(text.trim()) ? Number(text) : NaN;
-      if (!(value > 0 && value <= MAX_LEARNING_RATE)) {
-        throw new InputError(`${property.name} must be a number above 0 and at most ${MAX_LEARNING_RATE}, like 0.01; got ${quote(text)}`, source);
-      }
-      return value;
-    },
-    write: String,
-  },
-  // A count (the chain's steps).
-  count: {
-    parse(text, property, source) {
-      if (!/^\d{1,6}$/.test(text.trim()) || Number(text) > property.max) {
-        throw new InputError(`${property.name} must be a whole number from 0 to ${property.max}; got ${quote(text)}`, source);
-      }
-      return Number(text);
-    },
-    write: String,
+    write: (matrix) => matrixHashText(matrix),
+    fromModel: (value, property, key) => matrixText(key, value),
   },
 };
+
+// A matrix as the hash spells it: rows separated by ";", values by ",".
+export function matrixHashText(matrix) {
+  return matrix.map((row) => row.map(encodeNumber).join(",")).join(";");
+}
 
 // The separators a parameter field takes between the two numbers of a pair: a phone's
 // numeric keypad has no comma, so a space, ";", "x", "*" or "×" does as well ("3 2", "3x2").
@@ -376,55 +320,42 @@ export const HASH_PROPERTIES = [
   { key: "sel", kind: "selection", initial: () => [0, 0], written: "unless-implicit" },
   { key: "x", kind: "matrix", name: "the input x", initial: () => FIXTURE.map((row) => row.slice()), written: "always" },
   { key: "g", kind: "matrix", name: "the upstream gradient g", initial: () => null, written: "unless-initial" },
-  // Which view shows: the pooling layer, or the chain X -conv W-> Y1 -pool-> Y2 -loss-> L.
-  // The chain's keys below belong to view=chain (CHAIN_KEYS): written there only, and a
-  // link that gives one elsewhere is refused. Left out, they are the capstone's.
+  // Which view shows: the pooling layer, the chain X -conv W-> Y1 -pool-> Y2 -loss-> L, or
+  // a picture. The chain's and the picture's own keys are their modules' (registerView).
   { key: "view", kind: "enum", values: ["pool", "chain", "picture"], initial: () => "pool", written: "unless-initial" },
-  {
-    key: "cx", kind: "stack", name: "the chain's input cx", levels: [{ separator: "|", noun: "channel", limit: CHAIN_LIMITS.channels }],
-    initial: () => structuredClone(CHAIN_CAPSTONE.x), written: "always", only: true,
-  },
-  {
-    key: "cw", kind: "stack", name: "the chain's weight cw",
-    levels: [{ separator: "/", noun: "filter", limit: CHAIN_LIMITS.filters }, { separator: "|", noun: "channel", limit: CHAIN_LIMITS.channels }],
-    initial: () => structuredClone(CHAIN_CAPSTONE.weight), written: "always", only: true,
-    check: (state) => (state.view === "chain" && state.cw[0].length !== state.cx.length
-      ? `the chain's weight cw has ${state.cw[0].length} channel slice${state.cw[0].length > 1 ? "s" : ""} per filter but the input cx has ${state.cx.length} channel${state.cx.length > 1 ? "s" : ""}; give each filter one slice per input channel (slices separated by "|", filters by "/")` : null),
-  },
-  {
-    key: "cb", kind: "numbers", name: "the chain's bias cb", limit: CHAIN_LIMITS.filters, initial: () => null, written: "unless-initial", only: true,
-    check: (state) => (state.view === "chain" && state.cb && state.cb.length !== state.cw.length
-      ? `the chain's bias cb has ${state.cb.length} values but the weight cw has ${state.cw.length} filter${state.cw.length > 1 ? "s" : ""}; give one bias per filter` : null),
-  },
-  { key: "relu", kind: "flag", meaning: "1 puts a ReLU after the convolution", initial: () => false, written: "unless-initial", only: true },
-  { key: "cpool", kind: "enum", values: ["max", "avg", "none"], initial: () => "max", written: "always", only: true },
-  { key: "cpk", kind: "pair", name: "the chain's pooling window (cpk)", min: 1, max: MAX_SIDE, initial: () => [2, 2], written: "unless-initial", only: true },
-  { key: "cup", kind: "enum", values: ["loss-mse", "loss-l1", "ones", "ramp", "hot"], initial: () => "loss-mse", written: "always", only: true },
-  // The hot cell of cup=hot: row,col of the last output (its first filter).
-  { key: "hot", kind: "selection", initial: () => [0, 0], written: "always", only: true },
-  {
-    key: "ct", kind: "stack", name: "the chain's target ct", levels: [{ separator: "|", noun: "filter", limit: CHAIN_LIMITS.filters }],
-    initial: () => structuredClone(CHAIN_CAPSTONE.target), written: "always", only: true,
-  },
-  { key: "lr", kind: "rate", name: "the learning rate (lr)", initial: () => 0.01, written: "always", only: true },
-  { key: "steps", kind: "count", name: "the step count (steps)", max: CHAIN_LIMITS.steps, initial: () => 0, written: "always", only: true },
 ];
-// The keys of the chain view's own (view=chain).
-export const CHAIN_KEYS = new Set(["cx", "cw", "cb", "relu", "cpool", "cpk", "cup", "hot", "ct", "lr", "steps"]);
-// The picture view's own keys (view=picture): the pooling settings (k, s, p, d, ceil, mode,
-// grad, ...) are the pool view's keys, which apply to the picture too.
-HASH_PROPERTIES.push(
-  // A shipped sample (web/picture/samples/); a learner's own picture stays in the browser
-  // and out of the link, which names the sample shown before it.
-  { key: "pic", kind: "enum", values: PICTURE_SAMPLES, initial: () => PICTURE_SAMPLES[0], written: "always", only: true },
-  { key: "psize", kind: "enum", values: ["32", "64", "128", "256"], initial: () => "128", written: "unless-initial", only: true },
-  { key: "pch", kind: "enum", values: ["rgb", "grey", "r", "g", "b"], initial: () => "rgb", written: "unless-initial", only: true },
-  { key: "prep", kind: "enum", values: ["1", "2", "3", "4"], initial: () => "1", written: "unless-initial", only: true },
-  // The selected pixel of the picture's (last) output: row,col.
-  { key: "psel", kind: "selection", digits: 3, initial: () => null, written: "unless-initial", only: true },
-);
-export const PICTURE_KEYS = new Set(["pic", "psize", "pch", "prep", "psel"]);
 const PROPERTY = new Map(HASH_PROPERTIES.map((property) => [property.key, property]));
+// Key -> the view whose module added it (registerView).
+const VIEW_OF = new Map();
+
+// A view's module adds its own rows to the table (in the table's shape, plus
+// `appliesWhen(state)`: within its view, when the key applies, and `whyNot`: the link's
+// refusal where it does not), its model keys ({model key: hash key}), its model values
+// (modelValues(state), each null outside the view) and the kinds its rows use. Adding the
+// same view again changes nothing.
+export function registerView(view, { properties, modelKeys, modelValues: values, kinds = {} }) {
+  if (VIEWS.has(view)) return;
+  VIEWS.set(view, values);
+  Object.assign(KINDS, kinds);
+  for (const property of properties) {
+    HASH_PROPERTIES.push(property);
+    PROPERTY.set(property.key, property);
+    VIEW_OF.set(property.key, view);
+  }
+  Object.assign(MODEL_KEYS, modelKeys);
+}
+// The views whose rows are in the table, with their model values.
+const VIEWS = new Map();
+
+// Whether the table knows `key`: a view's key is known once its module loaded.
+export function knowsKey(key) {
+  return PROPERTY.has(key);
+}
+
+// Whether the view's own rows are in the table (the pool view's always are).
+export function knowsView(view) {
+  return view === "pool" || VIEWS.has(view);
+}
 
 // Give every property `state` lacks its initial value, in table order. A selection the
 // state lacks is the implicit one.
@@ -473,12 +404,14 @@ export function parseHash(hash) {
     const property = PROPERTY.get(key);
     state[key] = KINDS[property.kind].parse(text, property, "hash");
   }
+  // A host reads a link only once its view's module loaded (widget/views.js viewsFor).
+  if (state.view && !knowsView(state.view)) throw new Error(`view=${state.view}: its module has not loaded its keys yet (widget/views.js)`);
   fillInitial(state);
   for (const key of given.keys()) {
     if (PROPERTY.get(key).only && !applies(key, state)) {
-      if (PICTURE_KEYS.has(key)) throw fail(`${key} does not apply here; it is the picture view's (view=picture)`);
-      throw fail(CHAIN_KEYS.has(key)
-        ? `${key} does not apply here; ${key === "hot" && state.view === "chain" ? "the hot cell is the upstream's when cup=hot" : "it is the chain view's (view=chain)"}`
+      const view = VIEW_OF.get(key);
+      throw fail(view
+        ? `${key} does not apply here; ${state.view === view ? PROPERTY.get(key).whyNot : `it is the ${view} view's (view=${view})`}`
         : `${key} does not apply to mode=${state.mode}; ${APPLIES_TEXT[key]}`);
     }
   }
@@ -493,7 +426,7 @@ function leftOut(property, value, state) {
   if (property.only && !applies(property.key, state)) return true;
   // A chain or picture link carries the pooling view's settings only where they differ from
   // the start.
-  const poolKey = !CHAIN_KEYS.has(property.key) && !PICTURE_KEYS.has(property.key) && property.key !== "view";
+  const poolKey = !VIEW_OF.has(property.key) && property.key !== "view";
   if (state.view !== "pool" && poolKey && property.written === "always") {
     const { write } = KINDS[property.kind];
     return write(value, property) === write(property.initial(state), property);
@@ -579,8 +512,8 @@ const APPLIES_TEXT = {
   unpool: "unpooling puts back the maxima of the max modes (mode=max or adaptive_max)",
 };
 export function applies(key, state) {
-  if (CHAIN_KEYS.has(key)) return state.view === "chain" && (key !== "hot" || state.cup === "hot");
-  if (PICTURE_KEYS.has(key)) return state.view === "picture";
+  const view = VIEW_OF.get(key);
+  if (view) return state.view === view && (PROPERTY.get(key).appliesWhen?.(state) ?? true);
   return !(key in APPLIES) || APPLIES[key].includes(state.mode);
 }
 
@@ -600,6 +533,12 @@ export function changedState(state, changes) {
   if (!applies("p", next)) next.p = [0, 0];
   if (!applies("ceil", next)) next.ceil = false;
   return next;
+}
+
+// The state change of opening `view` (#view): the view's own keys (its module must have
+// added them) keep what they held, or start at their initial values.
+export function switchView(view) {
+  return (state) => fillInitial(Object.assign(state, { view }));
 }
 
 // The state change of picking a pooling mode, from #mode or the Max / Average buttons, as a
@@ -647,56 +586,7 @@ export const MODEL_KEYS = {
   norm_type: "n",
   unpool: "unpool",
   view: "view",
-  chain_x: "cx",
-  chain_weight: "cw",
-  chain_bias: "cb",
-  chain_relu: "relu",
-  chain_pool: "cpool",
-  chain_pool_kernel_size: "cpk",
-  chain_upstream: "cup",
-  chain_hot: "hot",
-  chain_target: "ct",
-  learning_rate: "lr",
-  steps: "steps",
-  picture: "pic",
-  picture_size: "psize",
-  picture_channel: "pch",
-  picture_repeat: "prep",
-  picture_selection: "psel",
 };
-
-// The picture view's model values: null outside it (the keys are then left out).
-function pictureValues(state) {
-  const picture = state.view === "picture";
-  return {
-    ...(picture ? { view: "picture" } : {}),
-    picture: picture ? state.pic : null,
-    picture_size: picture ? Number(state.psize) : null,
-    picture_channel: picture ? state.pch : null,
-    picture_repeat: picture ? Number(state.prep) : null,
-    picture_selection: picture && state.psel ? state.psel.slice() : null,
-  };
-}
-
-// The chain's model values: null outside the chain view (the keys are then left out).
-function chainValues(state) {
-  const chain = state.view === "chain";
-  const planes = (value) => (Array.isArray(value) && Array.isArray(value[0]) ? value.map(planes) : value.map(wireNumber));
-  return {
-    view: chain ? "chain" : null,
-    chain_x: chain ? planes(state.cx) : null,
-    chain_weight: chain ? planes(state.cw) : null,
-    chain_bias: chain && state.cb ? state.cb.map(wireNumber) : null,
-    chain_relu: chain ? state.relu : null,
-    chain_pool: chain ? state.cpool : null,
-    chain_pool_kernel_size: chain ? state.cpk.slice() : null,
-    chain_upstream: chain ? state.cup : null,
-    chain_hot: chain && state.cup === "hot" ? state.hot.slice() : null,
-    chain_target: chain ? planes(state.ct) : null,
-    learning_rate: chain ? state.lr : null,
-    steps: chain ? state.steps : null,
-  };
-}
 
 // The model's values for `state`.
 export function modelValues(state) {
@@ -716,8 +606,8 @@ export function modelValues(state) {
     output_size: state.o.slice(),
     norm_type: wireNumber(state.n),
     unpool: state.unpool,
-    ...chainValues(state),
-    ...pictureValues(state),
+    view: state.view === "pool" ? null : state.view,
+    ...Object.assign({}, ...[...VIEWS.values()].map((values) => values(state))),
   };
 }
 
@@ -738,36 +628,28 @@ export function matrixText(key, rows) {
 function valueText(key, value) {
   if (value === undefined || value === null) return null;
   if (typeof value === "string") return value;
-  const kind = PROPERTY.get(MODEL_KEYS[key]).kind;
-  if (kind === "flag") return value ? "1" : "0";
-  if (kind === "matrix") return matrixText(key, value);
-  if (kind === "stack") {
-    // Each plane through matrixText's strict check; each level above it a list.
-    const property = PROPERTY.get(MODEL_KEYS[key]);
-    const join = (part, depth) => {
-      if (depth === property.levels.length) return matrixText(key, part);
-      if (!Array.isArray(part)) {
-        throw new InputError(`${property.name} must be lists of ${property.levels[depth].noun}s, each a grid of numbers; got ${quote(JSON.stringify(part) ?? String(part))}`, "hash");
-      }
-      return part.map((piece) => join(piece, depth + 1)).join(property.levels[depth].separator);
-    };
-    return join(value, 0);
-  }
+  const property = PROPERTY.get(MODEL_KEYS[key]);
+  const { fromModel } = KINDS[property.kind];
+  if (fromModel) return fromModel(value, property, key);
   return Array.isArray(value) ? value.join(",") : String(value);
 }
 
 // The state a model's values describe (`get(key)`, the model's own reader), refused as the
 // hash would refuse it: InputError with the same message, naming the setting.
-// A model holds every key at once, so a mode's own key (output_size, norm_type, unpool) is
-// kept there while another mode shows: it is read only where it applies.
+// A model holds every key at once, so a mode's (or a view's) own key is kept there while
+// another shows: it is read only where it applies, which the choices (the enum keys: the
+// mode, the view, the chain's upstream) decide. The view's module must have loaded
+// (widget/views.js): the model keys of a view whose rows are not in the table are not read.
 export function stateFromModel(get) {
   const parts = [];
-  const mode = valueText("mode", get("mode")) ?? "max";
-  const view = valueText("view", get("view")) ?? "pool";
-  const cup = valueText("chain_upstream", get("chain_upstream")) ?? "loss-mse";
+  const choices = {};
+  for (const [key, property] of Object.entries(MODEL_KEYS)) {
+    const row = PROPERTY.get(property);
+    if (row.kind === "enum") choices[property] = valueText(key, get(key)) ?? row.initial(choices);
+  }
   for (const [key, property] of Object.entries(MODEL_KEYS)) {
     const text = valueText(key, get(key));
-    if (PROPERTY.get(property).only && !applies(property, { mode, view, cup })) continue;
+    if (PROPERTY.get(property).only && !applies(property, choices)) continue;
     if (text !== null) parts.push(`${property}=${encodeURIComponent(text)}`);
   }
   return parseHash(parts.join("&"));
