@@ -68,6 +68,11 @@ which counts from navigation start):
   from the host page's navigation start (each frame's readyAt moved onto the host's
   clock with performance.timeOrigin), one cold run per round.
 
+* The chain view (`--chain-only` runs it alone): a change (Step, another pooling, a weight
+  typed in) timed from its input event to the chain drawn and to the next frame, on the
+  view=chain link's capstone and on the largest chain the view takes (CHAIN_CASES), with
+  Python's and the render's share, against 60 ms (median).
+
 * Widgets on one page: a page with one widget, with three sharing one Python, and with
   three forced to start one each (no SharedWorker): when all are ready, and the memory of
   the Chromium that shows them (see "widgets sharing one Python" below).
@@ -113,6 +118,7 @@ GOALS = {  # issues 5 and 11: the goals on these 2-core machines, in millisecond
     "tap": 16.0,
     "param": 60.0,
     "first_tap": 1000.0,  # issue 13
+    "chain": 60.0,  # issue 29: a change in the chain view, drawn
 }
 READY_RATIO_GOAL = 0.5  # ready(widget) / ready(bare Pyodide + NumPy page)
 
@@ -577,6 +583,113 @@ def picture_report(rounds):
     return "\n".join(lines)
 
 
+# The chain view: a change a learner makes, in turn Step (one more step of gradient descent,
+# which Python redoes from the start), another pooling (max, average, none) and an edited
+# weight (which starts learning over), each timed from its input event to the chain drawn
+# for the new state (#chain's data-busy back to "false") and to the next frame. Two chains:
+# the view=chain link's (the capstone: 6 x 6, one 3 x 3 filter, max pool 2 x 2, MSE; every
+# preset is of its size) and the largest the view takes (chain_hash).
+def chain_hash(side=SIDE, channels=3, filters=4):
+    """The largest chain's link: three side x side input channels, four 3 x 3 filters over
+    them, ReLU, a 2 x 2 max pool and the MSE against a target; every value a small number."""
+    plane = lambda shift: ";".join(",".join(str(((v + shift * 11) % 97 - 48) / 32) for v in row)
+                                   for row in bench_input(side))
+    weight = lambda f, c: ";".join(",".join(str(((3 * r + col + 5 * f + 7 * c) % 9 - 4) / 16) for col in range(3))
+                                   for r in range(3))
+    pooled = (side - 2) // 2
+    target = ";".join(",".join(str((r + c) % 3) for c in range(pooled)) for r in range(pooled))
+    return ("#view=chain&cx=" + "|".join(plane(c) for c in range(channels))
+            + "&cw=" + "/".join("|".join(weight(f, c) for c in range(channels)) for f in range(filters))
+            + "&relu=1&cpool=max&cup=loss-mse&ct=" + "|".join(target for _ in range(filters)) + "&lr=0.01&steps=0")
+
+
+CHAIN_CASES = {"capstone": "#view=chain", "largest": None}  # None: chain_hash()
+CHAIN_TIMEOUT_MS = 60_000  # the largest chain on a loaded machine
+
+CHAIN_CHANGE = r"""
+async ({ kind, value, STEP_TIMEOUT_MS }) => {
+""" + PAGE_HELPERS + r"""
+  const section = document.getElementById("chain");
+  await nextFrame();
+  let act;
+  if (kind === "step") act = () => document.getElementById("chain-step").click();
+  else if (kind === "pool") {
+    const select = document.getElementById("chain-pool-mode");
+    act = () => {
+      select.value = value;
+      select.dispatchEvent(new Event("change", { bubbles: true }));
+    };
+  } else {
+    // A weight edit as typing makes it: a digit on the focused cell opens its editor, and
+    // Enter (the timed event) commits the value.
+    const weight = section.querySelector('td[data-grid="chain-weight"][data-filter="0"][data-channel="0"][data-row="1"][data-col="1"]');
+    weight.focus();
+    weight.dispatchEvent(new KeyboardEvent("keydown", { key: "1", bubbles: true, cancelable: true }));
+    const editor = section.querySelector("[data-editor]");
+    editor.value = value;
+    act = () => editor.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true, cancelable: true }));
+    await nextFrame();
+  }
+  const started = performance.now();
+  act();
+  if (section.dataset.busy !== "true") throw new Error(`the chain's ${kind} change asked Python for nothing`);
+  const inDom = await when(() => section.dataset.busy === "false", section);
+  const framed = await nextFrame();
+  const timings = window.poolgradWidget.timings;
+  return {
+    kind, inDom: inDom - started, nextFrame: framed - started,
+    traceMs: timings.lastTraceMs, roundTripMs: timings.lastRoundTripMs, renderMs: timings.lastRenderMs,
+  };
+}
+"""
+CHAIN_POOLS = ["avg", "none", "max"]
+
+
+def chain_run(browser, site_url, samples):
+    """One page per chain of CHAIN_CASES: ``samples`` changes each, after two that warm the
+    path up, cycling Step, the pooling and a weight edit. Returns {case: [change]}."""
+    results = {}
+    for case, link in CHAIN_CASES.items():
+        context = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
+        page = context.new_page()
+        try:
+            page.goto(site_url + "index.html" + (link or chain_hash()))
+            page.wait_for_function("""() => document.querySelector("#status")?.dataset.state === "ready"
+                && document.querySelector("#chain")?.dataset.busy === "false" """, timeout=BOOT_TIMEOUT_MS)
+            changes = []
+            for index in range(samples + 2):
+                kind = ("step", "pool", "weight")[index % 3]
+                value = CHAIN_POOLS[(index // 3) % 3] if kind == "pool" else f"{(index + 1) / 100}"
+                changes.append(page.evaluate(CHAIN_CHANGE, {"kind": kind, "value": value, "STEP_TIMEOUT_MS": CHAIN_TIMEOUT_MS}))
+            results[case] = changes[2:]
+        finally:
+            context.close()
+    return results
+
+
+def chain_report(rounds):
+    """Per chain, the median and 95th percentile of a change to the chain drawn, against the
+    60 ms goal, with Python's share (the trace's time in the worker) and the render's."""
+    if not rounds:
+        return "chain view: not measured"
+    lines = ["chain view: a change (Step, the pooling, a weight edit) to the chain drawn; capstone = the view=chain "
+             "link's 6 x 6 chain, largest = 3 x 16 x 16 input, 4 filters 3 x 3, ReLU, max pool 2 x 2, MSE"]
+    for case in CHAIN_CASES:
+        changes = [change for run in rounds for change in run[case]]
+        lines.append(f"  {case} ({len(changes)} changes in {len(rounds)} pages)")
+        for kind in ("all", "step", "pool", "weight"):
+            chosen = [c for c in changes if kind == "all" or c["kind"] == kind]
+            frame = [c["nextFrame"] for c in chosen]
+            lines.append(f"    {kind:<7} in the DOM median {fmt_ms(statistics.median(c['inDom'] for c in chosen))}"
+                         f"  next frame median {fmt_ms(statistics.median(frame))}  p95 {fmt_ms(percentile(frame, 0.95))}"
+                         f"  of which Python {fmt_ms(statistics.median(c['traceMs'] for c in chosen))},"
+                         f" render {fmt_ms(statistics.median(c['renderMs'] for c in chosen))}")
+        frame = statistics.median(c["nextFrame"] for c in changes)
+        lines.append(f"    goal {fmt_ms(GOALS['chain'])} (median, next frame): median / goal = {frame / GOALS['chain']:.2f}"
+                     f" {'yes' if frame < GOALS['chain'] else 'NO'}")
+    return "\n".join(lines)
+
+
 def first_tap_rounds(browser, site_url, runs):
     """``runs`` rounds of first_tap_run with and without the shipped traces, alternating
     which goes first; returns {True: [...], False: [...]}."""
@@ -1022,6 +1135,8 @@ def main(argv=None):
                         help="only the widgets-on-one-page rounds (one, three shared, three dedicated)")
     parser.add_argument("--picture-only", action="store_true",
                         help="only the picture view's case (256 x 256 RGB, max k=2 s=2, gradient on)")
+    parser.add_argument("--chain-only", action="store_true",
+                        help="only the chain view's cases (the capstone; 3 x 16 x 16 input, 4 filters, max pool, MSE)")
     args, _ = parser.parse_known_args(argv)
     if args.runs < 1 or args.samples < 1:
         parser.error("--runs and --samples must be at least 1")
@@ -1047,8 +1162,8 @@ def main(argv=None):
             return 1
 
     server_log = []
-    runs, baselines, embeds, widget_rounds, picture_rounds = [], [], [], [], []
-    only = args.widgets_only or args.picture_only
+    runs, baselines, embeds, widget_rounds, picture_rounds, chain_rounds = [], [], [], [], [], []
+    only = args.widgets_only or args.picture_only or args.chain_only
     with sitebuild.serving(dist, request_log=server_log) as site_url:
         try:
             with sync_playwright() as playwright:
@@ -1074,14 +1189,19 @@ def main(argv=None):
                               f"embed demo {fmt_ms(embeds[-1][0])} / {fmt_ms(embeds[-1][1])} "
                               f"({time.perf_counter() - started:.1f} s in all)", flush=True)
                     first_taps = [] if only else first_tap_rounds(browser, site_url, args.runs)
-                    for index in range(0 if args.widgets_only else args.runs):
+                    for index in range(0 if args.widgets_only or args.chain_only else args.runs):
                         picture_rounds.append(picture_run(browser, site_url, args.samples))
                         print(f"bench_browser: picture round {index + 1}/{args.runs}: median "
                               f"{fmt_ms(statistics.median(t['nextFrame'] for t in picture_rounds[-1]))}", flush=True)
+                    for index in range(0 if args.widgets_only or args.picture_only else args.runs):
+                        chain_rounds.append(chain_run(browser, site_url, args.samples))
+                        print(f"bench_browser: chain round {index + 1}/{args.runs}: median " + ", ".join(
+                            f"{case} {fmt_ms(statistics.median(c['nextFrame'] for c in changes))}"
+                            for case, changes in chain_rounds[-1].items()), flush=True)
                     version = browser.version
                 finally:
                     browser.close()
-                for index in range(0 if args.picture_only else args.runs):
+                for index in range(0 if args.picture_only or args.chain_only else args.runs):
                     widget_rounds.append(widget_pages_round(playwright, executable, sitebuild.CHROMIUM_ARGS, site_url, index))
                     print(f"bench_browser: widgets round {index + 1}/{args.runs}: "
                           + ", ".join(f"{name} ready at {fmt_ms(run['ready'])}, {fmt_bytes(run['pss'])}"
@@ -1099,8 +1219,12 @@ def main(argv=None):
         print()
     else:
         print(f"site: {dist}")
-    print(picture_report(picture_rounds))
-    print()
+    if picture_rounds:
+        print(picture_report(picture_rounds))
+        print()
+    if chain_rounds:
+        print(chain_report(chain_rounds))
+        print()
     if widget_rounds:
         print(report_widget_pages(widget_rounds))
     return 0

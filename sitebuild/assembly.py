@@ -21,7 +21,8 @@ from .paths import DIST_MARKER
 from .pins import (NODE_MIN_MAJOR, NUMPY_SNAPSHOT_FILE, NUMPY_SUBSET_FILE, NUMPY_WHEEL, ON_DEMAND_FILES, POOLGRAD_SUBSET_FILE,
                    ON_DEMAND_WITH_STDLIB_SUBSET, LAZY_VIEW_DIRS, PICTURE_SAMPLES_DIR, PICTURE_SAMPLES_SHA256, PYODIDE_CORE_SHA256, PYODIDE_LOCK, PYODIDE_SHIPPED, PYODIDE_STDLIB,
                    PYODIDE_VERSION, PYODIDE_WHEELS, STDLIB_SUBSET_FILE)
-from .shipped import FIRST_MINUTE_TRACES_FILE, SHIPPED_TRACES_FILE, TracesUnavailable, shipped_traces, traces_file
+from .shipped import (CHAIN_TRACES_FILE, FIRST_MINUTE_TRACES_FILE, SHIPPED_TRACES_FILE, TracesUnavailable, shipped_traces,
+                      traces_file)
 from .snapshot import SnapshotUnavailable, pyodide_snapshot, snapshot_size
 from .subset import StdlibUnavailable, numpy_subset, poolgrad_subset, stdlib_subset
 from .wheel import poolgrad_wheel
@@ -180,20 +181,22 @@ def assemble(dist: Path, quiet: bool = False) -> Path:
         say(f"  no start-up snapshot: {no_snapshot}; the site works, but Python starts seconds "
              f"slower on a fast link (install Node.js {NODE_MIN_MAJOR}+ and rebuild to get it)", quiet)
 
-    # 5. the traces of the views a learner lands on and of the first minute's views
-    # (optional: without them those views wait for Python); the files are always there, so
-    # the page's fetches of them never fail
+    # 5. the traces of the views a learner lands on, of the first minute's views and of the
+    # chain view's landing views (optional: without them those views wait for Python); the
+    # files are always there, so the page's fetches of them never fail
+    trace_files = (SHIPPED_TRACES_FILE, FIRST_MINUTE_TRACES_FILE, CHAIN_TRACES_FILE)
+
     def ship_traces():
         try:
             files, why = [path.read_bytes() for path in shipped_traces(cache, core, wheels, quiet)], None
         except TracesUnavailable as e:
-            files, why = [traces_file({}), traces_file({})], str(e)
-        for name, data in zip((SHIPPED_TRACES_FILE, FIRST_MINUTE_TRACES_FILE), files):
+            files, why = [traces_file({}) for _ in trace_files], str(e)
+        for name, data in zip(trace_files, files):
             write_if_changed(dist / name, data)
             keep.add(name)
         return files, why
 
-    (traces, minute_traces), no_traces = step("first views' traces (poolgrad)", ship_traces)
+    (traces, minute_traces, chain_traces), no_traces = step("first views' traces (poolgrad)", ship_traces)
     traces_shipped = len(json.loads(traces)["traces"])
     if no_traces is not None:
         say(f"  no shipped traces: {no_traces}; the site works, but its first view waits for Python", quiet)
@@ -232,6 +235,10 @@ def assemble(dist: Path, quiet: bool = False) -> Path:
         "first_minute_traces": len(json.loads(minute_traces)["traces"]),
         "first_minute_traces_bytes": len(minute_traces),
         "first_minute_traces_gzip_bytes": len(gzip.compress(minute_traces, compresslevel=9, mtime=0)),
+        "chain_traces_file": CHAIN_TRACES_FILE,
+        "chain_traces": len(json.loads(chain_traces)["traces"]),
+        "chain_traces_bytes": len(chain_traces),
+        "chain_traces_gzip_bytes": len(gzip.compress(chain_traces, compresslevel=9, mtime=0)),
         "built": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
     }
     atomic_write_bytes(dist / "build-info.json", (json.dumps(info, indent=2) + "\n").encode())
@@ -557,9 +564,10 @@ def publish(stage: Path, dist: Path) -> dict:
     on_demand = {names[f"pyodide/{name}"] for name in on_demand_files if f"pyodide/{name}" in names}
     # poolgrad's wheel is a notebook's (its kernel installs it); the site's Python installs the subset.
     on_demand.add(info["poolgrad_wheel"])
-    # The chain's and the picture's files (modules, styles, samples) are saved once this
-    # browser opened the view, not at install.
+    # The chain's and the picture's files (modules, styles, samples, the chain's shipped
+    # traces) are saved once this browser opened the view, not at install.
     on_demand |= {names[rel] for rel in sources if rel.startswith(tuple(f"{folder}/" for folder in LAZY_VIEW_DIRS))}
+    on_demand.add(names[CHAIN_TRACES_FILE])
     kept = [[rel, None if rel == BUILD_INFO else digest(contents[rel]), "/" in rel, rel in on_demand]
             for rel in sorted(contents)]
     contents[SERVICE_WORKER] = service_worker(template.read_text(encoding="utf-8"), build_id, kept)

@@ -2,11 +2,13 @@
 (the very package the worker runs) and shipped in the site, so the first view answers
 before Python has started in the browser; and, in a second file the page reads after
 first paint, the traces of the first minute's views (one control change from a landing
-view), so that no first change waits for Python either.
+view), so that no first change waits for Python either; and, in a third file the page
+reads only when the chain view is first opened, the chain's landing views (its presets).
 
 The views and the key each trace is filed under come from the front end
-(web/lesson/first-views.js, through sitebuild/shipped_views.mjs under Node): each key is the page's
-own request text (web/widget/state.js requestKey), handed as it is to ``poolgrad.wire.run_trace``,
+(web/lesson/first-views.js and web/chain/first-views.js, through sitebuild/shipped_views.mjs
+under Node): each key is the page's own request text (web/widget/state.js requestKey, the
+chain's web/chain/request.js chainRequestKey), handed as it is to ``poolgrad.wire.run_trace``,
 the function the worker calls. poolgrad runs natively, in a subprocess of a Python that
 has NumPy (this one, with the repository's py/ first on its path); when this Python has no
 NumPy, the same sources run under the vendored Pyodide in Node
@@ -30,6 +32,7 @@ from .snapshot import SnapshotUnavailable, node_for_snapshot
 
 SHIPPED_TRACES_FILE = "shipped-traces.json"  # at the site's root, beside app.js
 FIRST_MINUTE_TRACES_FILE = "first-minute-traces.json"  # beside it
+CHAIN_TRACES_FILE = "chain-traces.json"  # beside it; read when the chain view opens
 HERE = Path(__file__).resolve().parent  # the Node helpers sit beside the code that runs them
 VIEWS_SCRIPT = HERE / "shipped_views.mjs"
 PYODIDE_SCRIPT = HERE / "pyodide_traces.mjs"
@@ -69,18 +72,21 @@ def _json_from(command: list[str], what: str, *, stdin: str | None = None, env: 
         return None
 
 
-def view_keys() -> tuple[list[str], list[str]]:
-    """The request keys of the landing views and of the first minute's views, as the front
-    end spells them (Node runs sitebuild/shipped_views.mjs). Raises TracesUnavailable."""
+def view_keys() -> tuple[list[str], list[str], list[str]]:
+    """The request keys of the landing views, of the first minute's views and of the chain's
+    landing views, as the front end spells them (Node runs sitebuild/shipped_views.mjs).
+    Raises TracesUnavailable."""
     try:
         node = node_for_snapshot()
     except SnapshotUnavailable as why:
         raise TracesUnavailable(f"{why} (the list of views comes from the front end's modules)") from None
     printed = _json_from([node, str(VIEWS_SCRIPT)], VIEWS_SCRIPT.name)
-    lists = [printed.get(name) if isinstance(printed, dict) else None for name in ("landing", "first_minute")]
+    names = ("landing", "first_minute", "chain")
+    lists = [printed.get(name) if isinstance(printed, dict) else None for name in names]
     if not all(isinstance(keys, list) and keys and all(isinstance(key, str) for key in keys) for keys in lists):
-        raise TracesUnavailable(f'{VIEWS_SCRIPT.name} printed no JSON {{"landing": [keys], "first_minute": [keys]}}')
-    return lists[0], lists[1]
+        raise TracesUnavailable(f'{VIEWS_SCRIPT.name} printed no JSON {{"landing": [keys], "first_minute": [keys], '
+                                f'"chain": [keys]}}')
+    return lists[0], lists[1], lists[2]
 
 
 def native_python(python: str | None = None) -> tuple[str, dict]:
@@ -121,13 +127,14 @@ def pyodide_answers(keys: list[str], core: Path, wheels: Path) -> list:
 
 
 def compute_traces(keys: list[str], core: Path, wheels: Path, quiet: bool = True,
-                   first_minute: list[str] = ()) -> tuple[dict, dict]:
-    """``({key: trace}, {key: trace})`` for the landing views' ``keys`` and the first
-    minute's, in one run of poolgrad natively, or under Pyodide in Node when this Python has
-    no NumPy. Raises TracesUnavailable, also when poolgrad refuses a landing view (it must
-    be a valid one); a first-minute view poolgrad refuses gets no trace (its refusal comes
-    from Python, as for any view not shipped)."""
-    every = [*keys, *first_minute]
+                   first_minute: list[str] = (), chain: list[str] = ()) -> tuple[dict, dict, dict]:
+    """``({key: trace}, {key: trace}, {key: trace})`` for the landing views' ``keys``, the
+    first minute's and the chain's landing views, in one run of poolgrad natively, or under
+    Pyodide in Node when this Python has no NumPy. Raises TracesUnavailable, also when
+    poolgrad refuses a landing view of either view (it must be a valid one); a first-minute
+    view poolgrad refuses gets no trace (its refusal comes from Python, as for any view not
+    shipped)."""
+    every = [*keys, *first_minute, *chain]
     try:
         answers = native_answers(every)
     except TracesUnavailable as native:
@@ -136,16 +143,18 @@ def compute_traces(keys: list[str], core: Path, wheels: Path, quiet: bool = True
         except TracesUnavailable as pyodide:
             raise TracesUnavailable(f"{native}; and under Pyodide in Node: {pyodide}") from None
         say(f"  shipped traces computed under Pyodide in Node: {native}", quiet)
-    landing, minute = {}, {}
+    landing, minute, chained = {}, {}, {}
+    minute_start, chain_start = len(keys), len(keys) + len(first_minute)
     for index, (key, answer) in enumerate(zip(every, answers)):
+        table = landing if index < minute_start else minute if index < chain_start else chained
         if isinstance(answer, dict) and "trace" in answer:
-            (landing if index < len(keys) else minute)[key] = answer["trace"]
-        elif index < len(keys):
+            table[key] = answer["trace"]
+        elif table is not minute:
             why = answer.get("error") if isinstance(answer, dict) else answer
             raise TracesUnavailable(f"poolgrad refused a landing view ({why}): {key[:120]}")
         elif not (isinstance(answer, dict) and isinstance(answer.get("error"), str)):
             raise TracesUnavailable(f"poolgrad gave no answer for a first-minute view ({answer!r:.80}): {key[:120]}")
-    return landing, minute
+    return landing, minute, chained
 
 
 def traces_file(traces: dict) -> bytes:
@@ -174,17 +183,17 @@ def _inputs_digest() -> str:
     return h.hexdigest()
 
 
-def shipped_traces(cache: Path, core: Path, wheels: Path, quiet: bool = True) -> tuple[Path, Path]:
-    """The shipped traces files (the landing views', the first minute's) for the current
-    front end and package: computed once, then taken from the cache (keyed by the sha256 of
-    web/'s modules, poolgrad's sources and the scripts), so a warm build runs neither Node
-    nor Python. ``core`` and ``wheels`` hold the verified Pyodide core and wheels, for a
-    machine without NumPy. Raises TracesUnavailable."""
+def shipped_traces(cache: Path, core: Path, wheels: Path, quiet: bool = True) -> tuple[Path, Path, Path]:
+    """The shipped traces files (the landing views', the first minute's, the chain's) for
+    the current front end and package: computed once, then taken from the cache (keyed by
+    the sha256 of web/'s modules, poolgrad's sources and the scripts), so a warm build runs
+    neither Node nor Python. ``core`` and ``wheels`` hold the verified Pyodide core and
+    wheels, for a machine without NumPy. Raises TracesUnavailable."""
     folder = cache / "shipped-traces" / _inputs_digest()[:24]
-    landing, minute = folder / SHIPPED_TRACES_FILE, folder / FIRST_MINUTE_TRACES_FILE
-    if not (landing.is_file() and minute.is_file()):
-        keys, first_minute = view_keys()
-        traces, minute_traces = compute_traces(keys, core, wheels, quiet, first_minute)
-        atomic_write_bytes(minute, traces_file(minute_traces))
-        atomic_write_bytes(landing, traces_file(traces))
-    return landing, minute
+    files = [folder / name for name in (SHIPPED_TRACES_FILE, FIRST_MINUTE_TRACES_FILE, CHAIN_TRACES_FILE)]
+    if not all(path.is_file() for path in files):
+        keys, first_minute, chain = view_keys()
+        tables = compute_traces(keys, core, wheels, quiet, first_minute, chain)
+        for path, table in zip(files, tables):
+            atomic_write_bytes(path, traces_file(table))
+    return files[0], files[1], files[2]

@@ -51,6 +51,9 @@ REQUEST_STRIDE = "((request) => [(typeof request === 'string' ? JSON.parse(reque
 # fetches uses it.
 DEDICATED_WORKER = "delete window.SharedWorker;"
 
+# For conftest's hold_back: held back, Pyodide's runtime keeps Python from starting.
+PYTHON_RUNTIME = ["**/pyodide.asm.wasm"]
+
 
 def build_info(root):
     """A built site's build-info.json (`root` is its folder, e.g. dist/) as a dict."""

@@ -1580,7 +1580,8 @@ const { gradientReceivers, selectedOutput, sharedCells, windowSamples, windowSha
 // function of (state, trace): the marks come from the same facts the page's grids are
 // marked from (trace-view.js), not from the DOM, so the picture is the view whatever the
 // page's layout, theme or step-through position. Plain shapes and text, no script, no
-// external fonts or images: the file opens anywhere, offline.
+// external fonts or images: the file opens anywhere, offline. Its pieces draw the chain's
+// picture too (chain/picture.js).
 
 
 const INK = "#1d1d1f";
@@ -1697,7 +1698,7 @@ function gridsOf(state, trace) {
 // A cell's width: room for the longest number shown (tabular figures, about 0.6 em each).
 function cellWidth(grids) {
   let longest = 1;
-  for (const grid of Object.values(grids)) {
+  for (const grid of grids) {
     for (const r of grid.rows) for (const c of grid.cols) longest = Math.max(longest, [...grid.cell(r, c).text].length);
   }
   return Math.max(44, Math.ceil(longest * 9.5 + 16));
@@ -1775,7 +1776,7 @@ function legendItems(state, trace, grids) {
 // the answer for this very state.
 function pictureSvg(state, trace) {
   const grids = gridsOf(state, trace);
-  const width = cellWidth(grids);
+  const width = cellWidth(Object.values(grids));
   const input = gridSize(grids.input, width);
   const output = gridSize(grids.output, width);
   const titleHeight = 34;
@@ -1805,26 +1806,34 @@ function pictureSvg(state, trace) {
   });
   const height = legendTop + legend.length * (CELL_HEIGHT + 10) + MARGIN - 10;
   const title = `poolgrad: ${viewTitle(state)}`;
-  // About 10.5 px per character of the 18 px bold title, so it is never cut off.
-  const totalWidth = Math.max(right + MARGIN, 2 * MARGIN + Math.ceil(title.length * 10.5));
+  // Wide enough for the title, so it is never cut off.
+  const totalWidth = Math.max(right + MARGIN, titleWidth(title));
   const description = [
     `Input ${sizeText(trace.input_shape)}, output ${sizeText(trace.output_shape)}.`,
     explanationText(state, trace),
   ].filter(Boolean).join(" ");
+  return svgDocument({ title, description, width: totalWidth, height, body: parts });
+}
+
+// About 10.5 px per character of the 18 px bold title.
+const titleWidth = (title) => 2 * MARGIN + Math.ceil(title.length * 10.5);
+
+// The file: `title` on top and, with `description`, for a screen reader; then `body`.
+function svgDocument({ title, description, width, height, body }) {
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<svg xmlns="http://www.w3.org/2000/svg" ${attributes({ width: totalWidth, height, viewBox: `0 0 ${totalWidth} ${height}`, role: "img", "aria-labelledby": "picture-title picture-desc" })} font-family="system-ui, -apple-system, 'Segoe UI', Roboto, Arial, sans-serif">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" ${attributes({ width, height, viewBox: `0 0 ${width} ${height}`, role: "img", "aria-labelledby": "picture-title picture-desc" })} font-family="system-ui, -apple-system, 'Segoe UI', Roboto, Arial, sans-serif">`,
     tag("title", { id: "picture-title" }, title),
     tag("desc", { id: "picture-desc" }, description),
     '<defs><pattern id="pad" width="10" height="10" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="10" height="10" fill="#f7f8fa"/><rect width="5" height="10" fill="#eceef2"/></pattern></defs>',
-    tag("rect", { width: totalWidth, height, fill: "#ffffff" }),
+    tag("rect", { width, height, fill: "#ffffff" }),
     tag("text", { x: MARGIN, y: MARGIN + 14, "font-size": 18, "font-weight": 700, fill: INK }, title),
-    ...parts,
+    ...body,
     "</svg>",
     "",
   ].join("\n");
 }
-return Object.freeze({ pictureName, pictureSvg });
+return Object.freeze({ INK, MUTED, MARGIN, PANEL_GAP, tag, pictureName, cellWidth, gridSize, drawGrid, pictureSvg, titleWidth, svgDocument });
 })();
 
 // web/takeaway/code-view.js
@@ -1957,20 +1966,25 @@ class CodeView {
       return;
     }
     const name = pictureName(state);
-    const url = URL.createObjectURL(new Blob([pictureSvg(state, trace)], { type: "image/svg+xml" }));
-    const link = document.createElement("a");
-    link.href = url;
-    link.download = name;
-    link.hidden = true;
-    document.body.append(link);
-    link.click();
-    link.remove();
-    // Revoked later: the download reads the blob after click() returns.
-    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    saveFile(name, pictureSvg(state, trace), "image/svg+xml");
     this.say(`Saved the picture as ${name}.`);
   }
 }
-return Object.freeze({ CodeView });
+
+// Downloads `text` as `name` through a link to a blob, which works offline and in a frame.
+function saveFile(name, text, type) {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = name;
+  link.hidden = true;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  // Revoked later: the download reads the blob after click() returns.
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+return Object.freeze({ CodeView, saveFile });
 })();
 
 // web/widget/controls.js
@@ -2527,11 +2541,12 @@ function inputGrid(state, trace, view, previous) {
   }, previous);
 }
 
-// A grid of this kind for another view (web/chain/): a new table over a whole plane of
+// A grid of this kind for another view (web/chain/): a table over a whole plane of
 // `shape`, named `title` for screen readers, each cell from describe(row, col) (a spec as
-// above: text, colours, attributes, label, editor), `focus` the cell that takes Tab.
-function planeTable({ name, title, shape: [height, width], focus, describe }) {
-  return gridTable({ name, title, rowIndices: range(0, height), colIndices: range(0, width), focus, describe }, null);
+// above: text, colours, attributes, label, editor), `focus` the cell that takes Tab;
+// `previous`, the table this one replaces, is updated in place when its shape is the same.
+function planeTable({ name, title, shape: [height, width], focus, describe }, previous = null) {
+  return gridTable({ name, title, rowIndices: range(0, height), colIndices: range(0, width), focus, describe }, previous);
 }
 
 // A grid over a whole plane: rows and columns from 0, keyboard focus where the view left it.
@@ -2839,14 +2854,65 @@ const { InputError, parseCellValue } = $widget_state;
 // draws but the hover preview (render.js applyPreview) and the focus.
 
 
+// The exact spelling of a cell's value, which its editor starts from ("0.123456", "1e-7",
+// "Infinity", "-0"), where the grid shows 4 decimals: committing it unchanged is a no-op.
+const exactText = (value) => encodeNumber(decodeNumber(value));
+
+const ARROWS = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+
+// The grids' keys, the chain's too: an editor's Enter, Escape and leaving; the arrows, Home
+// and End move the roving focus; Enter and Space activate; a digit, sign or point opens an
+// editable cell's editor. `grids`: cellOf, lastCell, moved, activate, escape, editable,
+// startEditing, commit, cancel.
+function bindGridKeys(root, grids) {
+  root.addEventListener("keydown", (event) => {
+    const editor = event.target.closest?.("[data-editor]");
+    if (editor) {
+      if (event.key === "Enter") {
+        event.preventDefault();
+        grids.commit(editor);
+      } else if (event.key === "Escape") {
+        event.preventDefault();
+        grids.cancel();
+      }
+      return;
+    }
+    const cell = grids.cellOf(event.target);
+    if (!cell) return;
+    const { key } = event;
+    if (key in ARROWS || key === "Home" || key === "End") {
+      event.preventDefault();
+      const [lastRow, lastCol] = grids.lastCell(cell);
+      let [row, col] = [cell.row, cell.col];
+      if (key in ARROWS) {
+        row = Math.min(lastRow, Math.max(0, row + ARROWS[key][0]));
+        col = Math.min(lastCol, Math.max(0, col + ARROWS[key][1]));
+      } else col = key === "Home" ? 0 : lastCol;
+      const target = cell.node.closest("table").querySelector(`[data-row="${row}"][data-col="${col}"]`);
+      cell.node.tabIndex = -1;
+      target.tabIndex = 0;
+      target.focus();
+      grids.moved(cell, [row, col]);
+    } else if (key === "Enter" || key === " ") {
+      event.preventDefault();
+      grids.activate(cell);
+    } else if (key === "Escape") {
+      grids.escape(cell);
+    } else if (grids.editable(cell) && /^[-+.\d]$/.test(key)) {
+      event.preventDefault();
+      grids.startEditing(cell, key);
+    }
+  });
+  root.addEventListener("focusout", (event) => {
+    const editor = event.target.closest?.("[data-editor]");
+    if (editor?.isConnected) grids.commit(editor);
+  });
+}
+
 // `w`: the mounted widget (mount.js): its stage, regions, state, view, drawn, guide,
 // currentTrace(), change(mutator), render(), updateStatus(), gradientShape(),
 // announceSelection() and controlError.
 function bindGridInput(w) {
-  // The exact spelling of a cell's value, which its editor starts from ("0.123456", "1e-7",
-  // "Infinity", "-0"), where the grid shows 4 decimals: committing it unchanged is a no-op.
-  const exactText = (value) => encodeNumber(decodeNumber(value));
-
   // ---- grid interactions: tap, hover preview, keyboard, in-place editing ----
 
   function cellOf(target) {
@@ -2920,8 +2986,6 @@ function bindGridInput(w) {
     if (editing) w.stage.querySelector(`[data-grid="${editing.grid}"][data-row="${editing.row}"][data-col="${editing.col}"]`)?.focus();
   }
 
-  const ARROWS = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
-
   // The shape of a grid as drawn: the input's from the state, the others' from the trace
   // they were drawn from.
   function gridShape(grid) {
@@ -2929,67 +2993,39 @@ function bindGridInput(w) {
     return grid === "grad-input" ? w.drawn.trace.input_shape : w.drawn.trace.output_shape;
   }
 
-  function moveFocus(cell, key) {
-    const table = cell.node.closest("table");
-    const [lastRow, lastCol] = gridShape(cell.grid).map((side) => side - 1);
-    let [row, col] = [cell.row, cell.col];
-    if (key in ARROWS) {
-      row = Math.min(lastRow, Math.max(0, row + ARROWS[key][0]));
-      col = Math.min(lastCol, Math.max(0, col + ARROWS[key][1]));
-    } else if (key === "Home") col = 0;
-    else if (key === "End") col = lastCol;
-    const target = table.querySelector(`[data-grid="${cell.grid}"][data-row="${row}"][data-col="${col}"]`);
-    cell.node.tabIndex = -1;
-    target.tabIndex = 0;
-    target.focus();
-    w.view.focus[cell.grid] = [row, col];
-    if (cell.grid === "output") applyPreview(w.stage, w.trace, [row, col], w.state.sel);
-  }
+  const editable = (cell) => cell.grid === "input" || cell.grid === "grad-output";
 
   w.stage.addEventListener("click", (event) => {
     if (event.target.closest("[data-editor]")) return;
     const cell = cellOf(event.target);
     if (!cell) return;
     if (cell.grid === "output") select(cell.row, cell.col);
-    else if (cell.grid === "input" || cell.grid === "grad-output") startEditing(cell);
+    else if (editable(cell)) startEditing(cell);
   });
 
-  w.stage.addEventListener("keydown", (event) => {
-    const editor = event.target.closest("[data-editor]");
-    if (editor) {
-      if (event.key === "Enter") {
-        event.preventDefault();
-        commitEdit(editor);
-      } else if (event.key === "Escape") {
-        event.preventDefault();
-        cancelEdit();
-      }
-      return;
-    }
-    const cell = cellOf(event.target);
-    if (!cell) return;
-    if (event.key in ARROWS || event.key === "Home" || event.key === "End") {
-      event.preventDefault();
-      moveFocus(cell, event.key);
-    } else if (event.key === "Enter" || event.key === " ") {
-      event.preventDefault();
+  bindGridKeys(w.stage, {
+    cellOf,
+    lastCell: (cell) => gridShape(cell.grid).map((side) => side - 1),
+    moved(cell, place) {
+      w.view.focus[cell.grid] = place;
+      if (cell.grid === "output") applyPreview(w.stage, w.trace, place, w.state.sel);
+    },
+    activate(cell) {
       if (cell.grid === "output") select(cell.row, cell.col);
-      else if (cell.grid === "input" || cell.grid === "grad-output") startEditing(cell);
-    } else if (event.key === "Escape" && cell.grid === "output") {
+      else if (editable(cell)) startEditing(cell);
+    },
+    escape(cell) {
+      if (cell.grid !== "output") return;
       w.change((state) => {
         state.sel = null;
         state.selImplicit = false;
       });
       w.announceSelection();
-    } else if ((cell.grid === "input" || cell.grid === "grad-output") && /^[-+.\d]$/.test(event.key)) {
-      event.preventDefault();
-      startEditing(cell, event.key);
-    }
-  });
-
-  w.stage.addEventListener("focusout", (event) => {
-    const editor = event.target.closest?.("[data-editor]");
-    if (editor && w.view.editing && editor.isConnected) commitEdit(editor);
+    },
+    editable,
+    startEditing,
+    commit: commitEdit,
+    cancel: cancelEdit,
   });
 
   w.stage.addEventListener("mouseover", (event) => {
@@ -3008,7 +3044,7 @@ function bindGridInput(w) {
     w.guide.update(w.state, w.currentTrace(), { inspected: w.view.inspected });
   });
 }
-return Object.freeze({ bindGridInput });
+return Object.freeze({ exactText, bindGridKeys, bindGridInput });
 })();
 
 // web/lesson/guide-steps.js
@@ -4110,95 +4146,6 @@ function presetShowing(state, lastRandom) {
 return Object.freeze({ FILTERS, VIEWS, PRESET_LABELS, fitTarget, presetChange, presetShowing });
 })();
 
-// web/chain/snippet.js
-const $chain_snippet = (() => {
-const { pythonNumber, pythonPair } = $takeaway_snippets;
-const { decodeNumber } = $widget_format;
-const { LOSSES, madeUpGradient } = $chain_request;
-// The chain's take-away code: PyTorch that builds the same chain, takes the same steps and
-// checks with autograd the numbers the view shows (as the lesson's capstone does), and the
-// poolgrad call that computed them. Pure functions of the state and its trace.
-
-
-// Nested lists as a Python literal, exactly the float64 values held.
-const pythonList = (value) => (Array.isArray(value) ? `[${value.map(pythonList).join(", ")}]` : pythonNumber(decodeNumber(value)));
-
-function pythonUpstream(state) {
-  const made = madeUpGradient(state);
-  return typeof made === "number" ? "torch.ones_like(last)" : `torch.tensor(${pythonList(made)}, dtype=torch.float64)`;
-}
-
-function chainTorchSnippet(state, trace) {
-  const loss = LOSSES[state.cup] ?? null;
-  const lines = [
-    "import torch",
-    "import torch.nn.functional as F",
-    "",
-    `x = torch.tensor(${pythonList(state.cx)}, dtype=torch.float64)`,
-    `weight = torch.tensor(${pythonList(state.cw)}, dtype=torch.float64, requires_grad=True)`,
-    state.cb ? `bias = torch.tensor(${pythonList(state.cb)}, dtype=torch.float64, requires_grad=True)` : "bias = None",
-    loss ? `target = torch.tensor(${pythonList(state.ct)}, dtype=torch.float64)` : `upstream = None  # made up: dL/d(last output)`,
-    `learning_rate, steps = ${pythonNumber(state.lr)}, ${state.steps}`,
-    "",
-    "def chain(weight, bias):",
-    "    y1 = F.conv2d(x, weight, bias)",
-    "    y1.retain_grad()",
-    `    last = ${state.relu ? "torch.relu(y1)" : "y1"}`,
-  ];
-  if (state.cpool !== "none") lines.push(`    last = F.${state.cpool}_pool2d(last, ${pythonPair(state.cpk)})`);
-  lines.push("    return y1, last", "");
-  const objective = loss
-    ? `F.${loss === "mse" ? "mse_loss" : "l1_loss"}(last, target)`
-    : `(last * ${pythonUpstream(state)}).sum()  # its gradient is the made-up upstream`;
-  lines.push(
-    "def objective(last):",
-    `    return ${objective}`,
-    "",
-    "params = [weight] + ([bias] if bias is not None else [])",
-    "for _ in range(steps):  # W <- W - lr * dL/dW (and b), as Step does",
-    "    grads = torch.autograd.grad(objective(chain(weight, bias)[1]), params)",
-    "    with torch.no_grad():",
-    "        for param, grad in zip(params, grads):",
-    "            param -= learning_rate * grad",
-    "",
-    "x.requires_grad_(True)",
-    "y1, last = chain(weight, bias)",
-    "L = objective(last)",
-    "L.backward()",
-    "",
-    "# The view's numbers (poolgrad.chain_trace), checked against autograd:",
-    "check = lambda got, shown: torch.testing.assert_close(got, torch.tensor(shown, dtype=torch.float64), rtol=1e-9, atol=1e-12)",
-    `check(y1, ${pythonList(trace.conv_output)})`,
-    `check(weight.grad, ${pythonList(trace.grad_weight)})`,
-    `check(y1.grad, ${pythonList(trace.grad_conv_output)})`,
-    `check(x.grad, ${pythonList(trace.grad_input)})`,
-  );
-  if (trace.grad_bias) lines.push(`check(bias.grad, ${pythonList(trace.grad_bias)})`);
-  if (loss) lines.push(`check(L, ${pythonNumber(decodeNumber(trace.loss))})`);
-  lines.push('print("autograd agrees with the view")');
-  return `${lines.join("\n")}\n`;
-}
-
-function chainPoolgradSnippet(state) {
-  const loss = LOSSES[state.cup] ?? null;
-  const args = [
-    `    ${pythonList(state.cx)},`,
-    `    ${pythonList(state.cw)},`,
-    loss ? `    target=${pythonList(state.ct)},` : null,
-    state.cb ? `    bias=${pythonList(state.cb)},` : null,
-    state.relu ? '    activation="relu",' : null,
-    `    pool=${state.cpool === "none" ? "None" : `"${state.cpool}"`},`,
-    state.cpool === "none" ? null : `    pool_kernel_size=${pythonPair(state.cpk)},`,
-    `    loss=${loss ? `"${loss}"` : "None"},`,
-    loss ? null : `    grad_output=${(() => { const made = madeUpGradient(state); return typeof made === "number" ? made : pythonList(made); })()},`,
-    `    learning_rate=${pythonNumber(state.lr)},`,
-    `    steps=${state.steps},`,
-  ].filter(Boolean);
-  return `import poolgrad\n\nchain = poolgrad.chain_trace(\n${args.join("\n")}\n)\nprint(chain["loss"], chain["grad_weight"])\n`;
-}
-return Object.freeze({ chainTorchSnippet, chainPoolgradSnippet });
-})();
-
 // web/chain/sentences.js
 const $chain_sentences = (() => {
 const { cellName, formatNumber, listCells } = $widget_format;
@@ -4404,18 +4351,346 @@ const TRY_IT = [
 return Object.freeze({ flatCell, lastOutput, chainTitle, gradientCount, captions, lossFormula, tapSentence, lastBeforePool, chainLessonBlocks, TRY_IT });
 })();
 
+// web/chain/rows.js
+const $chain_rows = (() => {
+const { GRADIENT_HUES, VALUE_HUES, magnitudeScale } = $widget_colours;
+const { captions } = $chain_sentences;
+// The chain view's two rows as data, read off chain_trace's answer: each panel's key, title,
+// one-line caption and shape, and its grid (the planes' values, each plane's place, the
+// heat map's scale and hues, the cells that got no gradient). The view draws them as tables
+// (chain-view.js), Save picture as one SVG (picture.js): both show the same panels in the
+// same order with the same words. Pure; no DOM.
+
+
+// A plane of the input channels, of the filters, or of the weights' (filter, channel):
+// key (the table's data-plane), words (added to the grid's name), caption and attributes.
+const channelPlane = (several) => (c) => ({
+  key: String(c), words: several ? `, channel ${c}` : "", caption: `channel ${c}`, attributes: { "data-channel": String(c) },
+});
+const filterPlane = (several) => (f) => ({
+  key: String(f), words: several ? `, filter ${f}` : "", caption: `filter ${f}`, attributes: { "data-channel": String(f) },
+});
+const onePlane = (caption) => () => ({ key: "0", words: "", caption, attributes: {} });
+
+const shapeText = (planes, names) => `${planes.length > 1 ? `${planes.length} ${names} of ` : ""}${planes[0].length} × ${planes[0][0].length}`;
+
+// {forward: [panel], backward: [panel]}, each panel {key, title, caption, shape (or
+// undefined), grid: {grid, title, planes, scaleOf, hues, plane(index), editable, zero(plane,
+// r, c) (or null), attributes(plane, r, c) (or null)}}.
+function chainPanels(state, trace) {
+  const words = captions(trace, state.cup);
+  const channels = trace.input.length > 1;
+  const filters = trace.weight.length > 1;
+  const valueScale = magnitudeScale([...trace.input, ...trace.conv_output, ...(trace.pool_output ?? [])]);
+  const weightPlanes = trace.weight.flatMap((slices, f) => slices.map((slice, c) => ({ slice, f, c })));
+  const weightPlace = (index) => {
+    const { f, c } = weightPlanes[index];
+    const named = [filters ? `filter ${f}` : null, channels ? `channel ${c}` : null].filter(Boolean).join(", ");
+    return { key: `${f}/${c}`, words: named ? `, ${named}` : "", caption: named || "W", attributes: { "data-filter": String(f), "data-channel": String(c) } };
+  };
+  const values = (grid) => ({ scaleOf: valueScale, hues: VALUE_HUES, ...grid });
+  const forward = [
+    {
+      key: "input", title: "X", caption: words.input, shape: shapeText(trace.input, "channels"),
+      grid: values({ grid: "chain-input", title: "Input X", planes: trace.input, plane: channelPlane(channels), editable: true }),
+    },
+    {
+      key: "weight", title: "W", caption: words.weight,
+      shape: `${trace.weight.length} × ${trace.weight[0].length} × ${trace.weight[0][0].length} × ${trace.weight[0][0][0].length}`,
+      grid: values({
+        grid: "chain-weight", title: "Weight W", planes: weightPlanes.map(({ slice }) => slice), scaleOf: magnitudeScale(trace.weight.flat(1)), plane: weightPlace, editable: true,
+      }),
+    },
+  ];
+  if (trace.bias) {
+    forward.push({
+      key: "bias", title: "b", caption: words.bias,
+      grid: values({ grid: "chain-bias", title: "Bias b", planes: [[trace.bias]], scaleOf: magnitudeScale([[trace.bias]]), plane: onePlane("b"), editable: true }),
+    });
+  }
+  forward.push({
+    key: "conv", title: "Y1", caption: words.conv, shape: shapeText(trace.conv_output, "filters"),
+    grid: values({ grid: "chain-conv", title: "Convolution output Y1", planes: trace.conv_output, plane: filterPlane(filters) }),
+  });
+  if (trace.activation_output) {
+    forward.push({
+      key: "relu", title: "ReLU(Y1)", caption: words.relu,
+      grid: values({ grid: "chain-relu", title: "ReLU of Y1", planes: trace.activation_output, plane: filterPlane(filters) }),
+    });
+  }
+  if (trace.pool_output) {
+    forward.push({
+      key: "pool", title: "Y2", caption: words.pool, shape: shapeText(trace.pool_output, "filters"),
+      grid: values({ grid: "chain-pool", title: "Pooled output Y2", planes: trace.pool_output, plane: filterPlane(filters) }),
+    });
+  }
+  forward.push({
+    key: "target", title: "T", caption: trace.upstream === "loss" ? words.target : `${words.target} (unused: the gradient is made up)`,
+    grid: values({ grid: "chain-target", title: "Target T", planes: trace.target ?? state.ct, plane: filterPlane(filters), editable: true }),
+  });
+
+  const gradScale = magnitudeScale([...trace.grad_conv_output, ...(trace.grad_pool_output ?? []), ...trace.grad_input]);
+  const gradients = (grid) => ({ scaleOf: gradScale, hues: GRADIENT_HUES, ...grid });
+  const hot = (f, r, c) => ({ "data-hot": state.cup === "hot" && f === 0 && r === state.hot[0] && c === state.hot[1] ? "true" : undefined });
+  const backward = [];
+  if (trace.grad_pool_output) {
+    backward.push({
+      key: "grad-pool", title: "dL/dY2", caption: words.gradPool,
+      grid: gradients({ grid: "chain-grad-pool", title: "Gradient dL/dY2", planes: trace.grad_pool_output, plane: filterPlane(filters), attributes: hot }),
+    });
+  }
+  if (trace.grad_activation_output) {
+    backward.push({
+      key: "grad-relu", title: "dL/dReLU(Y1)", caption: trace.pool ? words.gradRelu : words.gradPool,
+      grid: gradients({ grid: "chain-grad-relu", title: "Gradient at ReLU's output", planes: trace.grad_activation_output, plane: filterPlane(filters) }),
+    });
+  }
+  backward.push({
+    key: "grad-conv", title: "dL/dY1", caption: trace.pool || trace.activation ? words.gradConv : words.gradPool,
+    grid: gradients({
+      grid: "chain-grad-conv", title: "Gradient dL/dY1", planes: trace.grad_conv_output, plane: filterPlane(filters),
+      zero: trace.pool_receivers ? (f, r, c) => trace.pool_receivers[f][r][c] === 0 : null,
+      attributes: !trace.pool && state.cup === "hot" ? hot : null,
+    }),
+  });
+  backward.push({
+    key: "grad-weight", title: "dL/dW", caption: words.gradWeight,
+    grid: gradients({ grid: "chain-grad-weight", title: "Gradient dL/dW", planes: trace.grad_weight.flat(1), scaleOf: magnitudeScale(trace.grad_weight.flat(1)), plane: weightPlace }),
+  });
+  if (trace.grad_bias) {
+    backward.push({
+      key: "grad-bias", title: "dL/db", caption: words.gradBias,
+      grid: gradients({ grid: "chain-grad-bias", title: "Gradient dL/db", planes: [[trace.grad_bias]], scaleOf: magnitudeScale([[trace.grad_bias]]), plane: onePlane("dL/db") }),
+    });
+  }
+  backward.push({
+    key: "grad-input", title: "dL/dX", caption: words.gradInput,
+    grid: gradients({ grid: "chain-grad-input", title: "Gradient dL/dX", planes: trace.grad_input, plane: channelPlane(channels) }),
+  });
+  return { forward, backward };
+}
+return Object.freeze({ chainPanels });
+})();
+
+// web/chain/picture.js
+const $chain_picture = (() => {
+const { INK, MARGIN, MUTED, PANEL_GAP, cellWidth, drawGrid, gridSize, svgDocument, tag, titleWidth } = $takeaway_svg_export;
+const { formatNumber } = $widget_format;
+const { chainPanels } = $chain_rows;
+const { chainTitle, lossFormula } = $chain_sentences;
+// The chain view's "Save picture": its forward row (with the loss) and its backward row, each
+// panel with its title, shape and one-line caption over its grids, as one SVG file for
+// slides. A pure function of (state, trace): the panels are rows.js's, the very ones the
+// view draws, and the drawing is the pool view's picture's (takeaway/svg-export.js).
+
+
+const HEADING = 22; // a panel's title line
+const LINE = 16; // a caption's line (12 px text)
+const CHARACTER = 6.4; // about the width of a 12 px character
+const PLANE_GAP = 8;
+const ROW_TITLE = 30;
+const LOSS_WIDTH = 280;
+const range = (count) => Array.from({ length: count }, (_, i) => i);
+
+// `text` broken at spaces into lines of about `width` px.
+function wrap(text, width) {
+  const most = Math.max(12, Math.floor(width / CHARACTER));
+  const lines = [];
+  for (const word of text.split(" ")) {
+    const last = lines.at(-1);
+    if (last !== undefined && `${last} ${word}`.length <= most) lines[lines.length - 1] = `${last} ${word}`;
+    else lines.push(word);
+  }
+  return lines;
+}
+
+// The file name: the chain's settings, so a folder of pictures sorts and reads.
+function chainPictureName(state) {
+  const parts = ["poolgrad", "chain", state.relu ? "relu" : null, state.cpool === "none" ? "no-pool" : `${state.cpool}-pool`, state.cup, `step${state.steps}`];
+  return `${parts.filter(Boolean).join("-")}.svg`;
+}
+
+// A panel's grids as svg-export.js draws them: each plane's values, a cell that got no
+// gradient faint; a plane's caption only where the panel has several.
+function panelGrids({ grid }) {
+  return grid.planes.map((values, index) => ({
+    caption: grid.planes.length > 1 ? grid.plane(index).caption : "",
+    rows: range(values.length),
+    cols: range(values[0].length),
+    cell: (r, c) => ({ text: formatNumber(values[r][c]), faint: Boolean(grid.zero?.(index, r, c)) }),
+  }));
+}
+
+// One panel at (left, top): its parts and its size.
+function drawPanel(panel, left, top, width) {
+  const grids = panelGrids(panel);
+  const gridWidth = Math.max(...grids.map((grid) => gridSize(grid, width).width));
+  const panelWidth = Math.max(gridWidth, 180);
+  const lines = wrap(panel.caption, panelWidth);
+  const parts = [tag("text", { x: left, y: top + 16, "font-size": 16, "font-weight": 700, fill: INK }, panel.shape ? `${panel.title}  ${panel.shape}` : panel.title)];
+  lines.forEach((line, n) => parts.push(tag("text", { x: left, y: top + HEADING + LINE * n + 12, "font-size": 12, fill: MUTED }, line)));
+  let y = top + HEADING + LINE * lines.length + 4;
+  for (const grid of grids) {
+    parts.push(drawGrid(grid, left, y, width));
+    y += gridSize(grid, width).height + PLANE_GAP;
+  }
+  return { parts, width: panelWidth, height: y - top };
+}
+
+// The loss: its value and its formula with the live numbers.
+function drawLoss(trace, left, top) {
+  const value = trace.upstream === "loss" ? formatNumber(trace.loss) : "none";
+  const lines = wrap(lossFormula(trace), LOSS_WIDTH);
+  const parts = [tag("text", { x: left, y: top + 16, "font-size": 16, "font-weight": 700, fill: INK }, `Loss  L = ${value}`)];
+  lines.forEach((line, n) => parts.push(tag("text", { x: left, y: top + HEADING + LINE * n + 12, "font-size": 12, fill: MUTED }, line)));
+  return { parts, width: LOSS_WIDTH, height: HEADING + LINE * lines.length };
+}
+
+// A row of drawn panels from (MARGIN, top), under its title: its parts, right edge and height.
+function drawRow(title, drawn, top) {
+  const parts = [tag("text", { x: MARGIN, y: top + 18, "font-size": 17, "font-weight": 700, fill: INK }, title)];
+  let left = MARGIN;
+  let height = 0;
+  for (const draw of drawn) {
+    const panel = draw(left, top + ROW_TITLE);
+    parts.push(`<g>${panel.parts.join("")}</g>`);
+    left += panel.width + PANEL_GAP;
+    height = Math.max(height, panel.height);
+  }
+  return { parts, right: left - PANEL_GAP, height: ROW_TITLE + height };
+}
+
+// The whole picture as SVG text; `trace` must be chain_trace's answer for this very state.
+function chainPictureSvg(state, trace) {
+  const { forward, backward } = chainPanels(state, trace);
+  const width = cellWidth([...forward, ...backward].flatMap(panelGrids));
+  const panelDrawing = (panel) => (left, top) => drawPanel(panel, left, top, width);
+  const firstTop = MARGIN + 34;
+  const first = drawRow("Forward", [...forward.map(panelDrawing), (left, top) => drawLoss(trace, left, top)], firstTop);
+  const secondTop = firstTop + first.height + PANEL_GAP;
+  const second = drawRow("Backward", backward.map(panelDrawing), secondTop);
+  const steps = state.steps > 0 ? `, after ${state.steps} step${state.steps > 1 ? "s" : ""} at learning rate ${state.lr}` : "";
+  const title = `poolgrad: ${chainTitle(trace)}${steps}`;
+  const description = [
+    `Forward: ${forward.map((panel) => panel.title).join(", ")}; the loss L = ${trace.upstream === "loss" ? formatNumber(trace.loss) : "none (the gradient is made up)"}.`,
+    `Backward: ${backward.map((panel) => panel.title).join(", ")}.`,
+  ].join(" ");
+  return svgDocument({
+    title,
+    description,
+    width: Math.max(first.right + MARGIN, second.right + MARGIN, titleWidth(title)),
+    height: secondTop + second.height + MARGIN,
+    body: [...first.parts, ...second.parts],
+  });
+}
+return Object.freeze({ chainPictureName, chainPictureSvg });
+})();
+
+// web/chain/snippet.js
+const $chain_snippet = (() => {
+const { pythonNumber, pythonPair } = $takeaway_snippets;
+const { decodeNumber } = $widget_format;
+const { LOSSES, madeUpGradient } = $chain_request;
+// The chain's take-away code: PyTorch that builds the same chain, takes the same steps and
+// checks with autograd the numbers the view shows (as the lesson's capstone does), and the
+// poolgrad call that computed them. Pure functions of the state and its trace.
+
+
+// Nested lists as a Python literal, exactly the float64 values held.
+const pythonList = (value) => (Array.isArray(value) ? `[${value.map(pythonList).join(", ")}]` : pythonNumber(decodeNumber(value)));
+
+function pythonUpstream(state) {
+  const made = madeUpGradient(state);
+  return typeof made === "number" ? "torch.ones_like(last)" : `torch.tensor(${pythonList(made)}, dtype=torch.float64)`;
+}
+
+function chainTorchSnippet(state, trace) {
+  const loss = LOSSES[state.cup] ?? null;
+  const lines = [
+    "import torch",
+    "import torch.nn.functional as F",
+    "",
+    `x = torch.tensor(${pythonList(state.cx)}, dtype=torch.float64)`,
+    `weight = torch.tensor(${pythonList(state.cw)}, dtype=torch.float64, requires_grad=True)`,
+    state.cb ? `bias = torch.tensor(${pythonList(state.cb)}, dtype=torch.float64, requires_grad=True)` : "bias = None",
+    loss ? `target = torch.tensor(${pythonList(state.ct)}, dtype=torch.float64)` : `upstream = None  # made up: dL/d(last output)`,
+    `learning_rate, steps = ${pythonNumber(state.lr)}, ${state.steps}`,
+    "",
+    "def chain(weight, bias):",
+    "    y1 = F.conv2d(x, weight, bias)",
+    "    y1.retain_grad()",
+    `    last = ${state.relu ? "torch.relu(y1)" : "y1"}`,
+  ];
+  if (state.cpool !== "none") lines.push(`    last = F.${state.cpool}_pool2d(last, ${pythonPair(state.cpk)})`);
+  lines.push("    return y1, last", "");
+  const objective = loss
+    ? `F.${loss === "mse" ? "mse_loss" : "l1_loss"}(last, target)`
+    : `(last * ${pythonUpstream(state)}).sum()  # its gradient is the made-up upstream`;
+  lines.push(
+    "def objective(last):",
+    `    return ${objective}`,
+    "",
+    "params = [weight] + ([bias] if bias is not None else [])",
+    "for _ in range(steps):  # W <- W - lr * dL/dW (and b), as Step does",
+    "    grads = torch.autograd.grad(objective(chain(weight, bias)[1]), params)",
+    "    with torch.no_grad():",
+    "        for param, grad in zip(params, grads):",
+    "            param -= learning_rate * grad",
+    "",
+    "x.requires_grad_(True)",
+    "y1, last = chain(weight, bias)",
+    "L = objective(last)",
+    "L.backward()",
+    "",
+    "# The view's numbers (poolgrad.chain_trace), checked against autograd:",
+    "check = lambda got, shown: torch.testing.assert_close(got, torch.tensor(shown, dtype=torch.float64), rtol=1e-9, atol=1e-12)",
+    `check(y1, ${pythonList(trace.conv_output)})`,
+    `check(weight.grad, ${pythonList(trace.grad_weight)})`,
+    `check(y1.grad, ${pythonList(trace.grad_conv_output)})`,
+    `check(x.grad, ${pythonList(trace.grad_input)})`,
+  );
+  if (trace.grad_bias) lines.push(`check(bias.grad, ${pythonList(trace.grad_bias)})`);
+  if (loss) lines.push(`check(L, ${pythonNumber(decodeNumber(trace.loss))})`);
+  lines.push('print("autograd agrees with the view")');
+  return `${lines.join("\n")}\n`;
+}
+
+function chainPoolgradSnippet(state) {
+  const loss = LOSSES[state.cup] ?? null;
+  const args = [
+    `    ${pythonList(state.cx)},`,
+    `    ${pythonList(state.cw)},`,
+    loss ? `    target=${pythonList(state.ct)},` : null,
+    state.cb ? `    bias=${pythonList(state.cb)},` : null,
+    state.relu ? '    activation="relu",' : null,
+    `    pool=${state.cpool === "none" ? "None" : `"${state.cpool}"`},`,
+    state.cpool === "none" ? null : `    pool_kernel_size=${pythonPair(state.cpk)},`,
+    `    loss=${loss ? `"${loss}"` : "None"},`,
+    loss ? null : `    grad_output=${(() => { const made = madeUpGradient(state); return typeof made === "number" ? made : pythonList(made); })()},`,
+    `    learning_rate=${pythonNumber(state.lr)},`,
+    `    steps=${state.steps},`,
+  ].filter(Boolean);
+  return `import poolgrad\n\nchain = poolgrad.chain_trace(\n${args.join("\n")}\n)\nprint(chain["loss"], chain["grad_weight"])\n`;
+}
+return Object.freeze({ chainTorchSnippet, chainPoolgradSnippet });
+})();
+
 // web/chain/chain-view.js
 const $chain_chain_view = (() => {
-const { GRADIENT_HUES, VALUE_HUES, heatColours, magnitudeScale } = $widget_colours;
-const { cellName, decodeNumber, encodeNumber, formatNumber } = $widget_format;
+const { heatColours } = $widget_colours;
+const { cellName, decodeNumber, formatNumber } = $widget_format;
+const { bindGridKeys, exactText } = $widget_grid_input;
 const { planeTable } = $widget_render;
 const { renderLesson } = $lesson_lesson;
 const { InputError, parseCellValue } = $widget_state;
 const { CHAIN_LIMITS } = $chain_keys;
 const { PRESET_LABELS, fitTarget, presetChange, presetShowing } = $chain_presets;
 const { chainRequestKey } = $chain_request;
+const { chainPanels } = $chain_rows;
+const { chainPictureName, chainPictureSvg } = $chain_picture;
+const { saveFile } = $takeaway_code_view;
 const { chainPoolgradSnippet, chainTorchSnippet } = $chain_snippet;
-const { TRY_IT, captions, chainLessonBlocks, chainTitle, flatCell, lossFormula, tapSentence } = $chain_sentences;
+const { TRY_IT, chainLessonBlocks, chainTitle, flatCell, lossFormula, tapSentence } = $chain_sentences;
 // The chain view: X -conv W-> Y1 (-ReLU) -pool-> Y2 -loss vs T-> L and its backward pass, drawn from chain_trace's answer; mount.js loads it the first time view=chain opens.
 //
 // It draws and listens inside its own section; the state stays mount's (host.change), and
@@ -4487,7 +4762,9 @@ const MARKUP = `
 </div>
 <details id="chain-code" class="panel code-view">
   <summary>Code: this chain in PyTorch and poolgrad</summary>
-  <p class="hint">PyTorch that builds the same chain in float64, takes the same steps and checks the numbers shown here with autograd; then the poolgrad call that computed them.</p>
+  <p class="hint">PyTorch that builds the same chain in float64, takes the same steps and checks the numbers shown here with autograd; then the poolgrad call that computed them. Save picture writes both rows, with their captions and the loss, as one SVG.</p>
+  <p><button id="chain-save-picture" type="button">Save picture (SVG)</button></p>
+  <p id="chain-code-message" class="code-message" role="status"></p>
   <h3>PyTorch</h3>
   <pre id="chain-code-torch" class="code-text" tabindex="0"></pre>
   <h3>poolgrad</h3>
@@ -4508,7 +4785,6 @@ const MARKUP = `
 // The grids that take edits, and what an edit changes (the state's key).
 const EDIT_NAMES = { "chain-input": "X", "chain-weight": "W", "chain-target": "T", "chain-bias": "b" };
 const TAPPABLE = new Set(["chain-input", "chain-weight", "chain-conv", "chain-pool"]);
-const ARROWS = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
 const PLAY_DELAY_MS = 120;
 const PLAY_WITHOUT_LOSS = 20;
 
@@ -4639,6 +4915,18 @@ function mountChain(section, host) {
     continuePlay(view.trace);
   });
 
+  // Save picture: the chain drawn now (the state and trace of the last drawing).
+  byId("chain-save-picture").addEventListener("click", () => {
+    const message = byId("chain-code-message");
+    if (!drawnTrace || section.dataset.busy === "true") {
+      message.textContent = "Nothing to save yet: the picture is saved once the chain for these settings is shown.";
+      return;
+    }
+    const name = chainPictureName(drawnState);
+    saveFile(name, chainPictureSvg(drawnState, drawnTrace), "image/svg+xml");
+    message.textContent = `Saved the picture as ${name}.`;
+  });
+
   function stopPlay() {
     view.playing = false;
     clearTimeout(view.playTimer);
@@ -4685,11 +4973,21 @@ function mountChain(section, host) {
 
   // ---- grids ----
 
+  // The tables and panels the last drawing built, by grid and plane, and by panel: a
+  // drawing of the same shapes updates them in place (render.js writes only the cells that
+  // changed), so a Step or an edit costs the browser no new nodes to style and lay out.
+  let drawnTables = new Map();
+  let drawnPanels = new Map();
+  let tables = new Map();
+  let panels = new Map();
+
   function valueGrid({ grid, title, planes, scaleOf, hues, plane, attributes, label, editable, zero }) {
     return planes.map((values, index) => {
       const place = plane(index);
       const focus = view.focus.get(`${grid}|${place.key}`) ?? [0, 0];
       const clamped = [Math.min(focus[0], values.length - 1), Math.min(focus[1], values[0].length - 1)];
+      // The title is the table's accessible name, which an update in place leaves as it was.
+      const tableKey = `${grid}|${place.key}|${place.words}`;
       const table = planeTable({
         name: grid,
         title: `${title}${place.words}`,
@@ -4707,17 +5005,33 @@ function mountChain(section, host) {
             editor: editing ? editorFor(grid, place, r, c) : null,
           };
         },
-      });
+      }, drawnTables.get(tableKey));
+      tables.set(tableKey, table);
       table.dataset.plane = place.key;
       if (editable) table.dataset.editable = "true";
       return planes.length > 1 ? figure(table, place.caption) : table;
     });
   }
 
+  const figures = new WeakMap();
   function figure(table, caption) {
-    const box = node("figure", { class: "chain-plane" });
-    box.append(node("figcaption", { class: "hint" }, caption), table);
+    if (!figures.has(table)) {
+      const box = node("figure", { class: "chain-plane" });
+      box.append(node("figcaption", { class: "hint" }), table);
+      figures.set(table, box);
+    }
+    const box = figures.get(table);
+    setText(box.firstChild, caption);
     return box;
+  }
+
+  const setText = (target, text) => {
+    if (target.textContent !== text) target.textContent = text;
+  };
+  // Puts `children` in `parent`, in order, unless they are there already.
+  function placeChildren(parent, children) {
+    const current = parent.children;
+    if (current.length !== children.length || children.some((child, i) => current[i] !== child)) parent.replaceChildren(...children);
   }
 
   function editorFor(grid, place, r, c) {
@@ -4731,102 +5045,33 @@ function mountChain(section, host) {
     });
   }
 
-  // A plane of the input channels, of the filters, or of the weights' (filter, channel).
-  const channelPlane = (several) => (c) => ({
-    key: String(c), words: several ? `, channel ${c}` : "", caption: `channel ${c}`, attributes: { "data-channel": String(c) },
-  });
-  const filterPlane = (several) => (f) => ({
-    key: String(f), words: several ? `, filter ${f}` : "", caption: `filter ${f}`, attributes: { "data-channel": String(f) },
-  });
-
   function panel(key, title, caption, content, extra = {}) {
-    const box = node("div", { class: "panel chain-panel", "data-panel": key });
-    const heading = node("h3", {}, title);
-    if (extra.shape) heading.append(" ", node("span", { class: "shape" }, extra.shape));
-    const planes = node("div", { class: "chain-planes" });
-    planes.append(...content);
-    box.append(heading, node("p", { class: "caption" }, caption), planes);
+    if (!drawnPanels.has(key)) {
+      const box = node("div", { class: "panel chain-panel", "data-panel": key });
+      box.append(node("h3"), node("p", { class: "caption" }), node("div", { class: "chain-planes" }));
+      drawnPanels.set(key, box);
+    }
+    const box = drawnPanels.get(key);
+    panels.set(key, box);
+    const [heading, captionBox, planes] = box.children;
+    const shape = extra.shape ? node("span", { class: "shape" }, extra.shape) : null;
+    if (heading.firstChild?.textContent !== title || (heading.lastElementChild?.textContent ?? null) !== (extra.shape ?? null)) {
+      heading.replaceChildren(title, ...(shape ? [" ", shape] : []));
+    }
+    setText(captionBox, caption);
+    placeChildren(planes, content);
     return box;
   }
 
-  const shapeText = (planes, names) => `${planes.length > 1 ? `${planes.length} ${names} of ` : ""}${planes[0].length} × ${planes[0][0].length}`;
-
   function drawGrids(state, trace) {
-    const words = captions(trace, state.cup);
-    const channels = trace.input.length > 1;
-    const filters = trace.weight.length > 1;
-    const valueScale = magnitudeScale([...trace.input, ...trace.conv_output, ...(trace.pool_output ?? [])]);
-    const weightScale = magnitudeScale(trace.weight.flat(1));
-    const weightPlanes = trace.weight.flatMap((slices, f) => slices.map((slice, c) => ({ slice, f, c })));
-    const weightPlace = (index) => {
-      const { f, c } = weightPlanes[index];
-      const named = [filters ? `filter ${f}` : null, channels ? `channel ${c}` : null].filter(Boolean).join(", ");
-      return { key: `${f}/${c}`, words: named ? `, ${named}` : "", caption: named || "W", attributes: { "data-filter": String(f), "data-channel": String(c) } };
-    };
-    const forward = [
-      panel("input", "X", words.input, valueGrid({
-        grid: "chain-input", title: "Input X", planes: trace.input, scaleOf: valueScale, hues: VALUE_HUES, plane: channelPlane(channels), editable: true,
-      }), { shape: shapeText(trace.input, "channels") }),
-      panel("weight", "W", words.weight, valueGrid({
-        grid: "chain-weight", title: "Weight W", planes: weightPlanes.map(({ slice }) => slice), scaleOf: weightScale, hues: VALUE_HUES, plane: weightPlace, editable: true,
-      }), { shape: `${trace.weight.length} × ${trace.weight[0].length} × ${trace.weight[0][0].length} × ${trace.weight[0][0][0].length}` }),
-    ];
-    if (trace.bias) {
-      forward.push(panel("bias", "b", words.bias, valueGrid({
-        grid: "chain-bias", title: "Bias b", planes: [[trace.bias]], scaleOf: magnitudeScale([[trace.bias]]), hues: VALUE_HUES,
-        plane: () => ({ key: "0", words: "", caption: "b", attributes: {} }), editable: true,
-      })));
-    }
-    forward.push(panel("conv", "Y1", words.conv, valueGrid({
-      grid: "chain-conv", title: "Convolution output Y1", planes: trace.conv_output, scaleOf: valueScale, hues: VALUE_HUES, plane: filterPlane(filters),
-    }), { shape: shapeText(trace.conv_output, "filters") }));
-    if (trace.activation_output) {
-      forward.push(panel("relu", "ReLU(Y1)", words.relu, valueGrid({
-        grid: "chain-relu", title: "ReLU of Y1", planes: trace.activation_output, scaleOf: valueScale, hues: VALUE_HUES, plane: filterPlane(filters),
-      })));
-    }
-    if (trace.pool_output) {
-      forward.push(panel("pool", "Y2", words.pool, valueGrid({
-        grid: "chain-pool", title: "Pooled output Y2", planes: trace.pool_output, scaleOf: valueScale, hues: VALUE_HUES, plane: filterPlane(filters),
-      }), { shape: shapeText(trace.pool_output, "filters") }));
-    }
-    const targetPlanes = trace.target ?? state.ct;
-    forward.push(panel("target", "T", trace.upstream === "loss" ? words.target : `${words.target} (unused: the gradient is made up)`, valueGrid({
-      grid: "chain-target", title: "Target T", planes: targetPlanes, scaleOf: valueScale, hues: VALUE_HUES, plane: filterPlane(filters), editable: true,
-    })));
-    rows.forward.replaceChildren(...forward);
-
-    const gradScale = magnitudeScale([...trace.grad_conv_output, ...(trace.grad_pool_output ?? []), ...trace.grad_input]);
-    const backward = [];
-    if (trace.grad_pool_output) {
-      backward.push(panel("grad-pool", "dL/dY2", words.gradPool, valueGrid({
-        grid: "chain-grad-pool", title: "Gradient dL/dY2", planes: trace.grad_pool_output, scaleOf: gradScale, hues: GRADIENT_HUES, plane: filterPlane(filters),
-        attributes: (f, r, c) => ({ "data-hot": state.cup === "hot" && f === 0 && r === state.hot[0] && c === state.hot[1] ? "true" : undefined }),
-      })));
-    }
-    if (trace.grad_activation_output) {
-      backward.push(panel("grad-relu", "dL/dReLU(Y1)", trace.pool ? words.gradRelu : words.gradPool, valueGrid({
-        grid: "chain-grad-relu", title: "Gradient at ReLU's output", planes: trace.grad_activation_output, scaleOf: gradScale, hues: GRADIENT_HUES, plane: filterPlane(filters),
-      })));
-    }
-    backward.push(panel("grad-conv", "dL/dY1", trace.pool || trace.activation ? words.gradConv : words.gradPool, valueGrid({
-      grid: "chain-grad-conv", title: "Gradient dL/dY1", planes: trace.grad_conv_output, scaleOf: gradScale, hues: GRADIENT_HUES, plane: filterPlane(filters),
-      zero: trace.pool_receivers ? (f, r, c) => trace.pool_receivers[f][r][c] === 0 : null,
-      attributes: !trace.pool && state.cup === "hot" ? (f, r, c) => ({ "data-hot": f === 0 && r === state.hot[0] && c === state.hot[1] ? "true" : undefined }) : null,
-    })));
-    backward.push(panel("grad-weight", "dL/dW", words.gradWeight, valueGrid({
-      grid: "chain-grad-weight", title: "Gradient dL/dW", planes: trace.grad_weight.flat(1), scaleOf: magnitudeScale(trace.grad_weight.flat(1)), hues: GRADIENT_HUES, plane: weightPlace,
-    })));
-    if (trace.grad_bias) {
-      backward.push(panel("grad-bias", "dL/db", words.gradBias, valueGrid({
-        grid: "chain-grad-bias", title: "Gradient dL/db", planes: [[trace.grad_bias]], scaleOf: magnitudeScale([[trace.grad_bias]]), hues: GRADIENT_HUES,
-        plane: () => ({ key: "0", words: "", caption: "dL/db", attributes: {} }),
-      })));
-    }
-    backward.push(panel("grad-input", "dL/dX", words.gradInput, valueGrid({
-      grid: "chain-grad-input", title: "Gradient dL/dX", planes: trace.grad_input, scaleOf: gradScale, hues: GRADIENT_HUES, plane: channelPlane(channels),
-    })));
-    rows.backward.replaceChildren(...backward);
+    tables = new Map();
+    panels = new Map();
+    const draw = ({ key, title, caption, shape, grid }) => panel(key, title, caption, valueGrid(grid), { shape });
+    const { forward, backward } = chainPanels(state, trace);
+    placeChildren(rows.forward, forward.map(draw));
+    placeChildren(rows.backward, backward.map(draw));
+    drawnTables = tables;
+    drawnPanels = panels;
 
     view.cells = new Map();
     for (const cell of section.querySelectorAll("td[data-grid]")) {
@@ -4995,7 +5240,7 @@ function mountChain(section, host) {
   function startEditing(cell, draft) {
     const value = valueAt(cell);
     if (value === undefined) return;
-    const initial = encodeNumber(decodeNumber(value));
+    const initial = exactText(value);
     view.editing = { grid: cell.grid, plane: cell.plane, filter: cell.filter, channel: cell.channel, row: cell.row, col: cell.col, draft: draft ?? initial, initial };
     redraw();
     const editor = section.querySelector("[data-editor]");
@@ -5046,24 +5291,9 @@ function mountChain(section, host) {
   }
 
   function focusCell({ grid, plane, row, col }) {
-    view.cells.get(placeKey(grid, plane, row, col))?.focus();
-  }
-
-  function moveFocus(cell, key) {
-    const table = cell.node.closest("table");
-    const last = [...table.querySelectorAll("td[data-grid]")].at(-1);
-    const [lastRow, lastCol] = [Number(last.dataset.row), Number(last.dataset.col)];
-    let [row, col] = [cell.row, cell.col];
-    if (key in ARROWS) {
-      row = Math.min(lastRow, Math.max(0, row + ARROWS[key][0]));
-      col = Math.min(lastCol, Math.max(0, col + ARROWS[key][1]));
-    } else if (key === "Home") col = 0;
-    else if (key === "End") col = lastCol;
-    const target = table.querySelector(`td[data-row="${row}"][data-col="${col}"]`);
-    cell.node.tabIndex = -1;
-    target.tabIndex = 0;
-    target.focus();
-    view.focus.set(`${cell.grid}|${cell.plane}`, [row, col]);
+    const cell = view.cells.get(placeKey(grid, plane, row, col));
+    // A cell redrawn in place keeps its focus: focusing it again would only cost a relayout.
+    if (cell && root().activeElement !== cell) cell.focus();
   }
 
   section.addEventListener("click", (event) => {
@@ -5072,40 +5302,27 @@ function mountChain(section, host) {
     if (cell) tap(cell);
   });
 
-  section.addEventListener("keydown", (event) => {
-    const editor = event.target.closest?.("[data-editor]");
-    if (editor) {
-      if (event.key === "Enter") {
-        event.preventDefault();
-        commitEdit(editor);
-      } else if (event.key === "Escape") {
-        event.preventDefault();
-        cancelEdit();
-      }
-      return;
-    }
-    const cell = cellOf(event.target);
-    if (!cell) return;
-    if (event.key in ARROWS || event.key === "Home" || event.key === "End") {
-      event.preventDefault();
-      moveFocus(cell, event.key);
-    } else if (event.key === "Enter" || event.key === " ") {
-      event.preventDefault();
+  bindGridKeys(section, {
+    cellOf,
+    lastCell(cell) {
+      const last = [...cell.node.closest("table").querySelectorAll("td[data-grid]")].at(-1);
+      return [Number(last.dataset.row), Number(last.dataset.col)];
+    },
+    moved: (cell, place) => view.focus.set(`${cell.grid}|${cell.plane}`, place),
+    activate(cell) {
       tap(cell);
       focusCell(cell);
-    } else if (event.key === "Escape" && view.tap) {
+    },
+    escape(cell) {
+      if (!view.tap) return;
       view.tap = null;
       redraw();
       focusCell(cell);
-    } else if (cell.editable && /^[-+.\d]$/.test(event.key)) {
-      event.preventDefault();
-      startEditing(cell, event.key);
-    }
-  });
-
-  section.addEventListener("focusout", (event) => {
-    const editor = event.target.closest?.("[data-editor]");
-    if (editor && view.editing && editor.isConnected) commitEdit(editor);
+    },
+    editable: (cell) => cell.editable,
+    startEditing,
+    commit: commitEdit,
+    cancel: cancelEdit,
   });
 
   // ---- the one render ----
@@ -6249,6 +6466,7 @@ function mountWith(element, model, options) {
     },
   };
   function openChain() {
+    if (!chainLoading) traces.shippedFor?.("chain").then(shippedArrived);
     chainLoading ??= loadView("chain").then((module) => {
       if (destroyed) return;
       chain = module.mountChain(byId("chain"), chainHost);
@@ -6737,11 +6955,12 @@ function mountWith(element, model, options) {
   }
   // The shipped traces arrive while Python starts (the landing views', then the first
   // minute's): they may answer the view shown.
-  traces.onShipped?.(() => {
+  function shippedArrived() {
     if (destroyed) return;
     if (answerFromShipped()) render();
     else updateStatus();
-  });
+  }
+  traces.onShipped?.(shippedArrived);
 
   return {
     state: () => app.state,

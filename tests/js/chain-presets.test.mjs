@@ -38,3 +38,19 @@ test("the words read the trace: the title, the count of Y1 cells with gradient, 
   assert.equal(lossFormula(trace), "L = mean (Y − T)² = 1/1 · [(4 − 2)²] = 4");
   assert.deepEqual(flatCell(5, 4), [1, 1]);
 });
+
+test("the chain's shipped views are the view=chain link's and each preset's but the random filter's, each once", async () => {
+  const { chainFirstViewKeys } = await import("../../web/chain/first-views.js");
+  const { chainRequestKey } = await import("../../web/chain/request.js");
+  const keys = chainFirstViewKeys();
+  const link = parseHash("#view=chain");
+  assert.equal(keys[0], chainRequestKey(link));
+  const lesson = parseHash("#view=chain");
+  presetChange("lesson-conv")(lesson);
+  assert.ok(keys.includes(chainRequestKey(lesson)));
+  // The link's view is the capstone's: it and the other 3 views, and 5 named filters, make 9 keys.
+  assert.equal(new Set(keys).size, keys.length);
+  assert.equal(keys.length, Object.keys(VIEWS).length + Object.keys(FILTERS).length - 1);
+  assert.equal(keys.length, 9);
+  assert.ok(keys.every((key) => JSON.parse(key).kind === "chain"));
+});

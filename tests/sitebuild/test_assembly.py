@@ -231,8 +231,9 @@ def test_the_service_worker_keeps_exactly_the_published_site(dist):
     assert sorted(kept) == sorted(rel for rel in published_files(dist) if rel not in {"sw.js", "_headers", ".nojekyll"})
     # The files only one way of starting Python uses are saved once a browser used them.
     # The official standard library is fetched when code imports a module its subset lacks.
-    # The chain's and the picture's files (modules, styles, the samples and their sources)
-    # are saved once the view was opened: a first visit to the pool view never needs them.
+    # The chain's and the picture's files (modules, styles, the samples and their sources,
+    # the chain's shipped traces) are saved once the view was opened: a first visit to the
+    # pool view never needs them.
     views = {f"{folder}/{p.relative_to(B.WEB / folder).as_posix()}" for folder in B.pins.LAZY_VIEW_DIRS
              for p in (B.WEB / folder).rglob("*") if p.is_file()}
     assert {"chain/chain-view.js", "picture/picture-view.js", "picture/samples/camera.png"} <= views
@@ -241,7 +242,7 @@ def test_the_service_worker_keeps_exactly_the_published_site(dist):
         *(path for path in kept if path.rpartition("/")[2] in {
             B.NUMPY_SNAPSHOT_FILE, B.pins.NUMPY_SUBSET_FILE, *(fname for fname, _ in B.PYODIDE_WHEELS.values()),
             "python_stdlib.zip"}),
-        info["poolgrad_wheel"],
+        info["poolgrad_wheel"], info["chain_traces_file"],
         *(path for path in kept if path.startswith("app/") and path.split("/", 2)[2] in views)}
     for path, (sha, hashed, _) in kept.items():
         assert hashed == (path not in FIXED_NAMES)

@@ -40,7 +40,7 @@ def test_the_shipped_traces_are_poolgrads_answers_for_the_front_ends_views(node,
     info, data, traces = _shipped(first)
     assert re.fullmatch(r"app/[0-9a-f]{12}/shipped-traces\.json", info["shipped_traces_file"])
     # The keys are the front end's own (web/lesson/first-views.js through Node), default view first.
-    landing_keys, minute_keys = B.shipped.view_keys()
+    landing_keys, minute_keys, chain_keys = B.shipped.view_keys()
     assert list(traces) == landing_keys
     assert json.loads(next(iter(traces))) == {
         "x": [[1, 2, 5, 6], [3, 4, 8, 7], [0, -1, -3, -2], [-4, 9, -6, -5]], "kernel_size": [2, 2],
@@ -65,9 +65,22 @@ def test_the_shipped_traces_are_poolgrads_answers_for_the_front_ends_views(node,
     assert minute == {key: answer["trace"] for key, answer in answers.items() if "trace" in answer}
     assert list(minute) == [key for key in minute_keys if key in minute]
     assert all("error" in answers[key] for key in set(minute_keys) - set(minute))
-    # The service worker keeps it offline, like every other file of the site.
-    assert f'["{info["shipped_traces_file"]}","{hashlib.sha256(data).hexdigest()}",true,false]' in (
-        first / "sw.js").read_text()
+    # The chain's landing views (web/chain/first-views.js): the view=chain link's first,
+    # then each preset's but the random filter's (the capstone's is the link's).
+    chain_data = (first / info["chain_traces_file"]).read_bytes()
+    chain = json.loads(chain_data)["traces"]
+    assert list(chain) == chain_keys
+    assert info["chain_traces"] == len(chain) == 9
+    assert info["chain_traces_bytes"] == len(chain_data)
+    assert info["chain_traces_gzip_bytes"] == len(gzip.compress(chain_data, compresslevel=9, mtime=0))
+    assert json.loads(chain_keys[0])["pool"] == "max" and json.loads(chain_keys[0])["loss"] == "mse"
+    for key, trace in chain.items():
+        assert json.loads(run_trace(key)) == {"trace": trace}
+    # The service worker keeps them offline, like every other file of the site; the chain's
+    # once a page has opened the chain.
+    service_worker = (first / "sw.js").read_text()
+    assert f'["{info["shipped_traces_file"]}","{hashlib.sha256(data).hexdigest()}",true,false]' in service_worker
+    assert f'["{info["chain_traces_file"]}","{hashlib.sha256(chain_data).hexdigest()}",true,true]' in service_worker
 
     # A second build takes it from the cache: neither Node nor Python runs.
     monkeypatch.setenv("PATH", str(tmp_path / "no-programs-here"))
@@ -85,8 +98,9 @@ def test_without_numpy_the_same_traces_come_from_pyodide_in_node(node, traces_ca
     assert said == ["  shipped traces computed under Pyodide in Node: NumPy is not installed for fake-python "
                     "(pip install numpy, or pip install -e .[test], and rebuild)"]
     assert _shipped(site)[1] == _shipped(dist)[1]
-    minute = build_info(dist)["first_minute_traces_file"]
-    assert (site / minute).read_bytes() == (dist / minute).read_bytes()
+    for name in ("first_minute_traces_file", "chain_traces_file"):
+        published = build_info(dist)[name]
+        assert (site / published).read_bytes() == (dist / published).read_bytes()
 
 
 def _failing_script(tmp_path, name):
@@ -119,3 +133,4 @@ def test_without_a_way_to_run_poolgrad_the_site_ships_no_traces_and_says_why(nod
     info, data, traces = _shipped(dist)
     assert traces == {} and data == b'{"traces":{}}\n'
     assert info["shipped_traces"] == 0 and info["shipped_traces_note"] == why
+    assert info["chain_traces"] == 0 and (dist / info["chain_traces_file"]).read_bytes() == b'{"traces":{}}\n'

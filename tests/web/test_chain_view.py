@@ -3,13 +3,15 @@ pass, drawn from poolgrad.chain_trace under Pyodide: its numbers against chain_t
 natively, the lesson's conv example, the taps (region P, a pooling window, a weight), the
 hot cell, learning, links good and bad, and axe."""
 
+from xml.etree import ElementTree
+
 import numpy as np
 import pytest
 from playwright.sync_api import expect
 
 import poolgrad
 from chain_fixture import CAPSTONE_T, CAPSTONE_W, CAPSTONE_X, CHAIN_PLANE_ROWS
-from widget_driver import BOOT_TIMEOUT_MS, axe_violations, shown
+from widget_driver import BOOT_TIMEOUT_MS, PYTHON_RUNTIME, axe_violations, shown
 
 LESSON_X = [[3, 0, 1, 2, 7], [1, 5, 8, 9, 3], [2, 7, 2, 5, 1], [0, 1, 3, 1, 7], [4, 2, 1, 6, 2]]
 VERTICAL_EDGE = [[1, 0, -1], [1, 0, -1], [1, 0, -1]]
@@ -161,6 +163,33 @@ def test_twenty_steps_lower_the_capstones_mse_and_the_link_holds_them(booted):
     expect(page.locator("#chain-loss")).to_have_text(shown(start))
 
 
+def test_a_step_redraws_the_grids_in_place_with_the_new_numbers(booted):
+    """A change of the same shapes updates the drawn cells (render.js, planeTable's
+    `previous`): no new nodes for the browser to style and lay out (bench_browser.py
+    --chain-only measured the rebuild at most of a change's time)."""
+    page = open_chain(booted)
+    cell(page, "chain-input", 1, 1).click()
+    keep = "() => { window.keptCells = [...document.querySelectorAll('#chain td[data-grid]')]; }"
+    page.evaluate(keep)
+    plane_before = plane(page, "chain-grad-input")
+    page.click("#chain-step")
+    settled(page)
+    assert page.evaluate("() => window.keptCells.every((td, i) => td === document.querySelectorAll('#chain td[data-grid]')[i])")
+    native = poolgrad.chain_trace(CAPSTONE_X, CAPSTONE_W, target=CAPSTONE_T, learning_rate=0.01, steps=1)
+    # Shown to 4 decimals (a tie may round either way between the page and Python's format).
+    np.testing.assert_allclose(np.array(plane(page, "chain-grad-input"), dtype=float), native["grad_input"][0], atol=1e-4)
+    assert plane(page, "chain-grad-input") != plane_before
+    # The tap's marks are redrawn too: X (1,1) feeds Y1 (0,0)-(1,1).
+    assert marked(page, "chain-conv", "data-fed") == [[0, 0], [0, 1], [1, 0], [1, 1]]
+    # Another shape (no pooling) builds what it lacks; the input keeps its cells.
+    page.select_option("#chain-pool-mode", "none")
+    settled(page)
+    assert page.evaluate("() => window.keptCells[0] === document.querySelector('#chain td[data-grid=\"chain-input\"]')")
+    expect(page.locator('#chain [data-grid="chain-pool"]')).to_have_count(0)
+    booted.set_hash("#view=chain")
+    settled(page)
+
+
 def test_a_link_reopens_the_same_view_and_a_bad_one_says_what_to_fix(booted):
     link = ("#view=chain&cx=1,2,3,0;4,5,6,1;7,8,9,2;1,1,1,1|0,1,0,1;1,0,1,0;0,1,0,1;1,0,1,0"
             "&cw=1,0;0,-1|0.5,0.5;0.5,0.5/0,1;1,0|1,0;0,1&cb=0.5,-1&relu=1&cpool=avg&cup=loss-l1&ct=1|2&lr=0.1&steps=3")
@@ -216,6 +245,97 @@ def test_the_pool_view_loads_no_chain_code_until_the_chain_opens(widget, site):
     widget.page.select_option("#view", "pool")
     widget.wait_settled()
     assert not widget.hash().startswith("#view") and "view=" not in widget.hash()
+
+
+def test_the_chain_answers_its_presets_from_shipped_traces_while_python_is_held_back(widget, hold_back):
+    """Issue 29: the chain answers at first paint, before Python, like the pool view: a
+    view=chain link and each preset are drawn from the build's chain-traces.json, which
+    only a page that opens the chain reads."""
+    page = widget.page
+    release = hold_back(PYTHON_RUNTIME)
+    asked = []
+    page.on("request", lambda request: asked.append(request.url.rsplit("/", 1)[-1]))
+    widget.open("#view=chain", wait=False)
+    status = page.locator("#status")
+    expect(status).to_have_attribute("data-source", "precomputed")
+    expect(status).to_contain_text("Ready (precomputed): the chain conv 3 × 3 → max pool 2 × 2 → MSE.")
+    assert status.get_attribute("data-state") == "loading"
+    native = poolgrad.chain_trace(CAPSTONE_X, CAPSTONE_W, target=CAPSTONE_T, pool="max", pool_kernel_size=2, loss="mse")
+    for grid, key in [("chain-conv", "conv_output"), ("chain-pool", "pool_output"), ("chain-grad-conv", "grad_conv_output"),
+                      ("chain-grad-input", "grad_input")]:
+        assert plane(page, grid) == shown_planes(native[key]), grid
+    assert plane(page, "chain-grad-weight", "0/0") == shown_planes(native["grad_weight"])
+    expect(page.locator("#chain-loss")).to_have_text(shown(native["loss"]))
+    # A tap answers from the same trace: Y2 (0,1)'s window and argmax.
+    cell(page, "chain-pool", 0, 1).click()
+    assert marked(page, "chain-conv", "data-argmax") == [[1, 2]]
+    # A preset, and a named filter over the capstone's input, are answered the same way.
+    page.select_option("#chain-preset", "lesson-conv")
+    expect(status).to_contain_text("Ready (precomputed): the chain conv 3 × 3 → made-up gradient.")
+    lesson = poolgrad.chain_trace(LESSON_X, VERTICAL_EDGE, pool=None, loss=None, grad_output=[[[1, 2, 3], [4, 5, 6], [7, 8, 9]]])
+    assert plane(page, "chain-grad-weight", "0/0") == shown_planes(lesson["grad_weight"])
+    assert plane(page, "chain-grad-input") == shown_planes(lesson["grad_input"])
+    page.select_option("#chain-preset", "capstone")
+    page.select_option("#chain-preset", "sharpen")
+    expect(status).to_have_attribute("data-source", "precomputed")
+    sharpen = poolgrad.chain_trace(CAPSTONE_X, [[0, -1, 0], [-1, 5, -1], [0, -1, 0]], target=CAPSTONE_T)
+    assert plane(page, "chain-grad-input") == shown_planes(sharpen["grad_input"])
+    assert asked.count("chain-traces.json") == 1
+    assert release() >= 1
+    settled(page)
+    assert status.get_attribute("data-source") is None
+    assert plane(page, "chain-grad-input") == shown_planes(sharpen["grad_input"])
+
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def panel_texts(panel):
+    return [node.text or "" for node in panel.iter(f"{SVG}text")]
+
+
+def grid_values(grid, cols):
+    """A drawn grid's cell texts by row: after its caption and column numbers, each row is
+    its number then its cells (takeaway/svg-export.js drawGrid)."""
+    texts = panel_texts(grid)[1 + cols:]
+    return [texts[start + 1:start + 1 + cols] for start in range(0, len(texts), cols + 1)]
+
+
+def test_save_picture_downloads_both_rows_with_their_captions_and_the_loss(booted):
+    page = open_chain(booted, "#view=chain&relu=1&steps=2")
+    page.locator("#chain-code").evaluate("(details) => { details.open = true; }")
+    with page.expect_download() as saving:
+        page.click("#chain-save-picture")
+    download = saving.value
+    assert download.suggested_filename == "poolgrad-chain-relu-max-pool-loss-mse-step2.svg"
+    expect(page.locator("#chain-code-message")).to_have_text("Saved the picture as poolgrad-chain-relu-max-pool-loss-mse-step2.svg.")
+    root = ElementTree.parse(download.path()).getroot()  # well-formed XML, or this raises
+    assert root.find(f"{SVG}title").text == "poolgrad: the chain conv 3 × 3 → ReLU → max pool 2 × 2 → MSE, after 2 steps at learning rate 0.01"
+    native = poolgrad.chain_trace(CAPSTONE_X, CAPSTONE_W, target=CAPSTONE_T, activation="relu", learning_rate=0.01, steps=2)
+    loss = shown(native["loss"])
+    assert root.find(f"{SVG}desc").text == (
+        f"Forward: X, W, Y1, ReLU(Y1), Y2, T; the loss L = {loss}. Backward: dL/dY2, dL/dReLU(Y1), dL/dY1, dL/dW, dL/dX.")
+    # The panels in the view's order, each headed by its title (and shape), then its caption.
+    panels = root.findall(f"{SVG}g")
+    assert [panel_texts(panel)[0] for panel in panels] == [
+        "X  6 × 6", "W  1 × 1 × 3 × 3", "Y1  4 × 4", "ReLU(Y1)", "Y2  2 × 2", "T", f"Loss  L = {loss}",
+        "dL/dY2", "dL/dReLU(Y1)", "dL/dY1", "dL/dW", "dL/dX"]
+    by_title = {panel_texts(panel)[0].split("  ")[0]: panel for panel in panels}
+    grad_input = by_title["dL/dX"]
+    # A panel's own lines (its grids are groups of their own): the title, then the caption.
+    caption = lambda panel: " ".join(node.text for node in panel.findall(f"{SVG}text")[1:])
+    assert caption(grad_input) == "dL/dX = full correlation of dL/dY1 with W turned 180°"
+    assert caption(by_title["Loss"]) == page.locator("#chain-loss-formula").inner_text()
+    # Each grid holds the numbers the view shows, cell for cell: chain_trace's.
+    assert plane(page, "chain-grad-input") == shown_planes(native["grad_input"])
+    for title, grid in [("dL/dX", "chain-grad-input"), ("Y1", "chain-conv"), ("dL/dY1", "chain-grad-conv"), ("W", "chain-weight")]:
+        shown_grid = plane(page, grid, "0/0" if grid == "chain-weight" else "0")
+        assert grid_values(by_title[title].find(f"{SVG}g"), len(shown_grid[0])) == shown_grid, title
+    # Nothing is cut off: every text starts inside the picture.
+    width, height = int(root.get("width")), int(root.get("height"))
+    assert root.get("viewBox") == f"0 0 {width} {height}"
+    assert all(0 < float(node.get("x")) < width and 0 < float(node.get("y")) < height for node in root.iter(f"{SVG}text"))
+    assert width > 1000 and height > 500
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])

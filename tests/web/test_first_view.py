@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from lesson_fixture import FIXTURE
-from widget_driver import build_info
+from widget_driver import PYTHON_RUNTIME as PYTHON, build_info
 
 
 # The widget's own modules, imported in the page from the folder app.js was published in.
@@ -32,13 +32,15 @@ def shipped(dist):
     return info, data, traces
 
 
-# Held back, Pyodide's runtime keeps Python from starting.
-PYTHON = ["**/pyodide.asm.wasm"]
-
-
 def first_minute(dist):
     info = build_info(dist)
     data = (dist / info["first_minute_traces_file"]).read_bytes()
+    return info, data, json.loads(data)["traces"]
+
+
+def chain_first_views(dist):
+    info = build_info(dist)
+    data = (dist / info["chain_traces_file"]).read_bytes()
     return info, data, json.loads(data)["traces"]
 
 
@@ -53,31 +55,46 @@ def test_build_info_counts_the_shipped_traces(dist):
     assert info["first_minute_traces_bytes"] == len(data)
     assert 0 < info["first_minute_traces_gzip_bytes"] < len(data)
     assert not set(minute) & set(traces)
+    info, data, chain = chain_first_views(dist)
+    assert info["chain_traces"] == len(chain) == 9
+    assert info["chain_traces_bytes"] == len(data)
+    assert 0 < info["chain_traces_gzip_bytes"] < len(data)
 
 
 def test_every_shipped_trace_is_what_python_computes(widget, dist):
     """Python in the browser (the worker) recomputes every shipped trace from its key, the
-    first minute's too, and the page's own modules file the landing views under exactly the
-    shipped keys; of the first minute's views, the file holds every one Python answers."""
+    first minute's and the chain's too, and the page's own modules file the landing views
+    under exactly the shipped keys; of the first minute's views, the file holds every one
+    Python answers."""
     _, _, traces = shipped(dist)
     _, _, minute = first_minute(dist)
+    _, _, chain = chain_first_views(dist)
     widget.open()
     page = widget.page
     keys = page.evaluate(f"""async () => {{
       const load = {PAGE_MODULE};
       const {{ firstMinuteKeys, firstViewKeys }} = await load("./lesson/first-views.js");
-      const {{ defaultState, requestKey }} = await load("./widget/state.js");
-      return {{ keys: firstViewKeys(), minute: firstMinuteKeys(), defaultKey: requestKey(defaultState()) }};
+      const {{ chainFirstViewKeys }} = await load("./chain/first-views.js");
+      const {{ chainRequestKey }} = await load("./chain/request.js");
+      const {{ defaultState, parseHash, requestKey }} = await load("./widget/state.js");
+      return {{
+        keys: firstViewKeys(), minute: firstMinuteKeys(), defaultKey: requestKey(defaultState()),
+        chain: chainFirstViewKeys(), chainKey: chainRequestKey(parseHash("#view=chain")),
+      }};
     }}""")
     assert keys["keys"] == list(traces)
     assert keys["defaultKey"] == list(traces)[0]
     assert list(minute) == [key for key in keys["minute"] if key in minute]
-    differ = page.evaluate(f"""async ([minuteKeys, minuteFile]) => {{
+    assert keys["chain"] == list(chain)
+    assert keys["chainKey"] == list(chain)[0]
+    info = build_info(dist)
+    differ = page.evaluate(f"""async ([minuteKeys, minuteFile, chainFile]) => {{
       const {{ shippedTraces }} = await ({PAGE_MODULE})("./runtime/early.js");
       const file = await shippedTraces;
       const minute = await (await fetch(new URL(minuteFile, location.href))).json();
+      const chain = await (await fetch(new URL(chainFile, location.href))).json();
       const differ = [];
-      for (const [key, trace] of Object.entries({{ ...file.traces, ...minute.traces }})) {{
+      for (const [key, trace] of Object.entries({{ ...file.traces, ...minute.traces, ...chain.traces }})) {{
         const answer = await window.poolgradWidget.trace(JSON.parse(key));
         if (JSON.stringify(answer.trace) !== JSON.stringify(trace)) differ.push([key, answer]);
       }}
@@ -87,7 +104,7 @@ def test_every_shipped_trace_is_what_python_computes(widget, dist):
         if (!answer.error) differ.push([key, "answered, yet not shipped"]);
       }}
       return differ;
-    }}""", [keys["minute"], build_info(dist)["first_minute_traces_file"]])
+    }}""", [keys["minute"], info["first_minute_traces_file"], info["chain_traces_file"]])
     assert differ == []
 
 
@@ -141,6 +158,8 @@ def test_a_first_minute_change_is_answered_from_the_second_file_while_python_is_
     # page's CSP blocks whenever the first check is false (seen under load).
     page.wait_for_function("() => performance.getEntriesByType('resource').some((e) => e.name.endsWith('/first-minute-traces.json'))")
     assert asked.index("first-minute-traces.json") > asked.index("shipped-traces.json")
+    # The chain's shipped traces are read when the chain opens, never on a pool view's visit.
+    assert "chain-traces.json" not in asked
     page.fill("#kernel", "3")
     expect(status).to_contain_text("Ready (precomputed): max pooling, 3 × 3 window, stride 2.")
     assert widget.values("output") == [["8"]]

@@ -5,17 +5,21 @@
 // being edited, Play) are view state, never in the hash. It does no arithmetic on the
 // chain: Step, Play and Reset change `steps`, and Python redoes the descent.
 
-import { GRADIENT_HUES, VALUE_HUES, heatColours, magnitudeScale } from "../widget/colours.js";
-import { cellName, decodeNumber, encodeNumber, formatNumber } from "../widget/format.js";
+import { heatColours } from "../widget/colours.js";
+import { cellName, decodeNumber, formatNumber } from "../widget/format.js";
+import { bindGridKeys, exactText } from "../widget/grid-input.js";
 import { planeTable } from "../widget/render.js";
 import { renderLesson } from "../lesson/lesson.js";
 import { InputError, parseCellValue } from "../widget/state.js";
 import { CHAIN_LIMITS } from "./keys.js";
 import { PRESET_LABELS, fitTarget, presetChange, presetShowing } from "./presets.js";
 import { chainRequestKey } from "./request.js";
+import { chainPanels } from "./rows.js";
+import { chainPictureName, chainPictureSvg } from "./picture.js";
+import { saveFile } from "../takeaway/code-view.js";
 import { chainPoolgradSnippet, chainTorchSnippet } from "./snippet.js";
 import {
-  TRY_IT, captions, chainLessonBlocks, chainTitle, flatCell, lossFormula, tapSentence,
+  TRY_IT, chainLessonBlocks, chainTitle, flatCell, lossFormula, tapSentence,
 } from "./sentences.js";
 
 // The view's stylesheet, beside it (null in the notebook bundle, whose widget.css holds it).
@@ -81,7 +85,9 @@ const MARKUP = `
 </div>
 <details id="chain-code" class="panel code-view">
   <summary>Code: this chain in PyTorch and poolgrad</summary>
-  <p class="hint">PyTorch that builds the same chain in float64, takes the same steps and checks the numbers shown here with autograd; then the poolgrad call that computed them.</p>
+  <p class="hint">PyTorch that builds the same chain in float64, takes the same steps and checks the numbers shown here with autograd; then the poolgrad call that computed them. Save picture writes both rows, with their captions and the loss, as one SVG.</p>
+  <p><button id="chain-save-picture" type="button">Save picture (SVG)</button></p>
+  <p id="chain-code-message" class="code-message" role="status"></p>
   <h3>PyTorch</h3>
   <pre id="chain-code-torch" class="code-text" tabindex="0"></pre>
   <h3>poolgrad</h3>
@@ -102,7 +108,6 @@ const MARKUP = `
 // The grids that take edits, and what an edit changes (the state's key).
 const EDIT_NAMES = { "chain-input": "X", "chain-weight": "W", "chain-target": "T", "chain-bias": "b" };
 const TAPPABLE = new Set(["chain-input", "chain-weight", "chain-conv", "chain-pool"]);
-const ARROWS = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
 const PLAY_DELAY_MS = 120;
 const PLAY_WITHOUT_LOSS = 20;
 
@@ -233,6 +238,18 @@ export function mountChain(section, host) {
     continuePlay(view.trace);
   });
 
+  // Save picture: the chain drawn now (the state and trace of the last drawing).
+  byId("chain-save-picture").addEventListener("click", () => {
+    const message = byId("chain-code-message");
+    if (!drawnTrace || section.dataset.busy === "true") {
+      message.textContent = "Nothing to save yet: the picture is saved once the chain for these settings is shown.";
+      return;
+    }
+    const name = chainPictureName(drawnState);
+    saveFile(name, chainPictureSvg(drawnState, drawnTrace), "image/svg+xml");
+    message.textContent = `Saved the picture as ${name}.`;
+  });
+
   function stopPlay() {
     view.playing = false;
     clearTimeout(view.playTimer);
@@ -279,11 +296,21 @@ export function mountChain(section, host) {
 
   // ---- grids ----
 
+  // The tables and panels the last drawing built, by grid and plane, and by panel: a
+  // drawing of the same shapes updates them in place (render.js writes only the cells that
+  // changed), so a Step or an edit costs the browser no new nodes to style and lay out.
+  let drawnTables = new Map();
+  let drawnPanels = new Map();
+  let tables = new Map();
+  let panels = new Map();
+
   function valueGrid({ grid, title, planes, scaleOf, hues, plane, attributes, label, editable, zero }) {
     return planes.map((values, index) => {
       const place = plane(index);
       const focus = view.focus.get(`${grid}|${place.key}`) ?? [0, 0];
       const clamped = [Math.min(focus[0], values.length - 1), Math.min(focus[1], values[0].length - 1)];
+      // The title is the table's accessible name, which an update in place leaves as it was.
+      const tableKey = `${grid}|${place.key}|${place.words}`;
       const table = planeTable({
         name: grid,
         title: `${title}${place.words}`,
@@ -301,17 +328,33 @@ export function mountChain(section, host) {
             editor: editing ? editorFor(grid, place, r, c) : null,
           };
         },
-      });
+      }, drawnTables.get(tableKey));
+      tables.set(tableKey, table);
       table.dataset.plane = place.key;
       if (editable) table.dataset.editable = "true";
       return planes.length > 1 ? figure(table, place.caption) : table;
     });
   }
 
+  const figures = new WeakMap();
   function figure(table, caption) {
-    const box = node("figure", { class: "chain-plane" });
-    box.append(node("figcaption", { class: "hint" }, caption), table);
+    if (!figures.has(table)) {
+      const box = node("figure", { class: "chain-plane" });
+      box.append(node("figcaption", { class: "hint" }), table);
+      figures.set(table, box);
+    }
+    const box = figures.get(table);
+    setText(box.firstChild, caption);
     return box;
+  }
+
+  const setText = (target, text) => {
+    if (target.textContent !== text) target.textContent = text;
+  };
+  // Puts `children` in `parent`, in order, unless they are there already.
+  function placeChildren(parent, children) {
+    const current = parent.children;
+    if (current.length !== children.length || children.some((child, i) => current[i] !== child)) parent.replaceChildren(...children);
   }
 
   function editorFor(grid, place, r, c) {
@@ -325,102 +368,33 @@ export function mountChain(section, host) {
     });
   }
 
-  // A plane of the input channels, of the filters, or of the weights' (filter, channel).
-  const channelPlane = (several) => (c) => ({
-    key: String(c), words: several ? `, channel ${c}` : "", caption: `channel ${c}`, attributes: { "data-channel": String(c) },
-  });
-  const filterPlane = (several) => (f) => ({
-    key: String(f), words: several ? `, filter ${f}` : "", caption: `filter ${f}`, attributes: { "data-channel": String(f) },
-  });
-
   function panel(key, title, caption, content, extra = {}) {
-    const box = node("div", { class: "panel chain-panel", "data-panel": key });
-    const heading = node("h3", {}, title);
-    if (extra.shape) heading.append(" ", node("span", { class: "shape" }, extra.shape));
-    const planes = node("div", { class: "chain-planes" });
-    planes.append(...content);
-    box.append(heading, node("p", { class: "caption" }, caption), planes);
+    if (!drawnPanels.has(key)) {
+      const box = node("div", { class: "panel chain-panel", "data-panel": key });
+      box.append(node("h3"), node("p", { class: "caption" }), node("div", { class: "chain-planes" }));
+      drawnPanels.set(key, box);
+    }
+    const box = drawnPanels.get(key);
+    panels.set(key, box);
+    const [heading, captionBox, planes] = box.children;
+    const shape = extra.shape ? node("span", { class: "shape" }, extra.shape) : null;
+    if (heading.firstChild?.textContent !== title || (heading.lastElementChild?.textContent ?? null) !== (extra.shape ?? null)) {
+      heading.replaceChildren(title, ...(shape ? [" ", shape] : []));
+    }
+    setText(captionBox, caption);
+    placeChildren(planes, content);
     return box;
   }
 
-  const shapeText = (planes, names) => `${planes.length > 1 ? `${planes.length} ${names} of ` : ""}${planes[0].length} × ${planes[0][0].length}`;
-
   function drawGrids(state, trace) {
-    const words = captions(trace, state.cup);
-    const channels = trace.input.length > 1;
-    const filters = trace.weight.length > 1;
-    const valueScale = magnitudeScale([...trace.input, ...trace.conv_output, ...(trace.pool_output ?? [])]);
-    const weightScale = magnitudeScale(trace.weight.flat(1));
-    const weightPlanes = trace.weight.flatMap((slices, f) => slices.map((slice, c) => ({ slice, f, c })));
-    const weightPlace = (index) => {
-      const { f, c } = weightPlanes[index];
-      const named = [filters ? `filter ${f}` : null, channels ? `channel ${c}` : null].filter(Boolean).join(", ");
-      return { key: `${f}/${c}`, words: named ? `, ${named}` : "", caption: named || "W", attributes: { "data-filter": String(f), "data-channel": String(c) } };
-    };
-    const forward = [
-      panel("input", "X", words.input, valueGrid({
-        grid: "chain-input", title: "Input X", planes: trace.input, scaleOf: valueScale, hues: VALUE_HUES, plane: channelPlane(channels), editable: true,
-      }), { shape: shapeText(trace.input, "channels") }),
-      panel("weight", "W", words.weight, valueGrid({
-        grid: "chain-weight", title: "Weight W", planes: weightPlanes.map(({ slice }) => slice), scaleOf: weightScale, hues: VALUE_HUES, plane: weightPlace, editable: true,
-      }), { shape: `${trace.weight.length} × ${trace.weight[0].length} × ${trace.weight[0][0].length} × ${trace.weight[0][0][0].length}` }),
-    ];
-    if (trace.bias) {
-      forward.push(panel("bias", "b", words.bias, valueGrid({
-        grid: "chain-bias", title: "Bias b", planes: [[trace.bias]], scaleOf: magnitudeScale([[trace.bias]]), hues: VALUE_HUES,
-        plane: () => ({ key: "0", words: "", caption: "b", attributes: {} }), editable: true,
-      })));
-    }
-    forward.push(panel("conv", "Y1", words.conv, valueGrid({
-      grid: "chain-conv", title: "Convolution output Y1", planes: trace.conv_output, scaleOf: valueScale, hues: VALUE_HUES, plane: filterPlane(filters),
-    }), { shape: shapeText(trace.conv_output, "filters") }));
-    if (trace.activation_output) {
-      forward.push(panel("relu", "ReLU(Y1)", words.relu, valueGrid({
-        grid: "chain-relu", title: "ReLU of Y1", planes: trace.activation_output, scaleOf: valueScale, hues: VALUE_HUES, plane: filterPlane(filters),
-      })));
-    }
-    if (trace.pool_output) {
-      forward.push(panel("pool", "Y2", words.pool, valueGrid({
-        grid: "chain-pool", title: "Pooled output Y2", planes: trace.pool_output, scaleOf: valueScale, hues: VALUE_HUES, plane: filterPlane(filters),
-      }), { shape: shapeText(trace.pool_output, "filters") }));
-    }
-    const targetPlanes = trace.target ?? state.ct;
-    forward.push(panel("target", "T", trace.upstream === "loss" ? words.target : `${words.target} (unused: the gradient is made up)`, valueGrid({
-      grid: "chain-target", title: "Target T", planes: targetPlanes, scaleOf: valueScale, hues: VALUE_HUES, plane: filterPlane(filters), editable: true,
-    })));
-    rows.forward.replaceChildren(...forward);
-
-    const gradScale = magnitudeScale([...trace.grad_conv_output, ...(trace.grad_pool_output ?? []), ...trace.grad_input]);
-    const backward = [];
-    if (trace.grad_pool_output) {
-      backward.push(panel("grad-pool", "dL/dY2", words.gradPool, valueGrid({
-        grid: "chain-grad-pool", title: "Gradient dL/dY2", planes: trace.grad_pool_output, scaleOf: gradScale, hues: GRADIENT_HUES, plane: filterPlane(filters),
-        attributes: (f, r, c) => ({ "data-hot": state.cup === "hot" && f === 0 && r === state.hot[0] && c === state.hot[1] ? "true" : undefined }),
-      })));
-    }
-    if (trace.grad_activation_output) {
-      backward.push(panel("grad-relu", "dL/dReLU(Y1)", trace.pool ? words.gradRelu : words.gradPool, valueGrid({
-        grid: "chain-grad-relu", title: "Gradient at ReLU's output", planes: trace.grad_activation_output, scaleOf: gradScale, hues: GRADIENT_HUES, plane: filterPlane(filters),
-      })));
-    }
-    backward.push(panel("grad-conv", "dL/dY1", trace.pool || trace.activation ? words.gradConv : words.gradPool, valueGrid({
-      grid: "chain-grad-conv", title: "Gradient dL/dY1", planes: trace.grad_conv_output, scaleOf: gradScale, hues: GRADIENT_HUES, plane: filterPlane(filters),
-      zero: trace.pool_receivers ? (f, r, c) => trace.pool_receivers[f][r][c] === 0 : null,
-      attributes: !trace.pool && state.cup === "hot" ? (f, r, c) => ({ "data-hot": f === 0 && r === state.hot[0] && c === state.hot[1] ? "true" : undefined }) : null,
-    })));
-    backward.push(panel("grad-weight", "dL/dW", words.gradWeight, valueGrid({
-      grid: "chain-grad-weight", title: "Gradient dL/dW", planes: trace.grad_weight.flat(1), scaleOf: magnitudeScale(trace.grad_weight.flat(1)), hues: GRADIENT_HUES, plane: weightPlace,
-    })));
-    if (trace.grad_bias) {
-      backward.push(panel("grad-bias", "dL/db", words.gradBias, valueGrid({
-        grid: "chain-grad-bias", title: "Gradient dL/db", planes: [[trace.grad_bias]], scaleOf: magnitudeScale([[trace.grad_bias]]), hues: GRADIENT_HUES,
-        plane: () => ({ key: "0", words: "", caption: "dL/db", attributes: {} }),
-      })));
-    }
-    backward.push(panel("grad-input", "dL/dX", words.gradInput, valueGrid({
-      grid: "chain-grad-input", title: "Gradient dL/dX", planes: trace.grad_input, scaleOf: gradScale, hues: GRADIENT_HUES, plane: channelPlane(channels),
-    })));
-    rows.backward.replaceChildren(...backward);
+    tables = new Map();
+    panels = new Map();
+    const draw = ({ key, title, caption, shape, grid }) => panel(key, title, caption, valueGrid(grid), { shape });
+    const { forward, backward } = chainPanels(state, trace);
+    placeChildren(rows.forward, forward.map(draw));
+    placeChildren(rows.backward, backward.map(draw));
+    drawnTables = tables;
+    drawnPanels = panels;
 
     view.cells = new Map();
     for (const cell of section.querySelectorAll("td[data-grid]")) {
@@ -589,7 +563,7 @@ export function mountChain(section, host) {
   function startEditing(cell, draft) {
     const value = valueAt(cell);
     if (value === undefined) return;
-    const initial = encodeNumber(decodeNumber(value));
+    const initial = exactText(value);
     view.editing = { grid: cell.grid, plane: cell.plane, filter: cell.filter, channel: cell.channel, row: cell.row, col: cell.col, draft: draft ?? initial, initial };
     redraw();
     const editor = section.querySelector("[data-editor]");
@@ -640,24 +614,9 @@ export function mountChain(section, host) {
   }
 
   function focusCell({ grid, plane, row, col }) {
-    view.cells.get(placeKey(grid, plane, row, col))?.focus();
-  }
-
-  function moveFocus(cell, key) {
-    const table = cell.node.closest("table");
-    const last = [...table.querySelectorAll("td[data-grid]")].at(-1);
-    const [lastRow, lastCol] = [Number(last.dataset.row), Number(last.dataset.col)];
-    let [row, col] = [cell.row, cell.col];
-    if (key in ARROWS) {
-      row = Math.min(lastRow, Math.max(0, row + ARROWS[key][0]));
-      col = Math.min(lastCol, Math.max(0, col + ARROWS[key][1]));
-    } else if (key === "Home") col = 0;
-    else if (key === "End") col = lastCol;
-    const target = table.querySelector(`td[data-row="${row}"][data-col="${col}"]`);
-    cell.node.tabIndex = -1;
-    target.tabIndex = 0;
-    target.focus();
-    view.focus.set(`${cell.grid}|${cell.plane}`, [row, col]);
+    const cell = view.cells.get(placeKey(grid, plane, row, col));
+    // A cell redrawn in place keeps its focus: focusing it again would only cost a relayout.
+    if (cell && root().activeElement !== cell) cell.focus();
   }
 
   section.addEventListener("click", (event) => {
@@ -666,40 +625,27 @@ export function mountChain(section, host) {
     if (cell) tap(cell);
   });
 
-  section.addEventListener("keydown", (event) => {
-    const editor = event.target.closest?.("[data-editor]");
-    if (editor) {
-      if (event.key === "Enter") {
-        event.preventDefault();
-        commitEdit(editor);
-      } else if (event.key === "Escape") {
-        event.preventDefault();
-        cancelEdit();
-      }
-      return;
-    }
-    const cell = cellOf(event.target);
-    if (!cell) return;
-    if (event.key in ARROWS || event.key === "Home" || event.key === "End") {
-      event.preventDefault();
-      moveFocus(cell, event.key);
-    } else if (event.key === "Enter" || event.key === " ") {
-      event.preventDefault();
+  bindGridKeys(section, {
+    cellOf,
+    lastCell(cell) {
+      const last = [...cell.node.closest("table").querySelectorAll("td[data-grid]")].at(-1);
+      return [Number(last.dataset.row), Number(last.dataset.col)];
+    },
+    moved: (cell, place) => view.focus.set(`${cell.grid}|${cell.plane}`, place),
+    activate(cell) {
       tap(cell);
       focusCell(cell);
-    } else if (event.key === "Escape" && view.tap) {
+    },
+    escape(cell) {
+      if (!view.tap) return;
       view.tap = null;
       redraw();
       focusCell(cell);
-    } else if (cell.editable && /^[-+.\d]$/.test(event.key)) {
-      event.preventDefault();
-      startEditing(cell, event.key);
-    }
-  });
-
-  section.addEventListener("focusout", (event) => {
-    const editor = event.target.closest?.("[data-editor]");
-    if (editor && view.editing && editor.isConnected) commitEdit(editor);
+    },
+    editable: (cell) => cell.editable,
+    startEditing,
+    commit: commitEdit,
+    cancel: cancelEdit,
   });
 
   // ---- the one render ----

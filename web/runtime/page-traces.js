@@ -11,13 +11,14 @@
 //   onShipped(callback): callback() each time shipped() can answer more (the landing
 //     views' file, then the first minute's);
 //   shippedAvailable() -> whether shipped() holds the landing views' traces;
+//   shippedFor(view) -> Promise: shipped() holds the traces of `view` ("chain");
 //   subscribe({onProgress({step, steps, message}), onReady(message), onFailure(text)}) -> unsubscribe:
 //     the boot's news, replayed at once to a late subscriber (onReady's message is the
 //     runtime's ready message: its startup.files are the files the boot's path used);
 //   describe() -> which Python serves the page (a test hook).
 
 import { WorkerBridge } from "./bridge.js";
-import { firstMinuteLoaded, shippedAvailable, shippedLoaded, shippedTrace } from "./shipped.js";
+import { firstMinuteLoaded, shippedAvailable, shippedLoaded, shippedTrace, viewTracesLoaded } from "./shipped.js";
 
 let pageSource = null;
 
@@ -55,6 +56,7 @@ function makePageTraces() {
       firstMinuteLoaded.then(() => callback());
     },
     shippedAvailable,
+    shippedFor: viewTracesLoaded,
     describe: () => bridge.describe(),
     subscribe(listener) {
       listeners.add(listener);

@@ -3,12 +3,14 @@
 // runs, so those views answer while Python starts. The landing views' file is fetched by
 // early.js at first paint; the first minute's, about ten times larger, only once the
 // first view has been drawn (a frame after the first file was read), so it never delays
-// it. Both are filed by request key (state.js requestKey); a browser test has Python
-// recompute every trace of both.
+// it. The chain's (chain/first-views.js) are read when it first opens (viewTracesLoaded).
+// All are filed by request key; a browser test has Python recompute every trace.
 
 import { FIRST_MINUTE_TRACES, shippedTraces } from "./early.js";
 
 const tables = [];
+const VIEW_TRACES = { chain: new URL("../chain-traces.json", import.meta.url) };
+const viewLoads = new Map();
 
 function tableOf(file) {
   return file && typeof file.traces === "object" && file.traces !== null ? file.traces : {};
@@ -29,14 +31,22 @@ const firstViewDrawn = shippedLoaded.then(() => new Promise((resolve) => {
 
 // Resolves, once the first minute's file has been read (or could not be), with whether it
 // holds any trace.
-export const firstMinuteLoaded = firstViewDrawn
-  .then(() => fetch(FIRST_MINUTE_TRACES))
-  .then((response) => (response.ok ? response.json() : null))
-  .catch(() => null)
-  .then((file) => {
-    tables.push(tableOf(file));
-    return Object.keys(tables.at(-1)).length > 0;
-  });
+export const firstMinuteLoaded = firstViewDrawn.then(() => readTable(FIRST_MINUTE_TRACES));
+
+// Adds the file at `url` after the landing views' table (shippedAvailable reads that one).
+async function readTable(url) {
+  const file = await fetch(url).then((response) => (response.ok ? response.json() : null)).catch(() => null);
+  await shippedLoaded;
+  const table = tableOf(file);
+  tables.push(table);
+  return Object.keys(table).length > 0;
+}
+
+// The same for the traces of `view` ("chain"), fetched on the first call.
+export function viewTracesLoaded(view) {
+  if (!viewLoads.has(view)) viewLoads.set(view, readTable(VIEW_TRACES[view]));
+  return viewLoads.get(view);
+}
 
 // The shipped trace for the request `key`, or null (not shipped, or its file not read yet).
 export function shippedTrace(key) {

@@ -126,16 +126,21 @@ export class CodeView {
       return;
     }
     const name = pictureName(state);
-    const url = URL.createObjectURL(new Blob([pictureSvg(state, trace)], { type: "image/svg+xml" }));
-    const link = document.createElement("a");
-    link.href = url;
-    link.download = name;
-    link.hidden = true;
-    document.body.append(link);
-    link.click();
-    link.remove();
-    // Revoked later: the download reads the blob after click() returns.
-    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    saveFile(name, pictureSvg(state, trace), "image/svg+xml");
     this.say(`Saved the picture as ${name}.`);
   }
+}
+
+// Downloads `text` as `name` through a link to a blob, which works offline and in a frame.
+export function saveFile(name, text, type) {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = name;
+  link.hidden = true;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  // Revoked later: the download reads the blob after click() returns.
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }

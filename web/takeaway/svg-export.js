@@ -2,27 +2,28 @@
 // function of (state, trace): the marks come from the same facts the page's grids are
 // marked from (trace-view.js), not from the DOM, so the picture is the view whatever the
 // page's layout, theme or step-through position. Plain shapes and text, no script, no
-// external fonts or images: the file opens anywhere, offline.
+// external fonts or images: the file opens anywhere, offline. Its pieces draw the chain's
+// picture too (chain/picture.js).
 
 import { cellName, escapeXml, formatNumber, sizeText } from "../widget/format.js";
 import { explanationText, viewTitle } from "../lesson/sentences.js";
 import { gradientReceivers, selectedOutput, sharedCells, windowSamples, windowShared, windowSize } from "../widget/trace-view.js";
 
-const INK = "#1d1d1f";
-const MUTED = "#5a5f6b";
+export const INK = "#1d1d1f";
+export const MUTED = "#5a5f6b";
 const ACCENT = "#1d4ed8";
 const ARGMAX = "#b42318";
 const SHARED = "#7c2d12";
 const LINE = "#9aa1ad";
-const MARGIN = 24;
+export const MARGIN = 24;
 const GAP = 4;
 const CELL_HEIGHT = 40;
 const LABEL = 18; // room for the row and column numbers
 const CAPTION = 26; // room for a grid's caption above it
-const PANEL_GAP = 40;
+export const PANEL_GAP = 40;
 
 const attributes = (named) => Object.entries(named).map(([name, value]) => `${name}="${escapeXml(value)}"`).join(" ");
-const tag = (name, named, text) => (text === undefined
+export const tag = (name, named, text) => (text === undefined
   ? `<${name} ${attributes(named)}/>`
   : `<${name} ${attributes(named)}>${escapeXml(text)}</${name}>`);
 const range = (start, count) => Array.from({ length: count }, (_, i) => start + i);
@@ -120,15 +121,15 @@ function gridsOf(state, trace) {
 }
 
 // A cell's width: room for the longest number shown (tabular figures, about 0.6 em each).
-function cellWidth(grids) {
+export function cellWidth(grids) {
   let longest = 1;
-  for (const grid of Object.values(grids)) {
+  for (const grid of grids) {
     for (const r of grid.rows) for (const c of grid.cols) longest = Math.max(longest, [...grid.cell(r, c).text].length);
   }
   return Math.max(44, Math.ceil(longest * 9.5 + 16));
 }
 
-const gridSize = (grid, width) => ({
+export const gridSize = (grid, width) => ({
   width: LABEL + grid.cols.length * (width + GAP),
   height: CAPTION + LABEL + grid.rows.length * (CELL_HEIGHT + GAP),
 });
@@ -160,7 +161,7 @@ function drawCell(x, y, width, spec) {
   return parts.join("");
 }
 
-function drawGrid(grid, left, top, width) {
+export function drawGrid(grid, left, top, width) {
   const parts = [tag("text", { x: left, y: top + 16, "font-size": 15, "font-weight": 700, fill: INK }, grid.caption)];
   const cellsTop = top + CAPTION + LABEL;
   const cellsLeft = left + LABEL;
@@ -200,7 +201,7 @@ function legendItems(state, trace, grids) {
 // the answer for this very state.
 export function pictureSvg(state, trace) {
   const grids = gridsOf(state, trace);
-  const width = cellWidth(grids);
+  const width = cellWidth(Object.values(grids));
   const input = gridSize(grids.input, width);
   const output = gridSize(grids.output, width);
   const titleHeight = 34;
@@ -230,21 +231,29 @@ export function pictureSvg(state, trace) {
   });
   const height = legendTop + legend.length * (CELL_HEIGHT + 10) + MARGIN - 10;
   const title = `poolgrad: ${viewTitle(state)}`;
-  // About 10.5 px per character of the 18 px bold title, so it is never cut off.
-  const totalWidth = Math.max(right + MARGIN, 2 * MARGIN + Math.ceil(title.length * 10.5));
+  // Wide enough for the title, so it is never cut off.
+  const totalWidth = Math.max(right + MARGIN, titleWidth(title));
   const description = [
     `Input ${sizeText(trace.input_shape)}, output ${sizeText(trace.output_shape)}.`,
     explanationText(state, trace),
   ].filter(Boolean).join(" ");
+  return svgDocument({ title, description, width: totalWidth, height, body: parts });
+}
+
+// About 10.5 px per character of the 18 px bold title.
+export const titleWidth = (title) => 2 * MARGIN + Math.ceil(title.length * 10.5);
+
+// The file: `title` on top and, with `description`, for a screen reader; then `body`.
+export function svgDocument({ title, description, width, height, body }) {
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<svg xmlns="http://www.w3.org/2000/svg" ${attributes({ width: totalWidth, height, viewBox: `0 0 ${totalWidth} ${height}`, role: "img", "aria-labelledby": "picture-title picture-desc" })} font-family="system-ui, -apple-system, 'Segoe UI', Roboto, Arial, sans-serif">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" ${attributes({ width, height, viewBox: `0 0 ${width} ${height}`, role: "img", "aria-labelledby": "picture-title picture-desc" })} font-family="system-ui, -apple-system, 'Segoe UI', Roboto, Arial, sans-serif">`,
     tag("title", { id: "picture-title" }, title),
     tag("desc", { id: "picture-desc" }, description),
     '<defs><pattern id="pad" width="10" height="10" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="10" height="10" fill="#f7f8fa"/><rect width="5" height="10" fill="#eceef2"/></pattern></defs>',
-    tag("rect", { width: totalWidth, height, fill: "#ffffff" }),
+    tag("rect", { width, height, fill: "#ffffff" }),
     tag("text", { x: MARGIN, y: MARGIN + 14, "font-size": 18, "font-weight": 700, fill: INK }, title),
-    ...parts,
+    ...body,
     "</svg>",
     "",
   ].join("\n");

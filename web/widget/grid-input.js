@@ -7,14 +7,65 @@ import { decodeNumber, encodeNumber } from "./format.js";
 import { applyPreview } from "./render.js";
 import { InputError, parseCellValue } from "./state.js";
 
+// The exact spelling of a cell's value, which its editor starts from ("0.123456", "1e-7",
+// "Infinity", "-0"), where the grid shows 4 decimals: committing it unchanged is a no-op.
+export const exactText = (value) => encodeNumber(decodeNumber(value));
+
+const ARROWS = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+
+// The grids' keys, the chain's too: an editor's Enter, Escape and leaving; the arrows, Home
+// and End move the roving focus; Enter and Space activate; a digit, sign or point opens an
+// editable cell's editor. `grids`: cellOf, lastCell, moved, activate, escape, editable,
+// startEditing, commit, cancel.
+export function bindGridKeys(root, grids) {
+  root.addEventListener("keydown", (event) => {
+    const editor = event.target.closest?.("[data-editor]");
+    if (editor) {
+      if (event.key === "Enter") {
+        event.preventDefault();
+        grids.commit(editor);
+      } else if (event.key === "Escape") {
+        event.preventDefault();
+        grids.cancel();
+      }
+      return;
+    }
+    const cell = grids.cellOf(event.target);
+    if (!cell) return;
+    const { key } = event;
+    if (key in ARROWS || key === "Home" || key === "End") {
+      event.preventDefault();
+      const [lastRow, lastCol] = grids.lastCell(cell);
+      let [row, col] = [cell.row, cell.col];
+      if (key in ARROWS) {
+        row = Math.min(lastRow, Math.max(0, row + ARROWS[key][0]));
+        col = Math.min(lastCol, Math.max(0, col + ARROWS[key][1]));
+      } else col = key === "Home" ? 0 : lastCol;
+      const target = cell.node.closest("table").querySelector(`[data-row="${row}"][data-col="${col}"]`);
+      cell.node.tabIndex = -1;
+      target.tabIndex = 0;
+      target.focus();
+      grids.moved(cell, [row, col]);
+    } else if (key === "Enter" || key === " ") {
+      event.preventDefault();
+      grids.activate(cell);
+    } else if (key === "Escape") {
+      grids.escape(cell);
+    } else if (grids.editable(cell) && /^[-+.\d]$/.test(key)) {
+      event.preventDefault();
+      grids.startEditing(cell, key);
+    }
+  });
+  root.addEventListener("focusout", (event) => {
+    const editor = event.target.closest?.("[data-editor]");
+    if (editor?.isConnected) grids.commit(editor);
+  });
+}
+
 // `w`: the mounted widget (mount.js): its stage, regions, state, view, drawn, guide,
 // currentTrace(), change(mutator), render(), updateStatus(), gradientShape(),
 // announceSelection() and controlError.
 export function bindGridInput(w) {
-  // The exact spelling of a cell's value, which its editor starts from ("0.123456", "1e-7",
-  // "Infinity", "-0"), where the grid shows 4 decimals: committing it unchanged is a no-op.
-  const exactText = (value) => encodeNumber(decodeNumber(value));
-
   // ---- grid interactions: tap, hover preview, keyboard, in-place editing ----
 
   function cellOf(target) {
@@ -88,8 +139,6 @@ export function bindGridInput(w) {
     if (editing) w.stage.querySelector(`[data-grid="${editing.grid}"][data-row="${editing.row}"][data-col="${editing.col}"]`)?.focus();
   }
 
-  const ARROWS = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
-
   // The shape of a grid as drawn: the input's from the state, the others' from the trace
   // they were drawn from.
   function gridShape(grid) {
@@ -97,67 +146,39 @@ export function bindGridInput(w) {
     return grid === "grad-input" ? w.drawn.trace.input_shape : w.drawn.trace.output_shape;
   }
 
-  function moveFocus(cell, key) {
-    const table = cell.node.closest("table");
-    const [lastRow, lastCol] = gridShape(cell.grid).map((side) => side - 1);
-    let [row, col] = [cell.row, cell.col];
-    if (key in ARROWS) {
-      row = Math.min(lastRow, Math.max(0, row + ARROWS[key][0]));
-      col = Math.min(lastCol, Math.max(0, col + ARROWS[key][1]));
-    } else if (key === "Home") col = 0;
-    else if (key === "End") col = lastCol;
-    const target = table.querySelector(`[data-grid="${cell.grid}"][data-row="${row}"][data-col="${col}"]`);
-    cell.node.tabIndex = -1;
-    target.tabIndex = 0;
-    target.focus();
-    w.view.focus[cell.grid] = [row, col];
-    if (cell.grid === "output") applyPreview(w.stage, w.trace, [row, col], w.state.sel);
-  }
+  const editable = (cell) => cell.grid === "input" || cell.grid === "grad-output";
 
   w.stage.addEventListener("click", (event) => {
     if (event.target.closest("[data-editor]")) return;
     const cell = cellOf(event.target);
     if (!cell) return;
     if (cell.grid === "output") select(cell.row, cell.col);
-    else if (cell.grid === "input" || cell.grid === "grad-output") startEditing(cell);
+    else if (editable(cell)) startEditing(cell);
   });
 
-  w.stage.addEventListener("keydown", (event) => {
-    const editor = event.target.closest("[data-editor]");
-    if (editor) {
-      if (event.key === "Enter") {
-        event.preventDefault();
-        commitEdit(editor);
-      } else if (event.key === "Escape") {
-        event.preventDefault();
-        cancelEdit();
-      }
-      return;
-    }
-    const cell = cellOf(event.target);
-    if (!cell) return;
-    if (event.key in ARROWS || event.key === "Home" || event.key === "End") {
-      event.preventDefault();
-      moveFocus(cell, event.key);
-    } else if (event.key === "Enter" || event.key === " ") {
-      event.preventDefault();
+  bindGridKeys(w.stage, {
+    cellOf,
+    lastCell: (cell) => gridShape(cell.grid).map((side) => side - 1),
+    moved(cell, place) {
+      w.view.focus[cell.grid] = place;
+      if (cell.grid === "output") applyPreview(w.stage, w.trace, place, w.state.sel);
+    },
+    activate(cell) {
       if (cell.grid === "output") select(cell.row, cell.col);
-      else if (cell.grid === "input" || cell.grid === "grad-output") startEditing(cell);
-    } else if (event.key === "Escape" && cell.grid === "output") {
+      else if (editable(cell)) startEditing(cell);
+    },
+    escape(cell) {
+      if (cell.grid !== "output") return;
       w.change((state) => {
         state.sel = null;
         state.selImplicit = false;
       });
       w.announceSelection();
-    } else if ((cell.grid === "input" || cell.grid === "grad-output") && /^[-+.\d]$/.test(event.key)) {
-      event.preventDefault();
-      startEditing(cell, event.key);
-    }
-  });
-
-  w.stage.addEventListener("focusout", (event) => {
-    const editor = event.target.closest?.("[data-editor]");
-    if (editor && w.view.editing && editor.isConnected) commitEdit(editor);
+    },
+    editable,
+    startEditing,
+    commit: commitEdit,
+    cancel: cancelEdit,
   });
 
   w.stage.addEventListener("mouseover", (event) => {

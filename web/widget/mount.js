@@ -182,6 +182,7 @@ function mountWith(element, model, options) {
     },
   };
   function openChain() {
+    if (!chainLoading) traces.shippedFor?.("chain").then(shippedArrived);
     chainLoading ??= loadView("chain").then((module) => {
       if (destroyed) return;
       chain = module.mountChain(byId("chain"), chainHost);
@@ -670,11 +671,12 @@ function mountWith(element, model, options) {
   }
   // The shipped traces arrive while Python starts (the landing views', then the first
   // minute's): they may answer the view shown.
-  traces.onShipped?.(() => {
+  function shippedArrived() {
     if (destroyed) return;
     if (answerFromShipped()) render();
     else updateStatus();
-  });
+  }
+  traces.onShipped?.(shippedArrived);
 
   return {
     state: () => app.state,

@@ -246,11 +246,12 @@ function inputGrid(state, trace, view, previous) {
   }, previous);
 }
 
-// A grid of this kind for another view (web/chain/): a new table over a whole plane of
+// A grid of this kind for another view (web/chain/): a table over a whole plane of
 // `shape`, named `title` for screen readers, each cell from describe(row, col) (a spec as
-// above: text, colours, attributes, label, editor), `focus` the cell that takes Tab.
-export function planeTable({ name, title, shape: [height, width], focus, describe }) {
-  return gridTable({ name, title, rowIndices: range(0, height), colIndices: range(0, width), focus, describe }, null);
+// above: text, colours, attributes, label, editor), `focus` the cell that takes Tab;
+// `previous`, the table this one replaces, is updated in place when its shape is the same.
+export function planeTable({ name, title, shape: [height, width], focus, describe }, previous = null) {
+  return gridTable({ name, title, rowIndices: range(0, height), colIndices: range(0, width), focus, describe }, previous);
 }
 
 // A grid over a whole plane: rows and columns from 0, keyboard focus where the view left it.
