@@ -861,12 +861,18 @@ def widgets_run(playwright, executable, args, site_url, count, dedicated):
         # A build from before the shared worker has no python() hook: its widgets each had their own.
         kinds = page.evaluate("""() => [...document.querySelectorAll('iframe')].map((f) => f.contentWindow.poolgradWidget)
             .map((widget) => (widget.python ? widget.python().kind : "dedicated"))""")
+        # The start path each frame's Python took: the worker picks the snapshot or the wheels
+        # by how fast the runtime's first megabyte arrives, which a busy processor slows on
+        # loopback too, and the wheels path starts seconds later. Only like can be compared.
+        paths = page.evaluate("""() => [...document.querySelectorAll('iframe')].map((f) => f.contentWindow.poolgradWidget)
+            .map((widget) => (widget.timings.bootSteps ?? []).some((step) => step.message.includes("snapshot")) ? "snapshot" : "wheels")""")
         heap = page.evaluate("() => performance.memory ? performance.memory.usedJSHeapSize : null")
         memory = chromium_memory()
         context.close()
     finally:
         browser.close()
-    return {"ready": ready, "kinds": kinds, "heap": heap, **memory}
+    path = paths[0] if len(set(paths)) == 1 else "mixed"
+    return {"ready": ready, "kinds": kinds, "path": path, "heap": heap, **memory}
 
 
 def widget_pages_round(playwright, executable, args, site_url, index):
@@ -891,6 +897,14 @@ def report_widget_pages(rounds):
         lines.append(f"  {name:<22}{fmt_ms(med[name]['ready']):>11}{fmt_bytes(med[name]['pss']):>12}"
                      f"{fmt_bytes(med[name]['renderer_pss']):>12}{med[name]['processes']:>11.0f}"
                      f"{fmt_bytes(statistics.median(heaps)) if heaps else '-':>11}   {', '.join(kinds)}")
+    for path in ("snapshot", "wheels"):
+        ready = {name: [r[name]["ready"] for r in rounds if r[name]["path"] == path] for name in med}
+        if ready["one"] and ready["three shared"]:
+            ratio = statistics.median(ready["three shared"]) / statistics.median(ready["one"])
+            lines.append(f"  on the {path} path alone: one {fmt_ms(statistics.median(ready['one']))} "
+                         f"({len(ready['one'])} run(s)), three shared {fmt_ms(statistics.median(ready['three shared']))} "
+                         f"({len(ready['three shared'])} run(s)): ready {ratio:.2f}x (goal <= {SHARED_TIME_GOAL}x: "
+                         f"{'yes' if ratio <= SHARED_TIME_GOAL else 'NO'})")
     for name in ("three shared", "three dedicated"):
         time_ratio = med[name]["ready"] / med["one"]["ready"]
         memory_ratio = med[name]["pss"] / med["one"]["pss"]
@@ -1204,7 +1218,7 @@ def main(argv=None):
                 for index in range(0 if args.picture_only or args.chain_only else args.runs):
                     widget_rounds.append(widget_pages_round(playwright, executable, sitebuild.CHROMIUM_ARGS, site_url, index))
                     print(f"bench_browser: widgets round {index + 1}/{args.runs}: "
-                          + ", ".join(f"{name} ready at {fmt_ms(run['ready'])}, {fmt_bytes(run['pss'])}"
+                          + ", ".join(f"{name} ready at {fmt_ms(run['ready'])} ({run['path']} path), {fmt_bytes(run['pss'])}"
                                       for name, run in widget_rounds[-1].items()), flush=True)
         except (RuntimeError, PlaywrightError) as error:
             first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
