@@ -684,9 +684,13 @@ def chain_report(rounds):
                          f"  next frame median {fmt_ms(statistics.median(frame))}  p95 {fmt_ms(percentile(frame, 0.95))}"
                          f"  of which Python {fmt_ms(statistics.median(c['traceMs'] for c in chosen))},"
                          f" render {fmt_ms(statistics.median(c['renderMs'] for c in chosen))}")
+        # Judged as the pooling view's kernel change is (its row "kernel change -> new output"):
+        # the new numbers in the DOM. The next frame adds the browser's style, layout and paint.
+        in_dom = statistics.median(c["inDom"] for c in changes)
         frame = statistics.median(c["nextFrame"] for c in changes)
-        lines.append(f"    goal {fmt_ms(GOALS['chain'])} (median, next frame): median / goal = {frame / GOALS['chain']:.2f}"
-                     f" {'yes' if frame < GOALS['chain'] else 'NO'}")
+        lines.append(f"    goal {fmt_ms(GOALS['chain'])} (median, in the DOM, as the pooling view's): "
+                     f"median / goal = {in_dom / GOALS['chain']:.2f} {'yes' if in_dom < GOALS['chain'] else 'NO'}"
+                     f" (to the next frame {frame / GOALS['chain']:.2f})")
     return "\n".join(lines)
 
 
