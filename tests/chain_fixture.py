@@ -1,4 +1,4 @@
-"""The chain view's first view (web/widget/presets.js CHAIN_CAPSTONE, the lesson's capstone),
+"""The chain view's first view (web/chain/keys.js CHAIN_CAPSTONE, the lesson's capstone),
 defined once for the tests that drive the chain view in Chromium and in the other engines:
 its input X, filter W and target T, and how a chain grid's plane is read off the page."""
 

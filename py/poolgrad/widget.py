@@ -83,7 +83,7 @@ CHAIN_UPSTREAMS = {"loss-mse": "mse", "loss-l1": "l1", "ones": None, "ramp": Non
 @lru_cache(maxsize=1)
 def chain_start() -> dict[str, list]:
     """The chain view's start, the lesson's capstone (``x``, ``weight``, ``target``), as
-    the front end holds it (web/widget/presets.js ``CHAIN_CAPSTONE``): read from the
+    the front end holds it (web/chain/keys.js ``CHAIN_CAPSTONE``): read from the
     bundle this widget ships, so the kernel starts where the view does.
 
     >>> chain_start()["weight"]
