@@ -865,18 +865,20 @@ def widgets_run(playwright, executable, args, site_url, count, dedicated):
         # A build from before the shared worker has no python() hook: its widgets each had their own.
         kinds = page.evaluate("""() => [...document.querySelectorAll('iframe')].map((f) => f.contentWindow.poolgradWidget)
             .map((widget) => (widget.python ? widget.python().kind : "dedicated"))""")
-        # The start path each frame's Python took: the worker picks the snapshot or the wheels
-        # by how fast the runtime's first megabyte arrives, which a busy processor slows on
-        # loopback too, and the wheels path starts seconds later. Only like can be compared.
-        paths = page.evaluate("""() => [...document.querySelectorAll('iframe')].map((f) => f.contentWindow.poolgradWidget)
-            .map((widget) => (widget.timings.bootSteps ?? []).some((step) => step.message.includes("snapshot")) ? "snapshot" : "wheels")""")
+        # The start path each frame's Python took, and why: the worker picks the snapshot or
+        # the wheels by the link's rate, and the wheels path starts seconds later. Only like
+        # can be compared. (A build before timings.startup: its boot steps name the snapshot.)
+        starts = page.evaluate("""() => [...document.querySelectorAll('iframe')].map((f) => f.contentWindow.poolgradWidget)
+            .map((widget) => widget.timings.startup ? [widget.timings.startup.path, widget.timings.startup.chosen]
+              : [(widget.timings.bootSteps ?? []).some((step) => step.message.includes("snapshot")) ? "snapshot" : "wheels", ""])""")
+        paths = [path for path, _ in starts]
         heap = page.evaluate("() => performance.memory ? performance.memory.usedJSHeapSize : null")
         memory = chromium_memory()
         context.close()
     finally:
         browser.close()
     path = paths[0] if len(set(paths)) == 1 else "mixed"
-    return {"ready": ready, "kinds": kinds, "path": path, "heap": heap, **memory}
+    return {"ready": ready, "kinds": kinds, "path": path, "why": sorted({why for _, why in starts if why}), "heap": heap, **memory}
 
 
 def widget_pages_round(playwright, executable, args, site_url, index):
@@ -1222,7 +1224,7 @@ def main(argv=None):
                 for index in range(0 if args.picture_only or args.chain_only else args.runs):
                     widget_rounds.append(widget_pages_round(playwright, executable, sitebuild.CHROMIUM_ARGS, site_url, index))
                     print(f"bench_browser: widgets round {index + 1}/{args.runs}: "
-                          + ", ".join(f"{name} ready at {fmt_ms(run['ready'])} ({run['path']} path), {fmt_bytes(run['pss'])}"
+                          + ", ".join(f"{name} ready at {fmt_ms(run['ready'])} ({run['path']} path{': ' + '; '.join(run['why']) if run['why'] else ''}), {fmt_bytes(run['pss'])}"
                                       for name, run in widget_rounds[-1].items()), flush=True)
         except (RuntimeError, PlaywrightError) as error:
             first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__

@@ -206,8 +206,10 @@ class HostHandler(http.server.BaseHTTPRequestHandler):
 class HostServer(http.server.ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, root: Path, speed: LinkSpeed, pages: dict | None = None, mime: dict | None = None):
+    def __init__(self, root: Path, speed: LinkSpeed, pages: dict | None = None, mime: dict | None = None,
+                 gzip: bool = True):
         super().__init__(("127.0.0.1", 0), HostHandler)
+        self.gzip = gzip  # False: every file as it is, as a host without compression sends it
         self.root = Path(root).resolve()
         self.link = Link(speed)
         self.traffic = Traffic()
@@ -235,22 +237,23 @@ class HostServer(http.server.ThreadingHTTPServer):
             key, read = (str(file), stat.st_size, stat.st_mtime_ns), file.read_bytes
         with self.bodies_lock:
             if key not in self.bodies:
-                self.bodies[key] = _Body(read(), ext in COMPRESSIBLE)
+                self.bodies[key] = _Body(read(), self.gzip and ext in COMPRESSIBLE)
             return self.bodies[key], ext
 
 
 @contextlib.contextmanager
-def hosting(root, speed: LinkSpeed, pages: dict | None = None, mime: dict | None = None):
+def hosting(root, speed: LinkSpeed, pages: dict | None = None, mime: dict | None = None, gzip: bool = True):
     """Serve ``root`` (plus ``pages``: URL path -> bytes) through one link of ``speed`` from
     a background thread; yields the HostServer (``.url``, ``.traffic``). ``mime`` overrides
-    the Content-Type of an extension (a host that sends .wasm as application/octet-stream).
+    the Content-Type of an extension (a host that sends .wasm as application/octet-stream);
+    ``gzip=False`` sends every file uncompressed, as a host without compression does.
 
     >>> with hosting(".", LinkSpeed(None), pages={"/a.txt": b"hi"}) as host:
     ...     import urllib.request
     ...     urllib.request.urlopen(host.url + "a.txt").read()
     b'hi'
     """
-    server = HostServer(root, speed, pages, mime)
+    server = HostServer(root, speed, pages, mime, gzip)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         yield server

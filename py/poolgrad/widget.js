@@ -6431,7 +6431,7 @@ function mountWith(element, model, options) {
     values: null,
     announcedReady: false,
     setting: false,
-    timings: { bootMs: null, bootSteps: [], lastTraceMs: null, lastRoundTripMs: null, lastRenderMs: null },
+    timings: { bootMs: null, bootSteps: [], startup: null, lastTraceMs: null, lastRoundTripMs: null, lastRenderMs: null },
   };
   const mountStart = performance.now();
 
@@ -6932,10 +6932,11 @@ function mountWith(element, model, options) {
       app.timings.bootSteps.push({ step, message, startedMs: performance.now() - mountStart });
       updateStatus();
     },
-    onReady() {
+    onReady(message) {
       app.boot.ready = true;
       app.boot.step = app.boot.steps;
       app.timings.bootMs = performance.now() - mountStart;
+      app.timings.startup = message?.startup ?? null; // how Python started: its path, and why
       updateStatus();
     },
     onFailure(text) {

@@ -130,11 +130,12 @@ def serve_directory(build_module):
 
 @pytest.fixture
 def slow_host(build_module):
-    """slow_host(root, mbit, rtt_ms=0): serve `root` as a static host does, through one paced
-    link (sitebuild.static_host), for one test; returns its HostServer (.url, .traffic)."""
+    """slow_host(root, mbit, rtt_ms=0, gzip=True): serve `root` as a static host does, through
+    one paced link (sitebuild.static_host), for one test; returns its HostServer (.url,
+    .traffic). gzip=False: a host that compresses nothing."""
     with contextlib.ExitStack() as hosts:
-        yield lambda root, mbit, rtt_ms=0: hosts.enter_context(
-            build_module.static_host.hosting(root, build_module.static_host.LinkSpeed(mbit, rtt_ms)))
+        yield lambda root, mbit, rtt_ms=0, gzip=True: hosts.enter_context(
+            build_module.static_host.hosting(root, build_module.static_host.LinkSpeed(mbit, rtt_ms), gzip=gzip))
 
 
 @pytest.fixture

@@ -140,28 +140,23 @@ async function download(url) {
 // The runtime's wasm, fetched at once and compiled while it streams. A server that sends it
 // with another MIME type (application/octet-stream, common on LMS file servers) makes
 // compileStreaming refuse it: it is then compiled from its bytes, and startup.wasm says
-// what to fix. `measured(bytesPerSecond)` gets the rate its first bytes arrived at (the
-// body as the page sees it: unpacked when the server gzipped it); `arrived()` is called
-// once its last byte has (or its download failed).
-const RATE_SAMPLE_BYTES = 1 << 20;
-
+// what to fix. `measured(bytesPerSecond)` gets the link's rate once the runtime's last byte
+// has arrived (linkRate; 0 when its download failed), and `arrived()` is called then.
 function compileRuntime(url, measured, arrived) {
+  const requested = performance.now();
   const compiled = fetch(url).then(async (response) => {
     if (!response.ok) throw new Error(`${url.pathname} answered HTTP ${response.status}`);
     const type = (response.headers.get("content-type") ?? "").split(";")[0].trim();
     const counter = response.clone().body.getReader();
     (async () => {
       let received = 0;
-      let began = null;
-      const rate = () => received / Math.max(1, performance.now() - (began ?? performance.now())) * 1000;
       for (;;) {
         const { done, value } = await counter.read();
         if (done) break;
-        began ??= performance.now();
         received += value.byteLength;
-        if (received >= RATE_SAMPLE_BYTES) measured(rate()); // the first call decides: a promise keeps its first value
       }
-      measured(rate()); // a runtime smaller than the sample
+      const lastByte = performance.now();
+      measured(linkRate(await resourceEntries(url), url.href, { received, requested, lastByte }));
     })().catch(() => measured(0)).finally(arrived);
     if (type === "application/wasm" && typeof WebAssembly.compileStreaming === "function") {
       startup.wasm = "streamed";
@@ -177,6 +172,45 @@ function compileRuntime(url, measured, arrived) {
     arrived();
   });
   return compiled;
+}
+
+// This worker's Resource Timing entries once the runtime's own is among them: an engine
+// adds it a moment after the body's last byte is read, so a few turns are waited for
+// (at most about 100 ms); an engine without Resource Timing in workers gives [].
+async function resourceEntries(url) {
+  if (typeof performance.getEntriesByType !== "function") return [];
+  for (let turn = 0; turn < 20; turn += 1) {
+    const entries = performance.getEntriesByType("resource");
+    if (entries.some((entry) => entry.name === url.href)) return entries;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return performance.getEntriesByType("resource");
+}
+
+// A host that gzips the wasm sends about a third of its bytes (docs/startup.md).
+const GZIPPED_SHARE = 1 / 3;
+
+/**
+ * The link's rate in bytes per second as the runtime's download saw it: every byte that
+ * crossed for this worker (Resource Timing's encodedBodySize: as sent, gzipped or not)
+ * while the runtime came, from its request to its last byte. The runtime shares the link
+ * with the standard library, the lock file and poolgrad's wheel, so all of them count.
+ * Without its entry (an engine without Resource Timing in workers, a cross-origin runtime
+ * that hides its sizes) the bytes the page read count, as a gzipping host would have sent them.
+ * (The first megabyte's rate, a chunk or two on loopback, swung fivefold between visits.)
+ *
+ *   linkRate([{ name: "r", startTime: 0, responseEnd: 1000, encodedBodySize: 3e6 },
+ *             { name: "s", startTime: 0, responseEnd: 400, encodedBodySize: 1e6 }], "r", {})
+ *   // -> 4e6 (4 MB in a second)
+ */
+export function linkRate(entries, runtimeHref, { received = 0, requested = 0, lastByte = 0 }) {
+  const runtime = entries.find((entry) => entry.name === runtimeHref && entry.encodedBodySize > 0);
+  if (!runtime) return received * GZIPPED_SHARE / Math.max(1e-3, (lastByte - requested) / 1000);
+  const during = entries.filter((entry) => entry.startTime <= runtime.responseEnd && entry.responseEnd >= runtime.startTime);
+  const bytes = during.reduce((sum, entry) => sum + (entry.responseEnd <= runtime.responseEnd
+    ? entry.encodedBodySize
+    : entry.encodedBodySize * (runtime.responseEnd - Math.max(entry.startTime, runtime.startTime)) / Math.max(1e-3, entry.responseEnd - entry.startTime)), 0);
+  return bytes / Math.max(1e-3, (runtime.responseEnd - runtime.startTime) / 1000);
 }
 
 // Anything that goes wrong inside the runtime while it starts fails the start at once, with
@@ -242,13 +276,12 @@ function noteRejected(snapshot, error) {
   console.warn(`poolgrad: Python's ${snapshot} start-up snapshot was not used (${reason})`);
 }
 
-// The NumPy snapshot pays where the link is fast: it is 8 MB more than the wheels' path but
-// skips NumPy's import and CPython's start (a second or two). Below this rate (the
-// runtime's first bytes, as unpacked: a host that gzips it sends about a third of that)
-// the wheels' path is quicker; docs/startup.md has the figures. The browser tests set
-// their own (globalThis.poolgradSnapshotRate, a test hook, like the page's
-// poolgradBootStallMs).
-const SNAPSHOT_RATE = 15e6;
+// The NumPy snapshot pays where the link is fast: it is 8 MB more on the wire than the
+// wheels' path but skips NumPy's import and CPython's start (two seconds or more). Below
+// this rate of the link (bytes as sent, 40 Mbit/s) the wheels' path is quicker;
+// docs/startup.md has the figures. The browser tests set their own
+// (globalThis.poolgradSnapshotRate, a test hook, like the page's poolgradBootStallMs).
+const SNAPSHOT_RATE = 5e6;
 
 // Which path this start takes: "snapshot" (the NumPy snapshot) or "wheels" (a normal start,
 // then NumPy unpacked from its wheel). A path whose files are saved offline (the service
@@ -266,7 +299,7 @@ async function choosePath(info, siteRoot, rate) {
   if (snapshotSaved) return { path: "snapshot", why: "saved offline" };
   if (wheelSaved) return { path: "wheels", why: "saved offline" };
   const bytesPerSecond = await rate;
-  const why = `the runtime arrived at ${MB(bytesPerSecond)} MB/s`;
+  const why = `the link brought the runtime at ${MB(bytesPerSecond)} MB/s`;
   return bytesPerSecond >= (globalThis.poolgradSnapshotRate ?? SNAPSHOT_RATE) ? { path: "snapshot", why } : { path: "wheels", why };
 }
 
@@ -391,8 +424,9 @@ async function startInterpreter(info, siteRoot, indexURL, compiled, rate, runtim
   // The standard library's subset when the build made one: the NumPy snapshot was made
   // with it mounted (its image holds zipimport's directory of that very zip).
   const options = { indexURL, stdLibURL: stdlibURL(info, siteRoot).href };
-  // The choice waits for the runtime's first bytes, which a loaded engine or a slow link can
-  // hold up: the "still starting" messages cover it.
+  // The choice waits for the runtime's last byte, which a slow link holds up (the snapshot
+  // would share that link, so starting it earlier gains nothing there): the "still
+  // starting" messages cover it.
   const choice = await whileStarting("Starting Python", () => choosePath(info, siteRoot, rate));
   startup.path = choice.path;
   startup.chosen = choice.why;
