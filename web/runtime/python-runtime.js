@@ -140,8 +140,15 @@ async function download(url) {
 // The runtime's wasm, fetched at once and compiled while it streams. A server that sends it
 // with another MIME type (application/octet-stream, common on LMS file servers) makes
 // compileStreaming refuse it: it is then compiled from its bytes, and startup.wasm says
-// what to fix. `measured(bytesPerSecond)` gets the link's rate once the runtime's last byte
-// has arrived (linkRate; 0 when its download failed), and `arrived()` is called then.
+// what to fix. `measured({bytesPerSecond, why})` gets the link's rate (the first call
+// decides: a promise keeps its first value). Early when the runtime's first 2 MB already
+// show the link fast enough for the snapshot: counted from the request and as a gzipping
+// host sends them (a third), that rate is at most the link's, so a slow link never passes,
+// and on a fast one the snapshot starts without waiting for the runtime's last byte. Else
+// once the last byte has arrived (linkRate; 0 when the download failed); `arrived()` is
+// called then.
+const EARLY_SAMPLE_BYTES = 2e6;
+
 function compileRuntime(url, measured, arrived) {
   const requested = performance.now();
   const compiled = fetch(url).then(async (response) => {
@@ -154,10 +161,14 @@ function compileRuntime(url, measured, arrived) {
         const { done, value } = await counter.read();
         if (done) break;
         received += value.byteLength;
+        if (received >= EARLY_SAMPLE_BYTES) {
+          const soFar = received * GZIPPED_SHARE / Math.max(1e-3, (performance.now() - requested) / 1000);
+          if (soFar >= snapshotRate()) measured({ bytesPerSecond: soFar, why: `the runtime's first ${MB(received)} MB came at ${MB(soFar)} MB/s or more` });
+        }
       }
-      const lastByte = performance.now();
-      measured(linkRate(await resourceEntries(url), url.href, { received, requested, lastByte }));
-    })().catch(() => measured(0)).finally(arrived);
+      const bytesPerSecond = linkRate(await resourceEntries(url), url.href, { received, requested, lastByte: performance.now() });
+      measured({ bytesPerSecond, why: `the link brought the runtime at ${MB(bytesPerSecond)} MB/s` });
+    })().catch(() => measured({ bytesPerSecond: 0, why: "the runtime's download failed" })).finally(arrived);
     if (type === "application/wasm" && typeof WebAssembly.compileStreaming === "function") {
       startup.wasm = "streamed";
       return WebAssembly.compileStreaming(response);
@@ -168,7 +179,7 @@ function compileRuntime(url, measured, arrived) {
     return WebAssembly.compile(await response.arrayBuffer());
   });
   compiled.catch(() => { // a failure is handled where it is awaited
-    measured(0);
+    measured({ bytesPerSecond: 0, why: "the runtime's download failed" });
     arrived();
   });
   return compiled;
@@ -282,6 +293,7 @@ function noteRejected(snapshot, error) {
 // docs/startup.md has the figures. The browser tests set their own
 // (globalThis.poolgradSnapshotRate, a test hook, like the page's poolgradBootStallMs).
 const SNAPSHOT_RATE = 5e6;
+const snapshotRate = () => globalThis.poolgradSnapshotRate ?? SNAPSHOT_RATE;
 
 // Which path this start takes: "snapshot" (the NumPy snapshot) or "wheels" (a normal start,
 // then NumPy unpacked from its wheel). A path whose files are saved offline (the service
@@ -298,9 +310,8 @@ async function choosePath(info, siteRoot, rate) {
   const [snapshotSaved, wheelSaved] = await Promise.all([saved("numpy_snapshot"), saved(info.numpy_subset ? "numpy_subset" : "numpy_wheel")]);
   if (snapshotSaved) return { path: "snapshot", why: "saved offline" };
   if (wheelSaved) return { path: "wheels", why: "saved offline" };
-  const bytesPerSecond = await rate;
-  const why = `the link brought the runtime at ${MB(bytesPerSecond)} MB/s`;
-  return bytesPerSecond >= (globalThis.poolgradSnapshotRate ?? SNAPSHOT_RATE) ? { path: "snapshot", why } : { path: "wheels", why };
+  const { bytesPerSecond, why } = await rate;
+  return bytesPerSecond >= snapshotRate() ? { path: "snapshot", why } : { path: "wheels", why };
 }
 
 // Unpacks a wheel (a zip) into site-packages with Python's zipfile: no micropip, no index.
