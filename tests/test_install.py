@@ -79,9 +79,9 @@ def _fresh_venv(path: Path) -> Path:
     probe = subprocess.run([str(python), "-c", (
         "import setuptools, numpy, anywidget, pip, sys; "
         "sys.exit(int(setuptools.__version__.split('.')[0]) < 77)")], capture_output=True)
-    if probe.returncode != 0:
-        pytest.skip("a fresh venv here does not see NumPy, anywidget, pip and setuptools 77+ in the "
-                    "interpreter's own site-packages: installing with no network needs them there")
+    assert probe.returncode == 0, (
+        "a fresh venv here does not see NumPy, anywidget, pip and setuptools 77+ in the interpreter's own "
+        "site-packages: installing with no network needs them there (python build.py test installs them)")
     return python
 
 
