@@ -141,10 +141,11 @@ async function download(url) {
 // with another MIME type (application/octet-stream, common on LMS file servers) makes
 // compileStreaming refuse it: it is then compiled from its bytes, and startup.wasm says
 // what to fix. `measured({bytesPerSecond, why})` gets the link's rate (the first call
-// decides: a promise keeps its first value). Early when the runtime's first 2 MB already
-// show the link fast enough for the snapshot: counted from the request and as a gzipping
-// host sends them (a third), that rate is at most the link's, so a slow link never passes,
-// and on a fast one the snapshot starts without waiting for the runtime's last byte. Else
+// decides: a promise keeps its first value). Early when the runtime's first 2 MB or more
+// already show the link fast enough for the snapshot: counted from the request and as the
+// best compression sends them (LEAST_SHARE), that rate is at most the link's, so a slow
+// link never passes, and on a fast one the snapshot starts without waiting for the
+// runtime's last byte. Else
 // once the last byte has arrived (linkRate; 0 when the download failed); `arrived()` is
 // called then.
 const EARLY_SAMPLE_BYTES = 2e6;
@@ -162,7 +163,7 @@ function compileRuntime(url, measured, arrived) {
         if (done) break;
         received += value.byteLength;
         if (received >= EARLY_SAMPLE_BYTES) {
-          const soFar = received * GZIPPED_SHARE / Math.max(1e-3, (performance.now() - requested) / 1000);
+          const soFar = received * LEAST_SHARE / Math.max(1e-3, (performance.now() - requested) / 1000);
           if (soFar >= snapshotRate()) measured({ bytesPerSecond: soFar, why: `the runtime's first ${MB(received)} MB came at ${MB(soFar)} MB/s or more` });
         }
       }
@@ -198,8 +199,10 @@ async function resourceEntries(url) {
   return performance.getEntriesByType("resource");
 }
 
-// A host that gzips the wasm sends about a third of its bytes (docs/startup.md).
+// What a host sends of the wasm's bytes: about a third when it gzips them (docs/startup.md);
+// never less than a fifth (brotli at its best level sends 0.22).
 const GZIPPED_SHARE = 1 / 3;
+const LEAST_SHARE = 1 / 5;
 
 /**
  * The link's rate in bytes per second as the runtime's download saw it: every byte that
@@ -435,9 +438,9 @@ async function startInterpreter(info, siteRoot, indexURL, compiled, rate, runtim
   // The standard library's subset when the build made one: the NumPy snapshot was made
   // with it mounted (its image holds zipimport's directory of that very zip).
   const options = { indexURL, stdLibURL: stdlibURL(info, siteRoot).href };
-  // The choice waits for the runtime's last byte, which a slow link holds up (the snapshot
-  // would share that link, so starting it earlier gains nothing there): the "still
-  // starting" messages cover it.
+  // The choice waits for the runtime's last byte (or, on a fast link, its first megabytes),
+  // which a slow link holds up (the snapshot would share that link, so starting it earlier
+  // gains nothing there): the "still starting" messages cover it.
   const choice = await whileStarting("Starting Python", () => choosePath(info, siteRoot, rate));
   startup.path = choice.path;
   startup.chosen = choice.why;
