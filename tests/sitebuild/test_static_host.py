@@ -53,6 +53,14 @@ def test_compressible_files_are_gzipped_for_a_browser_that_asks_and_archives_nev
         assert sent[0].bytes < len((root / "app.js").read_bytes()) / 5
 
 
+def test_a_host_without_compression_sends_every_file_as_it_is(root):
+    with hosting(root, LinkSpeed(None), gzip=False) as host:
+        status, headers, body = get(host.url + "app.js", **{"Accept-Encoding": "gzip, br"})
+        assert status == 200 and "Content-Encoding" not in headers and body == (root / "app.js").read_bytes()
+        assert [(c.path, c.encoding, c.bytes) for c in crossings(host, 1)] == [
+            ("/app.js", "", len((root / "app.js").read_bytes()))]
+
+
 def test_a_matching_etag_is_answered_304_with_no_body(root):
     with hosting(root, LinkSpeed(None)) as host:
         _, headers, _ = get(host.url + "data.zip")
