@@ -225,6 +225,14 @@ def test_the_lesson_s_numbers():
     _same_bits(grad_input, LESSON["grad_input"])
 
 
+def test_ci_installs_the_torch_that_recorded_the_golden_file():
+    # The byte-for-byte check below skips under another torch; CI's pin keeps it running there.
+    with np.load(GOLDEN) as data:
+        recorded_with = str(data["torch_version"]).split("+")[0]
+    ci = (GOLDEN.parent.parent.parent / ".ci" / "run").read_text(encoding="utf-8")
+    assert f"torch=={recorded_with}" in ci, f".ci/run does not install torch {recorded_with}, which recorded golden.npz"
+
+
 @pytest.mark.torch
 def test_the_golden_file_is_what_make_golden_writes(torch, tmp_path):
     # Regenerating with the same torch gives the committed file byte for byte.
