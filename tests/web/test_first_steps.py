@@ -355,3 +355,17 @@ def test_the_page_follows_a_scheme_switch_and_the_browser_bar_has_both(booted):
     dark = first.evaluate("cell => getComputedStyle(cell).backgroundColor")
     assert contrast(dark, "rgb(0, 0, 0)") < contrast(light, "rgb(0, 0, 0)") / 2, (light, dark)
     assert booted.values("output") == [["4", "8"], ["9", "-2"]]
+
+
+@pytest.mark.parametrize("width", [360, 736, 1280])
+def test_the_view_switch_comes_before_the_settings_and_the_grids_at_every_width(browser, site, width):
+    # Up to 1000 px the widget is a reordered column; the switch had no order there and fell
+    # below the grids, about 1200 px down, where a learner looking for the chain or the
+    # picture would not find it.
+    with page_of_its_own(browser, viewport={"width": width, "height": 900}) as page:
+        widget = Widget(page, site)
+        widget.open()
+        top = lambda selector: page.locator(selector).first.evaluate("node => node.getBoundingClientRect().top + scrollY")
+        view, controls, stage = top("#view"), top("section.controls"), top("#stage")
+        assert top("#status") < view < controls < stage, (view, controls, stage)
+        assert view < 900
