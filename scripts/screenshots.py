@@ -157,18 +157,25 @@ def embed_demo_png(browser, site, path):
     page.context.close()
 
 
+def run_failing(page, exercise, code):
+    """Runs `code` for `exercise` in the panel and waits for its failing result."""
+    from playwright.sync_api import expect
+
+    page.select_option("#exercise-pick", exercise)
+    page.fill("#exercise-code", code)
+    page.click("#exercise-run")
+    result = page.locator("#exercise-result")
+    expect(result).not_to_have_attribute("data-state", "running", timeout=RUN_TIMEOUT_MS)
+    expect(result).to_have_attribute("data-state", "fail")
+
+
 def exercise_pngs(browser, site, panel_path, marks_path):
     from playwright.sync_api import expect
 
     page = new_page(browser, viewport={"width": 1100, "height": 900})
     page.goto(site + "index.html")
     wait_settled(page)
-    page.select_option("#exercise-pick", "backward")
-    page.fill("#exercise-code", BACKWARD["last_max_wins"])
-    page.click("#exercise-run")
-    result = page.locator("#exercise-result")
-    expect(result).not_to_have_attribute("data-state", "running", timeout=RUN_TIMEOUT_MS)
-    expect(result).to_have_attribute("data-state", "fail")
+    run_failing(page, "backward", BACKWARD["last_max_wins"])
     wait_settled(page)
     expect(page.locator("[data-mismatch]")).to_have_count(2)
     # Start the editor's view at its first line, as a learner reading the result sees it.
@@ -185,12 +192,7 @@ def exercise_chain_png(browser, site, path):
     page = new_page(browser, viewport={"width": 1100, "height": 900})
     page.goto(site + "index.html#view=chain")
     expect(page.locator("#status")).to_have_attribute("data-state", "ready", timeout=BOOT_TIMEOUT_MS)
-    page.select_option("#exercise-pick", "conv2d_backward")
-    page.fill("#exercise-code", CONV["unweighted"])
-    page.click("#exercise-run")
-    result = page.locator("#exercise-result")
-    expect(result).not_to_have_attribute("data-state", "running", timeout=RUN_TIMEOUT_MS)
-    expect(result).to_have_attribute("data-state", "fail")
+    run_failing(page, "conv2d_backward", CONV["unweighted"])
     expect(page.locator("#exercise-case [data-mismatch]")).to_have_count(9)
     page.evaluate("document.querySelector('#exercise-code').scrollTo(0, 0)")
     calm(page)

@@ -49,33 +49,35 @@ def test_the_bundler_refuses_what_it_does_not_handle(tmp_path, monkeypatch, sour
         widget_bundle.bundle()
 
 
-def test_imported_modules_keep_their_private_names_apart(tmp_path, monkeypatch):
+def bundled_output(tmp_path, monkeypatch, files):
+    """What Node prints running the bundle of `files` (name -> source under web/, with
+    notebook.js the entry)."""
     web = tmp_path / "web"
     web.mkdir()
-    (web / "a.js").write_text("const secret = 1;\nexport function a() { return secret; }\n", encoding="utf-8")
-    (web / "b.js").write_text("const secret = 2;\nexport const b = () => secret;\n", encoding="utf-8")
-    (web / "notebook.js").write_text('import { a } from "./a.js";\nimport { b as bee } from "./b.js";\n'
-                                     "console.log(a() + bee() * 10);\n", encoding="utf-8")
+    for name, source in files.items():
+        (web / name).write_text(source, encoding="utf-8")
     monkeypatch.setattr(paths, "ROOT", tmp_path)
     monkeypatch.setattr(paths, "WEB", web)
     out = tmp_path / "out.mjs"
     out.write_text(widget_bundle.bundle(), encoding="utf-8")
-    assert subprocess.run(["node", str(out)], capture_output=True, text=True, check=True).stdout == "21\n"
+    return subprocess.run(["node", str(out)], capture_output=True, text=True, check=True).stdout
+
+
+def test_imported_modules_keep_their_private_names_apart(tmp_path, monkeypatch):
+    assert bundled_output(tmp_path, monkeypatch, {
+        "a.js": "const secret = 1;\nexport function a() { return secret; }\n",
+        "b.js": "const secret = 2;\nexport const b = () => secret;\n",
+        "notebook.js": 'import { a } from "./a.js";\nimport { b as bee } from "./b.js";\nconsole.log(a() + bee() * 10);\n',
+    }) == "21\n"
 
 
 def test_a_side_effect_import_runs_its_module_first(tmp_path, monkeypatch):
     # The notebook host imports the chain's and the picture's keys for what they register.
-    web = tmp_path / "web"
-    web.mkdir()
-    (web / "table.js").write_text("export const table = [];\n", encoding="utf-8")
-    (web / "keys.js").write_text('import { table } from "./table.js";\ntable.push("chain");\n', encoding="utf-8")
-    (web / "notebook.js").write_text('import "./keys.js";\nimport { table } from "./table.js";\n'
-                                     "console.log(table.join());\n", encoding="utf-8")
-    monkeypatch.setattr(paths, "ROOT", tmp_path)
-    monkeypatch.setattr(paths, "WEB", web)
-    out = tmp_path / "out.mjs"
-    out.write_text(widget_bundle.bundle(), encoding="utf-8")
-    assert subprocess.run(["node", str(out)], capture_output=True, text=True, check=True).stdout == "chain\n"
+    assert bundled_output(tmp_path, monkeypatch, {
+        "table.js": "export const table = [];\n",
+        "keys.js": 'import { table } from "./table.js";\ntable.push("chain");\n',
+        "notebook.js": 'import "./keys.js";\nimport { table } from "./table.js";\nconsole.log(table.join());\n',
+    }) == "chain\n"
 
 
 def test_the_wheel_ships_the_bundle(tmp_path):
